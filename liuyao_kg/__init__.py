@@ -1,0 +1,1 @@
+"""liuyao-kg: knowledge graph and rule engine for six-line divination."""

@@ -1,0 +1,229 @@
+"""Compact reference tables: the single source the reference graph is generated from.
+
+Only *reference facts* live here (names, King Wen order, trigram lines, 納甲, 納音 …). Nothing about a
+cast is computed here: the reasoner derives every chart state from these facts inside the graph.
+The loaders use the name tables only to normalise user input (a hexagram name → its line pattern).
+"""
+from __future__ import annotations
+
+STEMS = "甲乙丙丁戊己庚辛壬癸"
+STEM_IDS = ["Jia", "Yi", "Bing", "Ding", "Wu", "Ji", "Geng", "Xin", "Ren", "Gui"]
+BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
+BRANCH_IDS = ["Zi", "Chou", "Yin", "Mao", "Chen", "Si", "Wu", "Wei", "Shen", "You", "Xu", "Hai"]
+
+ELEMENTS = "木火土金水"
+ELEMENT_IDS = ["Wood", "Fire", "Earth", "Metal", "Water"]
+ELEMENT_EN = ["wood", "fire", "earth", "metal", "water"]
+ELEMENT_KO = ["목", "화", "토", "금", "수"]
+# 生: wood→fire→earth→metal→water→wood (index + 1); 克: index + 2.
+STEM_ELEMENT = "木木火火土土金金水水"
+BRANCH_ELEMENT = "水土木木土火火土金金土水"
+
+# Trigrams: lines bottom-up (1 = yang). Order is the Later-Heaven palace order used by 京房 八宮.
+TRIGRAMS = {
+    # name: (id, lines bottom-up, nature, simplified nature, element, inner 納甲, outer 納甲)
+    "乾": ("Qian", (1, 1, 1), "天", "天", "金", "甲子 甲寅 甲辰", "壬午 壬申 壬戌"),
+    "坎": ("Kan", (0, 1, 0), "水", "水", "水", "戊寅 戊辰 戊午", "戊申 戊戌 戊子"),
+    "艮": ("Gen", (0, 0, 1), "山", "山", "土", "丙辰 丙午 丙申", "丙戌 丙子 丙寅"),
+    "震": ("Zhen", (1, 0, 0), "雷", "雷", "木", "庚子 庚寅 庚辰", "庚午 庚申 庚戌"),
+    "巽": ("Xun", (0, 1, 1), "風", "风", "木", "辛丑 辛亥 辛酉", "辛未 辛巳 辛卯"),
+    "離": ("Li", (1, 0, 1), "火", "火", "火", "己卯 己丑 己亥", "己酉 己未 己巳"),
+    "坤": ("Kun", (0, 0, 0), "地", "地", "土", "乙未 乙巳 乙卯", "癸丑 癸亥 癸酉"),
+    "兌": ("Dui", (1, 1, 0), "澤", "泽", "金", "丁巳 丁卯 丁丑", "丁亥 丁酉 丁未"),
+}
+TRIGRAM_EN = {"乾": "Heaven", "坎": "Water", "艮": "Mountain", "震": "Thunder",
+              "巽": "Wind", "離": "Fire", "坤": "Earth", "兌": "Lake"}
+TRIGRAM_KO = {"乾": "건", "坎": "감", "艮": "간", "震": "진", "巽": "손", "離": "리", "坤": "곤", "兌": "태"}
+
+# King Wen order: (number, short name, upper trigram, lower trigram, pinyin, English, Korean)
+HEXAGRAMS = [
+    (1, "乾", "乾", "乾", "Qian", "The Creative", "건"),
+    (2, "坤", "坤", "坤", "Kun", "The Receptive", "곤"),
+    (3, "屯", "坎", "震", "Zhun", "Difficulty at the Beginning", "둔"),
+    (4, "蒙", "艮", "坎", "Meng", "Youthful Folly", "몽"),
+    (5, "需", "坎", "乾", "Xu", "Waiting", "수"),
+    (6, "訟", "乾", "坎", "Song", "Conflict", "송"),
+    (7, "師", "坤", "坎", "Shi", "The Army", "사"),
+    (8, "比", "坎", "坤", "Bi", "Holding Together", "비"),
+    (9, "小畜", "巽", "乾", "XiaoXu", "Small Taming", "소축"),
+    (10, "履", "乾", "兌", "Lü", "Treading", "리"),
+    (11, "泰", "坤", "乾", "Tai", "Peace", "태"),
+    (12, "否", "乾", "坤", "Pi", "Standstill", "비"),
+    (13, "同人", "乾", "離", "TongRen", "Fellowship", "동인"),
+    (14, "大有", "離", "乾", "DaYou", "Great Possession", "대유"),
+    (15, "謙", "坤", "艮", "Qian", "Modesty", "겸"),
+    (16, "豫", "震", "坤", "Yu", "Enthusiasm", "예"),
+    (17, "隨", "兌", "震", "Sui", "Following", "수"),
+    (18, "蠱", "艮", "巽", "Gu", "Work on the Decayed", "고"),
+    (19, "臨", "坤", "兌", "Lin", "Approach", "림"),
+    (20, "觀", "巽", "坤", "Guan", "Contemplation", "관"),
+    (21, "噬嗑", "離", "震", "ShiHe", "Biting Through", "서합"),
+    (22, "賁", "艮", "離", "Bi", "Grace", "비"),
+    (23, "剝", "艮", "坤", "Bo", "Splitting Apart", "박"),
+    (24, "復", "坤", "震", "Fu", "Return", "복"),
+    (25, "無妄", "乾", "震", "WuWang", "Innocence", "무망"),
+    (26, "大畜", "艮", "乾", "DaXu", "Great Taming", "대축"),
+    (27, "頤", "艮", "震", "Yi", "Nourishment", "이"),
+    (28, "大過", "兌", "巽", "DaGuo", "Great Exceeding", "대과"),
+    (29, "坎", "坎", "坎", "Kan", "The Abysmal", "감"),
+    (30, "離", "離", "離", "Li", "The Clinging", "리"),
+    (31, "咸", "兌", "艮", "Xian", "Influence", "함"),
+    (32, "恆", "震", "巽", "Heng", "Duration", "항"),
+    (33, "遯", "乾", "艮", "Dun", "Retreat", "둔"),
+    (34, "大壯", "震", "乾", "DaZhuang", "Great Power", "대장"),
+    (35, "晉", "離", "坤", "Jin", "Progress", "진"),
+    (36, "明夷", "坤", "離", "MingYi", "Darkening of the Light", "명이"),
+    (37, "家人", "巽", "離", "JiaRen", "The Family", "가인"),
+    (38, "睽", "離", "兌", "Kui", "Opposition", "규"),
+    (39, "蹇", "坎", "艮", "Jian", "Obstruction", "건"),
+    (40, "解", "震", "坎", "Xie", "Deliverance", "해"),
+    (41, "損", "艮", "兌", "Sun", "Decrease", "손"),
+    (42, "益", "巽", "震", "Yi", "Increase", "익"),
+    (43, "夬", "兌", "乾", "Guai", "Breakthrough", "쾌"),
+    (44, "姤", "乾", "巽", "Gou", "Coming to Meet", "구"),
+    (45, "萃", "兌", "坤", "Cui", "Gathering Together", "췌"),
+    (46, "升", "坤", "巽", "Sheng", "Pushing Upward", "승"),
+    (47, "困", "兌", "坎", "Kun", "Oppression", "곤"),
+    (48, "井", "坎", "巽", "Jing", "The Well", "정"),
+    (49, "革", "兌", "離", "Ge", "Revolution", "혁"),
+    (50, "鼎", "離", "巽", "Ding", "The Cauldron", "정"),
+    (51, "震", "震", "震", "Zhen", "The Arousing", "진"),
+    (52, "艮", "艮", "艮", "Gen", "Keeping Still", "간"),
+    (53, "漸", "巽", "艮", "Jian", "Development", "점"),
+    (54, "歸妹", "震", "兌", "GuiMei", "The Marrying Maiden", "귀매"),
+    (55, "豐", "震", "離", "Feng", "Abundance", "풍"),
+    (56, "旅", "離", "艮", "Lü", "The Wanderer", "려"),
+    (57, "巽", "巽", "巽", "Xun", "The Gentle", "손"),
+    (58, "兌", "兌", "兌", "Dui", "The Joyous", "태"),
+    (59, "渙", "巽", "坎", "Huan", "Dispersion", "환"),
+    (60, "節", "坎", "兌", "Jie", "Limitation", "절"),
+    (61, "中孚", "巽", "兌", "ZhongFu", "Inner Truth", "중부"),
+    (62, "小過", "震", "艮", "XiaoGuo", "Small Exceeding", "소과"),
+    (63, "既濟", "坎", "離", "JiJi", "After Completion", "기제"),
+    (64, "未濟", "離", "坎", "WeiJi", "Before Completion", "미제"),
+]
+
+# Character variants accepted in input names (simplified and common alternative forms → the
+# traditional form used in the graph). Applied per character, so '水泽节' → '水澤節'.
+NAME_VARIANTS = {
+    "节": "節", "泽": "澤", "风": "風", "为": "為", "讼": "訟", "师": "師", "谦": "謙", "随": "隨",
+    "蛊": "蠱", "临": "臨", "观": "觀", "贲": "賁", "剥": "剝", "复": "復", "无": "無", "颐": "頤",
+    "过": "過", "离": "離", "恒": "恆", "遁": "遯", "晋": "晉", "损": "損", "归": "歸", "渐": "漸",
+    "丰": "豐", "兑": "兌", "涣": "渙", "济": "濟", "壮": "壯", "畜": "畜", "际": "際",
+}
+
+# 納音 of the 60 jiazi, in pairs starting at 甲子.
+NAYIN = [
+    "海中金", "爐中火", "大林木", "路旁土", "劍鋒金", "山頭火", "澗下水", "城頭土", "白蠟金", "楊柳木",
+    "泉中水", "屋上土", "霹靂火", "松柏木", "長流水", "砂中金", "山下火", "平地木", "壁上土", "金箔金",
+    "覆燈火", "天河水", "大驛土", "釵釧金", "桑柘木", "大溪水", "沙中土", "天上火", "石榴木", "大海水",
+]
+
+RELATIVES = {  # relation of line element to palace element → 六親
+    "same": ("兄弟", "Siblings", "형제"),
+    "palace_generates": ("子孫", "Offspring", "자손"),
+    "palace_overcomes": ("妻財", "Wealth", "처재"),
+    "overcomes_palace": ("官鬼", "Officer", "관귀"),
+    "generates_palace": ("父母", "Parents", "부모"),
+}
+
+SPIRITS = [  # order from line 1 upward; (zh, id, en, ko)
+    ("青龍", "AzureDragon", "Azure Dragon", "청룡"),
+    ("朱雀", "VermilionBird", "Vermilion Bird", "주작"),
+    ("勾陳", "HookedArray", "Hooked Array", "구진"),
+    ("螣蛇", "SoaringSerpent", "Soaring Serpent", "등사"),
+    ("白虎", "WhiteTiger", "White Tiger", "백호"),
+    ("玄武", "BlackTortoise", "Black Tortoise", "현무"),
+]
+# Day stem → spirit on line 1 (index into SPIRITS): 甲乙 青龍, 丙丁 朱雀, 戊 勾陳, 己 螣蛇, 庚辛 白虎, 壬癸 玄武.
+SPIRIT_START = [0, 0, 1, 1, 2, 3, 4, 4, 5, 5]
+
+STAGES = [  # 十二長生 in order; (zh, id, en, ko)
+    ("長生", "Birth", "birth", "장생"), ("沐浴", "Bathing", "bathing", "목욕"),
+    ("冠帶", "Capping", "capping", "관대"), ("臨官", "Office", "coming to office", "임관"),
+    ("帝旺", "Prime", "prime", "제왕"), ("衰", "Decline", "decline", "쇠"),
+    ("病", "Sickness", "sickness", "병"), ("死", "Death", "death", "사"),
+    ("墓", "Tomb", "tomb", "묘"), ("絕", "Severance", "severance", "절"),
+    ("胎", "Womb", "womb", "태"), ("養", "Nurture", "nurture", "양"),
+]
+# Element → branch of 長生 (易冒: 金生巳, 木生亥, 火生寅, 水土生申).
+ELEMENT_BIRTH = {"木": "亥", "火": "寅", "土": "申", "金": "巳", "水": "申"}
+# Variant (易冒 records it): the ten stems' 長生 with yin stems counting backwards; 戊生寅, 己生酉.
+STEM_BIRTH = {"甲": "亥", "乙": "午", "丙": "寅", "丁": "酉", "戊": "寅",
+              "己": "酉", "庚": "巳", "辛": "子", "壬": "申", "癸": "卯"}
+
+STRENGTHS = [  # (zh, id, en, ko)
+    ("旺", "Prosperous", "prosperous", "왕"), ("相", "Strong", "strong", "상"),
+    ("休", "Resting", "resting", "휴"), ("囚", "Imprisoned", "imprisoned", "수"),
+    ("死", "Dead", "dead", "사"),
+]
+
+GENERATIONS = [  # (zh, id, en, ko, shi line)
+    ("本宮", "PureGeneration", "pure palace", "본궁", 6),
+    ("一世", "Generation1", "first generation", "일세", 1),
+    ("二世", "Generation2", "second generation", "이세", 2),
+    ("三世", "Generation3", "third generation", "삼세", 3),
+    ("四世", "Generation4", "fourth generation", "사세", 4),
+    ("五世", "Generation5", "fifth generation", "오세", 5),
+    ("遊魂", "WanderingSoul", "wandering soul", "유혼", 4),
+    ("歸魂", "ReturningSoul", "returning soul", "귀혼", 3),
+]
+
+# Branch relations (天玄賦 身命章).
+CLASH_PAIRS = ["子午", "丑未", "寅申", "卯酉", "辰戌", "巳亥"]
+COMBINE_PAIRS = ["子丑", "寅亥", "卯戌", "辰酉", "巳申", "午未"]
+HARM_PAIRS = ["子未", "丑午", "寅巳", "卯辰", "申亥", "酉戌"]
+# 刑 is directed: 子刑卯 卯刑子; 寅刑巳 巳刑申 申刑寅; 丑刑戌 戌刑未 未刑丑; 辰午酉亥 自刑.
+PUNISHMENTS = ["子卯", "卯子", "寅巳", "巳申", "申寅", "丑戌", "戌未", "未丑", "辰辰", "午午", "酉酉", "亥亥"]
+TRIPLE_COMBINES = [("申子辰", "水"), ("亥卯未", "木"), ("寅午戌", "火"), ("巳酉丑", "金")]
+
+# Element tombs (墓/庫): 金丑 木未 火戌 水土辰.
+ELEMENT_TOMB = {"金": "丑", "木": "未", "火": "戌", "水": "辰", "土": "辰"}
+
+# 進神/退神 (天玄賦): stem-branch lists.
+JIN_SHEN_TIANXUAN = ["甲子", "甲午", "己卯", "己酉"]
+TUI_SHEN_TIANXUAN = ["壬戌", "壬辰", "丁丑", "丁未"]
+# 化進 (later convention): the branch a moving line changes into advances within its element.
+HUA_JIN_LATER = ["亥子", "寅卯", "巳午", "申酉", "丑辰", "辰未", "未戌", "戌丑"]
+
+LIUCHONG_HEXAGRAMS = ["乾", "坤", "震", "巽", "坎", "離", "艮", "兌", "無妄", "大壯"]
+LIUHE_HEXAGRAMS = ["否", "泰", "豫", "復", "節", "困", "旅", "賁"]
+
+PALACE_ORDER = ["乾", "坎", "艮", "震", "巽", "離", "坤", "兌"]
+
+
+def jiazi() -> list[str]:
+    """The sixty stem-branch pairs in cycle order (甲子 … 癸亥)."""
+    return [STEMS[i % 10] + BRANCHES[i % 12] for i in range(60)]
+
+
+def hexagram_lines(upper: str, lower: str) -> tuple[int, ...]:
+    """Yang/yin pattern bottom-up for a trigram pair."""
+    return TRIGRAMS[lower][1] + TRIGRAMS[upper][1]
+
+
+def full_name(short: str, upper: str, lower: str) -> str:
+    """Conventional long name: 水澤節, or 坎為水 for a pure hexagram."""
+    if upper == lower:
+        return f"{short}為{TRIGRAMS[upper][2]}"
+    return TRIGRAMS[upper][2] + TRIGRAMS[lower][2] + short
+
+# Question topics → the use-god (用神) the core reading takes by default. The chapter rules (issue 3)
+# refine this per text; these are the plain defaults of 火珠林 and 天玄賦 (sources in passages.yaml).
+# (zh, id, en, ko, use-god: a relative id or "Shi" for the 世 line)
+TOPICS = [
+    ("求財", "Wealth", "seeking wealth", "구재", "Wealth"),
+    ("婚姻", "Marriage", "marriage", "혼인", "Wealth"),
+    ("疾病", "Illness", "illness", "질병", "Officer"),
+    ("身命", "LifeDestiny", "body and destiny", "신명", "Shi"),
+    ("產育", "Childbirth", "childbirth", "산육", "Offspring"),
+    ("田蠶", "FarmingSilkworms", "fields and silkworms", "전잠", "Wealth"),
+    ("天時", "Weather", "weather", "천시", "Parents"),
+    ("國家", "State", "the state", "국가", "Officer"),
+    ("征戰", "Warfare", "warfare", "정전", "Officer"),
+    ("官事", "Office", "official matters", "관사", "Officer"),
+    ("文書", "Documents", "documents", "문서", "Parents"),
+    ("葬地", "BurialSite", "burial site", "장지", "Parents"),
+    ("出行", "Travel", "travel", "출행", "Shi"),
+    ("自身", "Self", "oneself", "자신", "Shi"),
+]
