@@ -1,1 +1,52 @@
-"""liuyao-kg: knowledge graph and rule engine for six-line divination."""
+"""liuyao-kg: knowledge graph, OWL ontology and rule engine for six-line (六爻 納甲) divination.
+
+    >>> import liuyao_kg
+    >>> chart = liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic="求財")
+    >>> chart["primary"]["palace"]
+    '坎'
+"""
+from __future__ import annotations
+
+from functools import cache
+
+__version__ = "0.1.0"
+
+
+@cache
+def default_graph():
+    """The process-wide in-memory knowledge graph used by the convenience functions."""
+    from liuyao_kg.graph import KnowledgeGraph
+
+    return KnowledgeGraph()
+
+
+def cast(spec: str, *, lines=None, month=None, day=None, year=None, birth=None, date=None, topic=None,
+         day_boundary: str = "00:00", kg=None) -> dict:
+    """Load one cast, derive its states, and return its chart (the JSON shape of docs/json-output.md)."""
+    from liuyao_kg.chart import chart
+    from liuyao_kg.loaders.cast_input import make_cast_input
+    from liuyao_kg.loaders.rdf import cast_quads
+
+    kg = kg or default_graph()
+    ci = make_cast_input(spec, lines=lines, month=month, day=day, year=year, birth=birth, date=date,
+                         topic=topic, day_boundary=day_boundary)
+    quads = cast_quads(ci)
+    (iri,) = kg.add_quads(quads)
+    return chart(kg, iri)
+
+
+def nayin(gz: str) -> str:
+    """納音 of a stem-branch, read from the reference graph."""
+    from liuyao_kg import queries
+    from liuyao_kg.loaders.pillars import parse_stem_branch
+
+    parse_stem_branch(gz)  # validates, e.g. rejects 甲丑
+    rows = queries.run(default_graph(), "nayin", gz=gz)
+    return rows[0]["nayin"]
+
+
+def branch_relations(a: str, b: str) -> set[str]:
+    """The relations (沖 合 刑 害) from branch a to branch b, read from the reference graph."""
+    from liuyao_kg import queries
+
+    return {r["relation"] for r in queries.run(default_graph(), "branch-relations", a=a, b=b)}

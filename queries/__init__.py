@@ -1,1 +1,150 @@
+"""Named SPARQL queries (`*.rq` beside this module), parsed once, with parameters bound safely.
 
+Each file starts with a header of `#` comment lines:
+
+    # answers: what the query answers, one line
+    # param cast: iri — the cast to read
+    # param position: integer — a line position, 1 (bottom) … 6 (top)
+
+Parameters are SPARQL variables of the same name. They are bound through the store's own binding
+mechanism (pyoxigraph `substitutions`, rdflib `initBindings`), never by pasting text into the query,
+so a value can only ever be a value. Kinds: iri, integer, string, term (an IRI given as text),
+state (a state class, given as its local name or its zh-Hant term, e.g. "MonthBroken" or "月破").
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from liuyao_kg.namespaces import LYO, sparql_prologue
+
+_HEADER = re.compile(r"^#\s*(answers|param)\s*(\w*)\s*:\s*(.*)$")
+KINDS = {"iri", "integer", "string", "state"}
+
+
+class QueryParameterError(ValueError):
+    """A query was run with a missing, unknown or malformed parameter."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class NamedQuery:
+    name: str
+    answers: str
+    params: tuple[Param, ...]
+    text: str  # with the shared PREFIX prologue
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        known = ", ".join(p.name for p in self.params) or "none"
+        raise QueryParameterError(f"query {self.name!r} has no parameter {name!r} (parameters: {known})")
+
+
+def _parse(name: str, source: str) -> NamedQuery:
+    answers, params = "", []
+    for line in source.splitlines():
+        if not line.startswith("#"):
+            if line.strip():
+                break
+            continue
+        m = _HEADER.match(line)
+        if not m:
+            continue
+        what, pname, rest = m.groups()
+        if what == "answers":
+            answers = rest.strip()
+        else:
+            kind, _, doc = rest.partition("—")
+            kind = kind.strip()
+            if kind not in KINDS:
+                raise ValueError(f"{name}.rq: parameter {pname} has unknown kind {kind!r}")
+            params.append(Param(pname, kind, doc.strip()))
+    if not answers:
+        raise ValueError(f"{name}.rq has no '# answers:' header")
+    return NamedQuery(name, answers, tuple(params), sparql_prologue() + source)
+
+
+@cache
+def catalogue() -> dict[str, NamedQuery]:
+    """Every named query shipped with the package, by name."""
+    out = {}
+    for entry in sorted(resources.files(__package__).iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".rq"):
+            name = entry.name[:-3]
+            out[name] = _parse(name, entry.read_text(encoding="utf-8"))
+    return out
+
+
+def get(name: str) -> NamedQuery:
+    try:
+        return catalogue()[name]
+    except KeyError:
+        raise QueryParameterError(
+            f"no query named {name!r}; known: {', '.join(sorted(catalogue()))}") from None
+
+
+def coerce(query: NamedQuery, values: dict[str, object]) -> dict[str, tuple[str, object]]:
+    """Check parameters against the header; return name → (kind, python value)."""
+    out = {}
+    for key, value in values.items():
+        p = query.param(key)
+        if p.kind == "integer":
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                raise QueryParameterError(f"parameter {key} must be an integer, got {value!r}") from None
+        elif p.kind == "iri":
+            value = str(value)
+            if not re.match(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", value, re.I):
+                raise QueryParameterError(f"parameter {key} must be an absolute IRI, got {value!r}")
+        elif p.kind == "state":
+            value = _state_class(str(value))
+        else:
+            value = str(value)
+        out[key] = (p.kind, value)
+    missing = [p.name for p in query.params if p.name not in values]
+    if missing:
+        raise QueryParameterError(f"query {query.name!r} needs parameter(s): {', '.join(missing)}")
+    return out
+
+
+def _state_class(value: str) -> str:
+    from liuyao_kg.vocab import state_class_by_term
+
+    if re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", value):
+        return LYO + value
+    iri = state_class_by_term(value)
+    if iri is None:
+        raise QueryParameterError(f"unknown state {value!r}")
+    return iri
+
+
+def bindings(query: NamedQuery, values: dict[str, object]):
+    """pyoxigraph terms for the parameters, checked against the query's header."""
+    import pyoxigraph as ox
+
+    out = {}
+    for key, (kind, value) in coerce(query, values).items():
+        if kind in ("iri", "state"):
+            out[key] = ox.NamedNode(value)
+        elif kind == "integer":
+            out[key] = ox.Literal(str(value), datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer"))
+        else:
+            out[key] = ox.Literal(value)
+    return out
+
+
+def run(kg, name: str, **params) -> list[dict]:
+    """Run the named query on a KnowledgeGraph with safely bound parameters."""
+    query = get(name)
+    return kg.select(query.text, bindings(query, params))

@@ -1,0 +1,105 @@
+"""The chart of a cast as the stable JSON shape (docs/json-output.md), read from the graph by named queries."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from liuyao_kg import queries
+
+ROLE_ORDER = ["世", "應", "卦身", "世身"]
+KIND_GENERATIONS = {"遊魂", "歸魂"}
+
+
+def _hexagram(row: dict) -> dict:
+    kind = []
+    if row["sixClash"]:
+        kind.append("六沖")
+    if row["sixCombine"]:
+        kind.append("六合")
+    if row["generation"] in KIND_GENERATIONS:
+        kind.append(row["generation"])
+    return {"name": row["name"], "palace": row["palace"], "palace_element": row["palaceElement"],
+            "generation": row["generation"], "shi": row["shi"], "ying": row["ying"], "kind": kind}
+
+
+def _source(row: dict) -> dict | None:
+    if row.get("source") is None:
+        return None
+    if row.get("quote") is None:
+        return {"iri": row["source"], "seed": None, "quote": None, "note": row.get("note")}
+    return {"iri": row["source"], "seed": row["seed"], "quote": row["quote"]}
+
+
+def chart(kg, cast_iri: str) -> dict:
+    """Assemble the chart dict of a cast already derived in `kg`."""
+    p = {"cast": cast_iri}
+    hexes = {r["which"]: _hexagram(r) for r in queries.run(kg, "chart-hexagrams", **p)}
+    pillars: dict[str, dict] = {}
+    void: list[str] = []
+    for r in queries.run(kg, "chart-pillars", **p):
+        entry = {"stem": r["stem"], "branch": r["branch"], "element": r["element"], "relative": r["relative"]}
+        pillars.setdefault(r["which"], entry)
+        if r["which"] == "day" and r["void"] and r["void"] not in void:
+            void.append(r["void"])
+    month = pillars.get("month")
+    if month is not None:
+        month = {k: month[k] for k in ("branch", "element", "relative")} | {"stem": month["stem"]}
+    roles = defaultdict(list)
+    for r in queries.run(kg, "chart-roles", **p):
+        roles[r["position"]].append(r["role"])
+    lines: dict[int, dict] = {}
+    for r in queries.run(kg, "chart-lines", **p):
+        pos = r["position"]
+        line = lines.setdefault(pos, {"position": pos, "value": r["value"], "change": None, "hidden": None,
+                                      "hidden_palace": None})
+        facts = {"stem": r["stem"], "branch": r["branch"], "element": r["element"], "nayin": r["nayin"],
+                 "relative": r["relative"]}
+        if r["kind"] == "line":
+            line.update(facts)
+            line.update({"spirit": r["spirit"], "moving": r["moving"],
+                         "roles": sorted(roles.get(pos, []), key=ROLE_ORDER.index),
+                         "stage_day": r["stageDay"], "stage_month": r["stageMonth"], "strength": r["strength"],
+                         "states": []})
+        elif r["kind"] == "change":
+            line["change"] = facts
+        else:
+            line[r["kind"]] = {k: facts[k] for k in ("stem", "branch", "element", "relative")}
+    relations = [
+        {"from": _endpoint(r["from"], r["fromPos"]), "to": _endpoint(r["to"], r["toPos"]), "relation": r["relation"]}
+        for r in queries.run(kg, "chart-relations", **p)
+    ]
+    relations.sort(key=lambda x: (x["from"], x["to"], x["relation"]))
+    cast_states: dict[str, dict] = {}
+    line_states: dict[tuple, dict] = {}
+    for r in queries.run(kg, "cast-states", **p):
+        base = {"term": r["term"], "school": r["school"], "rule": r["rule"], "source": _source(r)}
+        if r["subjectPos"] is not None:  # a line state
+            key = (r["subjectPos"], r["state"])
+            st = line_states.setdefault(key, base | ({"stage": r["stage"]} if r["stage"] else {}))
+            if r["involvedPos"] is not None:
+                st.setdefault("lines", [])
+                if r["involvedPos"] not in st["lines"]:
+                    st["lines"].append(r["involvedPos"])
+        else:
+            st = cast_states.setdefault(r["state"], base | {"lines": []})
+            if r["relative"]:
+                st["relative"] = r["relative"]
+            if r["involvedPos"] is not None and r["involvedPos"] not in st["lines"]:
+                st["lines"].append(r["involvedPos"])
+    for (pos, _), st in sorted(line_states.items(), key=lambda kv: (kv[0][0], kv[1]["term"], kv[1]["school"] or "")):
+        lines[pos]["states"].append(st)
+    return {
+        "cast": cast_iri,
+        "primary": hexes.get("primary"),
+        "changed": hexes.get("changed"),
+        "month": month,
+        "day": pillars.get("day"),
+        "year": pillars.get("year"),
+        "void": void,
+        "lines": [lines[i] for i in sorted(lines)],
+        "relations": relations,
+        "states": sorted(cast_states.values(), key=lambda s: (s["term"], s.get("relative") or "")),
+    }
+
+
+def _endpoint(kind: str, pos) -> str:
+    return f"{kind}:{pos}" if kind in ("line", "change") else kind

@@ -1,0 +1,117 @@
+"""The `liuyao` command: parses arguments and calls the library; nothing else lives here."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _cast_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("spec", help="節之中孚, 節, 水澤節, 节, 787986 (values bottom-up) or 單拆重交 notation")
+    p.add_argument("--lines", help="line values bottom-up, checked against a name pair")
+    p.add_argument("--month", help="month branch (寅) or stem-branch (丙寅)")
+    p.add_argument("--day", help="day stem-branch (辛亥)")
+    p.add_argument("--year", help="year stem-branch (壬午)")
+    p.add_argument("--birth", help="the asker's birth-year branch (本命)")
+    p.add_argument("--date", help="ISO date-time with zone, e.g. 2024-02-04T16:28+08:00 (instead of --month/--day)")
+    p.add_argument("--day-boundary", choices=["00:00", "23:00"], default="00:00", help="when a day starts")
+    p.add_argument("--topic", help="question topic, e.g. 求財 婚姻 疾病")
+
+
+def _store(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--store", help="directory of a persistent store (default: in memory)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="liuyao", description="Six-line divination knowledge graph with citations.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    c = sub.add_parser("cast", help="load a cast, derive its states, print the chart")
+    _cast_args(c)
+    c.add_argument("--format", choices=["text", "json", "turtle", "json-ld"], default="text")
+    _store(c)
+
+    q = sub.add_parser("query", help="run a named query (see --list)")
+    q.add_argument("name", nargs="?")
+    q.add_argument("--param", action="append", default=[], metavar="K=V", help="a query parameter")
+    q.add_argument("--list", action="store_true", help="list the named queries and their parameters")
+    q.add_argument("--format", choices=["table", "json"], default="table")
+    _store(q)
+
+    ld = sub.add_parser("load", help="load a batch of casts (JSON Lines, YAML or CSV)")
+    ld.add_argument("file")
+    ld.add_argument("--on-error", choices=["skip", "abort"], default="skip",
+                    help="skip: load the good casts and report the bad; abort: load nothing if any is bad")
+    _store(ld)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from liuyao_kg.loaders.errors import CastInputError
+    from liuyao_kg.queries import QueryParameterError
+
+    try:
+        return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load}[args.command](args)
+    except (CastInputError, QueryParameterError) as e:
+        print(f"liuyao: error: {e}", file=sys.stderr)
+        return 2
+
+
+def _graph(args):
+    from liuyao_kg import default_graph
+    from liuyao_kg.graph import KnowledgeGraph
+
+    return KnowledgeGraph(args.store) if getattr(args, "store", None) else default_graph()
+
+
+def _cmd_cast(args) -> int:
+    import liuyao_kg
+    from liuyao_kg import render
+
+    kg = _graph(args)
+    chart = liuyao_kg.cast(args.spec, lines=args.lines, month=args.month, day=args.day, year=args.year,
+                           birth=args.birth, date=args.date, topic=args.topic, day_boundary=args.day_boundary, kg=kg)
+    if args.format == "json":
+        print(json.dumps(chart, ensure_ascii=False, indent=2))
+    elif args.format in ("turtle", "json-ld"):
+        sys.stdout.write(render.cast_rdf(kg, chart["cast"], args.format))
+    else:
+        sys.stdout.write(render.chart_text(chart))
+    return 0
+
+
+def _cmd_query(args) -> int:
+    from liuyao_kg import queries
+
+    if args.list or not args.name:
+        for q in queries.catalogue().values():
+            params = ", ".join(f"{p.name}: {p.kind}" for p in q.params)
+            print(f"{q.name}({params})\n    {q.answers}")
+        return 0
+    params = {}
+    for kv in args.param:
+        k, sep, v = kv.partition("=")
+        if not sep:
+            raise queries.QueryParameterError(f"--param needs K=V, got {kv!r}")
+        params[k] = v
+    rows = queries.run(_graph(args), args.name, **params)
+    if args.format == "json":
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+    else:
+        from liuyao_kg.render import table
+
+        sys.stdout.write(table(rows))
+    return 0
+
+
+def _cmd_load(args) -> int:
+    from liuyao_kg.batch import load_file
+
+    report = load_file(_graph(args), args.file, on_error=args.on_error)
+    print(json.dumps(report, ensure_ascii=False, indent=2))
+    return 0 if not report["rejected"] or args.on_error == "skip" else 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

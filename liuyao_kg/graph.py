@@ -1,0 +1,98 @@
+"""The knowledge graph: a pyoxigraph store holding the ontology, reference data, rules, passages and casts.
+
+Named graphs keep the layers apart: the T-box, reference individuals, rule base and passages each
+have their own graph; every cast has `<cast>` for what the loader asserted and `<cast>/inferred`
+for what the reasoner derived. Adding a cast is one atomic `extend`: it is in completely or not at all.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from liuyao_kg import namespaces as ns
+from liuyao_kg.reasoner.engine import Engine, inferred_graph, load_rules
+
+#: (graph IRI, resource files in liuyao_kg.ontology) for the fixed layers of the store.
+LAYERS = (
+    (ns.GRAPH_ONTOLOGY, ("lyo.ttl",)),
+    (ns.GRAPH_REFERENCE, ("reference.ttl",)),
+    (ns.GRAPH_RULES, ("rules/chart.ttl", "rules/relations.ttl", "rules/line-states.ttl", "rules/cast-states.ttl")),
+    (ns.GRAPH_PASSAGES, ("passages.ttl",)),
+)
+
+
+def _layer_quads(graph: str, files: Iterable[str]) -> list[ox.Quad]:
+    base = resources.files("liuyao_kg.ontology")
+    out: list[ox.Quad] = []
+    g = ox.NamedNode(graph)
+    for name in files:
+        data = base.joinpath(name).read_bytes()
+        out.extend(ox.parse(data, format=ox.RdfFormat.TURTLE, to_graph=g))
+    return out
+
+
+def layer_quads() -> dict[str, list[ox.Quad]]:
+    """Quads of every fixed layer, parsed from the package's Turtle files."""
+    return {graph: _layer_quads(graph, files) for graph, files in LAYERS}
+
+
+class KnowledgeGraph:
+    """A store plus the engine that derives cast states into it."""
+
+    def __init__(self, path: str | Path | None = None):
+        self.store = ox.Store(str(path)) if path is not None else ox.Store()
+        layers = layer_quads()
+        for graph, quads in layers.items():
+            if not self._has_graph(graph):
+                self.store.extend(quads)
+        self._reference = layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE]
+
+    def _has_graph(self, graph: str) -> bool:
+        return next(iter(self.store.quads_for_pattern(None, None, None, ox.NamedNode(graph))), None) is not None
+
+    @cached_property
+    def engine(self) -> Engine:
+        return Engine(load_rules(self.store, ns.GRAPH_RULES), self._reference)
+
+    def has_cast(self, cast_iri: str) -> bool:
+        return self._has_graph(cast_iri)
+
+    def add_quads(self, asserted: list[ox.Quad]) -> list[str]:
+        """Derive and store casts given as asserted quads (one named graph each); skip known casts."""
+        by_cast: dict[str, list[ox.Quad]] = {}
+        for q in asserted:
+            by_cast.setdefault(q.graph_name.value, []).append(q)
+        fresh = [q for iri, qs in by_cast.items() if not self.has_cast(iri) for q in qs]
+        if fresh:
+            inferred = self.engine.derive(fresh)
+            self.store.extend(fresh + inferred)
+        return list(by_cast)
+
+    def cast_graph(self, cast_iri: str, inferred: bool = True) -> list[ox.Quad]:
+        """The quads of one cast: asserted, and inferred when asked."""
+        graphs = [cast_iri] + ([inferred_graph(cast_iri)] if inferred else [])
+        return [q for g in graphs for q in self.store.quads_for_pattern(None, None, None, ox.NamedNode(g))]
+
+    def select(self, text: str, bindings: dict[str, ox.NamedNode | ox.Literal] | None = None) -> list[dict]:
+        """Run a SELECT over the union of all graphs; return rows as {var: python value}."""
+        subs = {ox.Variable(k): v for k, v in (bindings or {}).items()}
+        result = self.store.query(text, use_default_graph_as_union=True, substitutions=subs)
+        names = [v.value for v in result.variables]
+        return [{n: _py(row[n]) for n in names} for row in result]
+
+
+def _py(term):
+    if term is None:
+        return None
+    if isinstance(term, ox.Literal):
+        dt = term.datatype.value
+        if dt.endswith(("#integer", "#int", "#long", "#short", "#nonNegativeInteger", "#positiveInteger")):
+            return int(term.value)
+        if dt.endswith("#boolean"):
+            return term.value in ("true", "1")
+        return term.value
+    return term.value

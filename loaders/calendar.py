@@ -1,0 +1,90 @@
+"""A zoned date-time → the month, day and year pillars of a cast.
+
+Conventions (docs: /work/shared/DOMAIN.md):
+
+* the input is ISO 8601 **with** a time-zone offset (``2024-02-04T16:28:00+08:00``, ``…Z``); a naive
+  date-time is rejected (:class:`BadDate`), because the solar-term boundaries are instants;
+* it is converted to UTC+8 first: lunar-python's tables are in China Standard Time;
+* 月建 follows the solar terms exactly (``getMonthInGanZhiExact``: 寅 month from 立春, to the second);
+* the year turns at 立春 exactly (``getYearInGanZhiExact``);
+* the day turns at 00:00 (``day_boundary="00:00"``, ``getDayInGanZhiExact2``) or at 23:00
+  (``"23:00"``, the 子 hour, ``getDayInGanZhiExact``), both in UTC+8.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass
+
+from lunar_python import Solar
+
+from .errors import BadDate
+
+__all__ = ["CalendarPillars", "parse_datetime", "pillars_for", "DAY_BOUNDARIES", "UTC8"]
+
+UTC8 = _dt.timezone(_dt.timedelta(hours=8), "UTC+8")
+DAY_BOUNDARIES = ("00:00", "23:00")
+
+
+@dataclass(frozen=True)
+class CalendarPillars:
+    """The pillars of one instant. ``cast_at`` is the input instant in its own offset (xsd:dateTime form)."""
+
+    month_branch: str
+    month_gz: str
+    day_gz: str
+    year_gz: str
+    cast_at: str
+    local: _dt.datetime  # the instant in UTC+8
+
+
+def parse_datetime(value) -> _dt.datetime:
+    """ISO 8601 date-time with an offset (or an aware ``datetime``) → aware ``datetime``."""
+    if isinstance(value, _dt.datetime):
+        dt = value
+    elif isinstance(value, _dt.date):
+        raise BadDate(f"date {value.isoformat()!r} has no time of day: give a date-time with a time zone "
+                      f"offset, e.g. {value.isoformat()}T12:00:00+08:00", field="date", value=value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if not text:
+            raise BadDate("empty date: give an ISO 8601 date-time with a time zone offset, "
+                          "e.g. 2024-02-04T16:28:00+08:00", field="date", value=value)
+        try:
+            dt = _dt.datetime.fromisoformat(text)
+        except ValueError:
+            raise BadDate(f"date {value!r} is not an ISO 8601 date-time: expected e.g. "
+                          "2024-02-04T16:28:00+08:00", field="date", value=value) from None
+        if re.fullmatch(r"\d{4}-?\d{2}-?\d{2}", text):
+            raise BadDate(f"date {value!r} has no time of day: give an ISO 8601 date-time with a time zone "
+                          "offset, e.g. 2024-02-04T16:28:00+08:00", field="date", value=value)
+    else:
+        raise BadDate(f"date {value!r} is not an ISO 8601 date-time string", field="date", value=value)
+    if dt.tzinfo is None or dt.utcoffset() is None:
+        raise BadDate(f"date {value!r} needs a time zone offset (e.g. +08:00 or Z): the month turns at an "
+                      "instant, so a local time alone is ambiguous", field="date", value=value)
+    return dt
+
+
+def _check_boundary(day_boundary) -> str:
+    if day_boundary not in DAY_BOUNDARIES:
+        raise BadDate(f"day_boundary {day_boundary!r}: must be \"00:00\" (midnight) or \"23:00\" (子 hour)",
+                      field="day_boundary", value=day_boundary)
+    return day_boundary
+
+
+def pillars_for(value, *, day_boundary: str = "00:00") -> CalendarPillars:
+    """Month branch, month / day / year stem-branches of a zoned instant."""
+    _check_boundary(day_boundary)
+    dt = parse_datetime(value)
+    try:
+        local = dt.astimezone(UTC8)
+        solar = Solar.fromYmdHms(local.year, local.month, local.day, local.hour, local.minute, local.second)
+        lunar = solar.getLunar()
+        month_gz = lunar.getMonthInGanZhiExact()
+        day_gz = lunar.getDayInGanZhiExact2() if day_boundary == "00:00" else lunar.getDayInGanZhiExact()
+        year_gz = lunar.getYearInGanZhiExact()
+    except Exception as exc:  # out of the datetime or the library's table range
+        raise BadDate(f"date {value!r} is outside the calendar tables: {exc}", field="date", value=value) from None
+    return CalendarPillars(month_branch=month_gz[1], month_gz=month_gz, day_gz=day_gz, year_gz=year_gz,
+                           cast_at=dt.isoformat(), local=local)

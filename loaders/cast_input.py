@@ -1,0 +1,182 @@
+"""One validated cast: six line values, the pillars, the optional birth branch, topic and date.
+
+:func:`make_cast_input` is the single entry point; it either returns a complete :class:`CastInput`
+or raises a :class:`~liuyao_kg.loaders.errors.CastInputError` (a cast is all-or-nothing).
+
+Identity: the cast IRI is ``https://w3id.org/liuyao-kg/cast/<id>`` where ``<id>`` is the first 16
+hex characters of the SHA-256 of a canonical JSON serialisation of the cast's *content* – the line
+values, month branch, month stem-branch (if known), day stem-branch, year stem-branch, birth branch
+and topic. The input form (name or values, simplified or traditional) does not change it; the
+user's record id (``id=``, kept as ``label``) does not enter it; the ``date`` instant does, normalised
+to UTC (the same moment written in two zones is one cast; the same lines at another moment are another).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from dataclasses import dataclass
+
+from liuyao_kg.namespaces import CAST
+from liuyao_kg.ontology import tables
+
+from .calendar import DAY_BOUNDARIES, pillars_for
+from .errors import BadDate, InconsistentCast, MissingField, UnknownTopic
+from .lines import hexagram_name, parse_lines
+from .pillars import month_stem_for_year, parse_birth, parse_day, parse_month, parse_year
+
+__all__ = ["CastInput", "make_cast_input", "normalise_topic", "content_id", "TOPIC_NAMES"]
+
+TOPIC_NAMES = tuple(t[0] for t in tables.TOPICS)
+_TOPIC_LOOKUP: dict[str, str] = {}
+for _zh, _id, _en, _ko, _ in tables.TOPICS:
+    for _key in (_zh, _id.lower(), _en.lower(), _ko):
+        _TOPIC_LOOKUP[_key] = _zh
+# simplified characters in topic names (only those that occur there)
+_TOPIC_VARIANTS = {"财": "財", "产": "產", "蚕": "蠶", "时": "時", "国": "國", "战": "戰", "书": "書"}
+
+
+@dataclass(frozen=True)
+class CastInput:
+    """A validated cast. ``values`` bottom-up; ``primary``/``changed`` are King Wen numbers."""
+
+    values: tuple[int, ...]
+    primary: int
+    changed: int | None
+    month_branch: str
+    day_gz: str
+    month_gz: str | None = None
+    year_gz: str | None = None
+    birth_branch: str | None = None
+    topic: str | None = None
+    cast_at: str | None = None
+    day_boundary: str = "00:00"
+    label: str | None = None
+
+    @property
+    def id(self) -> str:
+        """Content id: 16 hex characters (see module docstring)."""
+        return content_id(self)
+
+    @property
+    def iri(self) -> str:
+        return CAST + self.id
+
+    @property
+    def primary_name(self) -> str:
+        return hexagram_name(self.primary)
+
+    @property
+    def changed_name(self) -> str | None:
+        return None if self.changed is None else hexagram_name(self.changed)
+
+    @property
+    def moving(self) -> tuple[int, ...]:
+        return tuple(i + 1 for i, v in enumerate(self.values) if v in (6, 9))
+
+    def content(self) -> dict:
+        """The fields that define the cast (and its id)."""
+        return {
+            "values": "".join(map(str, self.values)),
+            "month_branch": self.month_branch,
+            "month_gz": self.month_gz,
+            "day_gz": self.day_gz,
+            "year_gz": self.year_gz,
+            "birth_branch": self.birth_branch,
+            "topic": self.topic,
+            # The moment of casting is content: the same lines cast at another time are another cast.
+            "instant": _utc(self.cast_at),
+        }
+
+
+def _utc(cast_at: str | None) -> str | None:
+    if cast_at is None:
+        return None
+    return _dt.datetime.fromisoformat(cast_at).astimezone(_dt.timezone.utc).isoformat()
+
+
+def content_id(ci: CastInput) -> str:
+    payload = json.dumps({"liuyao-kg-cast": 1, **ci.content()}, ensure_ascii=False, sort_keys=True,
+                         separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+def normalise_topic(value) -> str:
+    """A topic from tables.TOPICS: zh (求財, simplified 求财), id (Wealth), English or Korean → zh."""
+    if not isinstance(value, str) or not value.strip():
+        raise UnknownTopic(f"topic {value!r} is not a topic name; known topics: {' '.join(TOPIC_NAMES)}",
+                           field="topic", value=value)
+    text = value.strip()
+    key = "".join(_TOPIC_VARIANTS.get(ch, ch) for ch in text)
+    found = _TOPIC_LOOKUP.get(key) or _TOPIC_LOOKUP.get(key.lower())
+    if found is None:
+        raise UnknownTopic(f"unknown topic {value!r}; known topics: {' '.join(TOPIC_NAMES)}",
+                           field="topic", value=value)
+    return found
+
+
+def _blank(v) -> bool:
+    return v is None or (isinstance(v, str) and not v.strip())
+
+
+def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, birth=None, date=None,
+                    topic=None, day_boundary: str = "00:00", id: str | None = None) -> CastInput:
+    """Validate one cast and return it; raise a CastInputError naming the field and value otherwise.
+
+    ``spec``: values (787986), 單拆重交 notation, a name (節, 水澤節, 节) or a pair (節之中孚);
+    ``lines``: optional values that must agree with ``spec``.
+    Either ``date`` (ISO 8601 with offset) or ``month`` + ``day`` is required; when both are given
+    they must agree (month as a branch is compared with the date's month branch, as a stem-branch
+    with its stem-branch; likewise ``year``). A month stem-branch together with a year must follow
+    五虎遁 (甲己之年丙作首).
+    """
+    if day_boundary not in DAY_BOUNDARIES:
+        raise BadDate(f"day_boundary {day_boundary!r}: must be \"00:00\" (midnight) or \"23:00\" (子 hour)",
+                      field="day_boundary", value=day_boundary)
+    ls = parse_lines(spec, lines=lines)
+
+    month_branch = month_gz = day_gz = year_gz = None
+    if not _blank(month):
+        month_branch, month_gz = parse_month(month)
+    if not _blank(day):
+        day_gz = parse_day(day)
+    if not _blank(year):
+        year_gz = parse_year(year)
+    birth_branch = None if _blank(birth) else parse_birth(birth)
+    topic_zh = None if _blank(topic) else normalise_topic(topic)
+
+    cast_at = None
+    if not _blank(date):
+        cal = pillars_for(date, day_boundary=day_boundary)
+        cast_at = cal.cast_at
+        if month_branch is not None:
+            if month_branch != cal.month_branch or (month_gz is not None and month_gz != cal.month_gz):
+                raise InconsistentCast(
+                    f"month {month!r} disagrees with date {date!s}, which falls in the {cal.month_gz} month",
+                    field="month", value=month)
+        if day_gz is not None and day_gz != cal.day_gz:
+            raise InconsistentCast(
+                f"day {day!r} disagrees with date {date!s}, which is a {cal.day_gz} day "
+                f"(day boundary {day_boundary})", field="day", value=day)
+        if year_gz is not None and year_gz != cal.year_gz:
+            raise InconsistentCast(
+                f"year {year!r} disagrees with date {date!s}, which falls in the {cal.year_gz} year (by 立春)",
+                field="year", value=year)
+        month_branch, month_gz, day_gz, year_gz = cal.month_branch, cal.month_gz, cal.day_gz, cal.year_gz
+    else:
+        missing = [name for name, v in (("month", month_branch), ("day", day_gz)) if v is None]
+        if missing:
+            raise MissingField(
+                f"missing {' and '.join(missing)}: a cast needs the month (branch, e.g. 寅) and the day "
+                "(stem-branch, e.g. 辛亥), or a date with a time zone", field=missing[0], value=None)
+        if month_gz is not None and year_gz is not None:
+            expected = month_stem_for_year(year_gz[0], month_branch) + month_branch
+            if expected != month_gz:
+                raise InconsistentCast(
+                    f"month {month_gz} cannot fall in a {year_gz} year: that year's {month_branch} month "
+                    f"is {expected} (五虎遁, year by 立春)", field="month", value=month)
+
+    label = None if id is None else str(id).strip() or None
+    return CastInput(values=ls.values, primary=ls.primary, changed=ls.changed, month_branch=month_branch,
+                     day_gz=day_gz, month_gz=month_gz, year_gz=year_gz, birth_branch=birth_branch,
+                     topic=topic_zh, cast_at=cast_at, day_boundary=day_boundary, label=label)

@@ -1,0 +1,93 @@
+"""Errors raised while reading a cast from user input.
+
+Every error is a :class:`CastInputError` (a :class:`ValueError`) with
+
+* ``field`` – the input field at fault (``"spec"``, ``"lines"``, ``"month"``, ``"day"``, ``"year"``,
+  ``"birth"``, ``"date"``, ``"topic"``, ``"day_boundary"``, ``"id"`` …),
+* ``value`` – the offending value as given,
+* a message naming the problem and that value.
+
+Batch readers may attach ``record_id`` and ``line`` (1-based line in the batch file); ``str(err)``
+then starts with ``record <id>, line <n>, field <field>: ``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class CastInputError(ValueError):
+    """Base of every input error. ``field`` names the input, ``value`` the offending value."""
+
+    def __init__(self, message: str, *, field: str | None = None, value: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.value = value
+        self.record_id: str | None = None
+        self.line: int | None = None
+
+    def __str__(self) -> str:
+        where = []
+        if self.record_id is not None:
+            where.append(f"record {self.record_id!r}")
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if where and self.field not in (None, "record", "batch"):
+            where.append(f"field {self.field}")
+        if where:
+            return f"{', '.join(where)}: {self.message}"
+        return self.message
+
+
+class UnknownHexagram(CastInputError):
+    """A hexagram name (or line pattern) that is none of the 64."""
+
+
+class BadLineValue(CastInputError):
+    """A line value other than 6, 7, 8, 9, a bad notation symbol, or not six lines."""
+
+
+class ImpossibleStemBranch(CastInputError):
+    """A stem-branch pair outside the sixty jiazi (stem and branch of different parity)."""
+
+
+class UnknownStem(CastInputError):
+    """A character that is not one of the ten heavenly stems."""
+
+
+class UnknownBranch(CastInputError):
+    """A character that is not one of the twelve earthly branches."""
+
+
+class InconsistentCast(CastInputError):
+    """Two parts of the input that disagree (a name pair and line values, a date and a pillar …)."""
+
+
+class BadDate(CastInputError):
+    """A malformed date-time, a date-time without a time-zone offset, or a bad day boundary."""
+
+
+class UnknownTopic(CastInputError):
+    """A question topic that is not in ``tables.TOPICS``."""
+
+
+class MissingField(CastInputError):
+    """A required input is missing (month and day, unless a date is given)."""
+
+
+class DuplicateRecordId(CastInputError):
+    """A batch record re-uses an id already used earlier in the same file."""
+
+
+class BatchError(CastInputError):
+    """A batch that cannot be read, or (``on_error="abort"``) one with rejected records.
+
+    ``problems`` holds every rejected record's error (each with ``record_id`` and ``line``).
+    """
+
+    def __init__(self, message: str, problems: list[CastInputError] | None = None, *,
+                 field: str | None = "batch", value: Any = None) -> None:
+        self.problems = list(problems or [])
+        if self.problems:
+            message = message + "\n" + "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(message, field=field, value=value)

@@ -1,0 +1,100 @@
+"""A :class:`CastInput` → the asserted quads of docs/vocabulary.md ("Asserted per cast").
+
+All quads are in the named graph whose name is the cast IRI. Nothing derived is emitted (no
+stems/branches of lines, no relatives, no moving/static classes): the reasoner derives those into
+``<cast>/inferred``.
+"""
+from __future__ import annotations
+
+from pyoxigraph import Literal, NamedNode, Quad
+
+from liuyao_kg.namespaces import LYO, LYR, RDF, XSD
+
+from .cast_input import CastInput
+from .pillars import branch_id, stem_branch_id
+
+__all__ = ["cast_quads", "cast_graph", "hexagram_iri", "branch_iri", "stem_branch_iri", "add_cast"]
+
+_TYPE = NamedNode(RDF + "type")
+_INT = NamedNode(XSD + "integer")
+_DATETIME = NamedNode(XSD + "dateTime")
+
+
+def _lyo(local: str) -> NamedNode:
+    return NamedNode(LYO + local)
+
+
+def hexagram_iri(number: int) -> NamedNode:
+    return NamedNode(f"{LYR}Hexagram{number:02d}")
+
+
+def branch_iri(branch: str) -> NamedNode:
+    return NamedNode(LYR + "Branch" + branch_id(branch))
+
+
+def stem_branch_iri(gz: str) -> NamedNode:
+    return NamedNode(LYR + "GZ_" + stem_branch_id(gz))
+
+
+def cast_graph(ci: CastInput) -> NamedNode:
+    """The named graph of the asserted cast (its name is the cast IRI)."""
+    return NamedNode(ci.iri)
+
+
+def cast_quads(ci: CastInput) -> list[Quad]:
+    """Exactly the asserted triples of one cast, in the graph ``<cast>``."""
+    cast = NamedNode(ci.iri)
+    g = cast
+    out: list[Quad] = []
+
+    def add(s, p, o):
+        out.append(Quad(s, p, o, g))
+
+    in_cast = _lyo("inCast")
+    add(cast, _TYPE, _lyo("Cast"))
+    add(cast, _lyo("castId"), Literal(ci.id))
+    add(cast, _lyo("primaryHexagram"), hexagram_iri(ci.primary))
+    if ci.changed is not None:
+        add(cast, _lyo("changedHexagram"), hexagram_iri(ci.changed))
+    if ci.topic is not None:
+        add(cast, _lyo("topic"), Literal(ci.topic))
+    for pos, value in enumerate(ci.values, 1):
+        line = NamedNode(f"{ci.iri}/line/{pos}")
+        add(cast, _lyo("hasLine"), line)
+        add(line, _TYPE, _lyo("Line"))
+        add(line, in_cast, cast)
+        add(line, _lyo("position"), Literal(str(pos), datatype=_INT))
+        add(line, _lyo("lineValue"), Literal(str(value), datatype=_INT))
+
+    month = NamedNode(ci.iri + "/month")
+    add(cast, _lyo("hasMonth"), month)
+    add(month, _TYPE, _lyo("MonthPillar"))
+    add(month, in_cast, cast)
+    add(month, _lyo("branch"), branch_iri(ci.month_branch))
+    if ci.month_gz is not None:
+        add(month, _lyo("stemBranch"), stem_branch_iri(ci.month_gz))
+
+    day = NamedNode(ci.iri + "/day")
+    add(cast, _lyo("hasDay"), day)
+    add(day, _TYPE, _lyo("DayPillar"))
+    add(day, in_cast, cast)
+    add(day, _lyo("stemBranch"), stem_branch_iri(ci.day_gz))
+
+    if ci.year_gz is not None:
+        year = NamedNode(ci.iri + "/year")
+        add(cast, _lyo("hasYear"), year)
+        add(year, _TYPE, _lyo("YearPillar"))
+        add(year, in_cast, cast)
+        add(year, _lyo("stemBranch"), stem_branch_iri(ci.year_gz))
+
+    if ci.birth_branch is not None:
+        add(cast, _lyo("birthBranch"), branch_iri(ci.birth_branch))
+    if ci.cast_at is not None:
+        add(cast, _lyo("castAt"), Literal(ci.cast_at, datatype=_DATETIME))
+    return out
+
+
+def add_cast(store, ci: CastInput) -> NamedNode:
+    """Add the cast's quads to a pyoxigraph Store (idempotent) and return the cast IRI node."""
+    store.extend(cast_quads(ci))
+    return NamedNode(ci.iri)

@@ -1,0 +1,110 @@
+"""The rule engine: runs the rule base (SPARQL CONSTRUCT rules stored in the graph) to a fixpoint.
+
+Rules are read from the rules graph, ordered by their dependencies (see `dependencies`), and run
+stratum by stratum on a working pyoxigraph store that holds the ontology and reference graphs plus
+the casts being derived. Recursive strata are iterated until nothing new appears; the others run
+once. Every inferred triple goes to the named graph `<cast>/inferred` of the cast its subject belongs
+to, so asserted and inferred facts are never mixed. The working store is emptied of casts after each
+derivation, which keeps memory bounded however many casts pass through it.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import pyoxigraph as ox
+
+from liuyao_kg.namespaces import CAST, LYO, sparql_prologue
+from liuyao_kg.reasoner.dependencies import RuleIO, RulePlan, plan, rule_io
+
+_PROLOGUE = sparql_prologue()
+_RULE_VAR = ox.Variable("rule")
+
+
+@dataclass(frozen=True)
+class Rule:
+    iri: str
+    construct: str
+    io: RuleIO
+
+
+class RuleScopeError(RuntimeError):
+    """A rule produced a triple whose subject belongs to no cast: rules may only describe casts."""
+
+
+def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
+    """Read every rule with an executable CONSTRUCT from the store (optionally one graph)."""
+    q = _PROLOGUE + """
+        SELECT ?rule ?text WHERE { ?rule lyo:sparqlConstruct ?text . } ORDER BY ?rule"""
+    kwargs = {"default_graph": ox.NamedNode(graph)} if graph else {"use_default_graph_as_union": True}
+    return [
+        Rule(iri=row["rule"].value, construct=row["text"].value, io=rule_io(row["text"].value))
+        for row in store.query(q, **kwargs)
+    ]
+
+
+def inferred_graph(cast_iri: str) -> str:
+    return cast_iri + "/inferred"
+
+
+def cast_of(node_iri: str) -> str | None:
+    """The cast IRI a node belongs to: `…/cast/<id>` is a prefix of every node minted for it."""
+    if not node_iri.startswith(CAST):
+        return None
+    rest = node_iri[len(CAST):]
+    return CAST + rest.split("/", 1)[0]
+
+
+class Engine:
+    """Derives the states of casts by running the rule base on a working store."""
+
+    def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad]):
+        self.rules = {r.iri: r for r in rules}
+        self.plan: RulePlan = plan({r.iri: r.io for r in rules})
+        self._queries = {r.iri: _PROLOGUE + r.construct for r in rules}
+        self._work = ox.Store()
+        self._work.extend(reference)
+
+    def derive(self, cast_quads: Iterable[ox.Quad]) -> list[ox.Quad]:
+        """Return the inferred quads for the casts given (their asserted quads)."""
+        quads = list(cast_quads)
+        graphs = {q.graph_name for q in quads}
+        work = self._work
+        work.extend(quads)
+        out: list[ox.Quad] = []
+        try:
+            for stratum, recursive in zip(self.plan.strata, self.plan.recursive):
+                while True:
+                    added = 0
+                    for iri in stratum:
+                        added += self._apply(iri, out, graphs)
+                    if not recursive or added == 0:
+                        break
+        finally:
+            for g in graphs:
+                work.remove_graph(g)
+                inf = ox.NamedNode(inferred_graph(g.value))
+                if inf in graphs:
+                    continue
+                work.remove_graph(inf)
+        return out
+
+    def _apply(self, iri: str, out: list[ox.Quad], graphs: set) -> int:
+        work = self._work
+        fresh = []
+        for t in work.query(self._queries[iri], use_default_graph_as_union=True,
+                            substitutions={_RULE_VAR: ox.NamedNode(iri)}):
+            cast = cast_of(t.subject.value) if isinstance(t.subject, ox.NamedNode) else None
+            if cast is None or ox.NamedNode(cast) not in graphs:
+                raise RuleScopeError(f"rule {iri} wrote {t} outside any cast being derived")
+            q = ox.Quad(t.subject, t.predicate, t.object, ox.NamedNode(inferred_graph(cast)))
+            if q not in work:
+                fresh.append(q)
+        if fresh:
+            fresh = list(dict.fromkeys(fresh))
+            work.extend(fresh)
+            out.extend(fresh)
+        return len(fresh)
+
+
+__all__ = ["Engine", "Rule", "RuleScopeError", "load_rules", "inferred_graph", "cast_of", "LYO"]
