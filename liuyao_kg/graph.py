@@ -31,7 +31,8 @@ def _layer_quads(graph: str, files: Iterable[str]) -> list[ox.Quad]:
     g = ox.NamedNode(graph)
     for name in files:
         data = base.joinpath(name).read_bytes()
-        out.extend(ox.parse(data, format=ox.RdfFormat.TURTLE, to_graph=g))
+        out.extend(ox.Quad(t.subject, t.predicate, t.object, g)
+                   for t in ox.parse(data, format=ox.RdfFormat.TURTLE))
     return out
 
 
@@ -78,11 +79,27 @@ class KnowledgeGraph:
         return [q for g in graphs for q in self.store.quads_for_pattern(None, None, None, ox.NamedNode(g))]
 
     def select(self, text: str, bindings: dict[str, ox.NamedNode | ox.Literal] | None = None) -> list[dict]:
-        """Run a SELECT over the union of all graphs; return rows as {var: python value}."""
-        subs = {ox.Variable(k): v for k, v in (bindings or {}).items()}
-        result = self.store.query(text, use_default_graph_as_union=True, substitutions=subs)
+        """Run a SELECT over the union of all graphs; return rows as {var: python value}.
+
+        Parameters are bound by a trailing VALUES block built from RDF terms (serialised by
+        pyoxigraph, so a value can never become query syntax); the same text runs on any
+        SPARQL 1.1 store. (pyoxigraph's `substitutions` only binds projected variables.)
+        """
+        result = self.store.query(text + values_clause(bindings), use_default_graph_as_union=True)
         names = [v.value for v in result.variables]
         return [{n: _py(row[n]) for n in names} for row in result]
+
+
+def values_clause(bindings: dict[str, ox.NamedNode | ox.Literal] | None) -> str:
+    """`VALUES (?a ?b) { (<iri> "lit") }` for already-typed terms; empty when there is nothing to bind."""
+    if not bindings:
+        return ""
+    for term in bindings.values():
+        if not isinstance(term, (ox.NamedNode, ox.Literal)):
+            raise TypeError(f"cannot bind {term!r}: only IRIs and literals")
+    names = " ".join("?" + k for k in bindings)
+    terms = " ".join(str(t) for t in bindings.values())
+    return f"\nVALUES ({names}) {{ ({terms}) }}"
 
 
 def _py(term):

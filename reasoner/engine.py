@@ -18,7 +18,6 @@ from liuyao_kg.namespaces import CAST, LYO, sparql_prologue
 from liuyao_kg.reasoner.dependencies import RuleIO, RulePlan, plan, rule_io
 
 _PROLOGUE = sparql_prologue()
-_RULE_VAR = ox.Variable("rule")
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,8 @@ class Engine:
     def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad]):
         self.rules = {r.iri: r for r in rules}
         self.plan: RulePlan = plan({r.iri: r.io for r in rules})
-        self._queries = {r.iri: _PROLOGUE + r.construct for r in rules}
+        # ?rule is bound to the rule's own IRI by a trailing VALUES block (SPARQL 1.1 §10.2.2).
+        self._queries = {r.iri: f"{_PROLOGUE}{r.construct}\nVALUES ?rule {{ <{r.iri}> }}" for r in rules}
         self._work = ox.Store()
         self._work.extend(reference)
 
@@ -92,8 +92,7 @@ class Engine:
     def _apply(self, iri: str, out: list[ox.Quad], graphs: set) -> int:
         work = self._work
         fresh = []
-        for t in work.query(self._queries[iri], use_default_graph_as_union=True,
-                            substitutions={_RULE_VAR: ox.NamedNode(iri)}):
+        for t in work.query(self._queries[iri], use_default_graph_as_union=True):
             cast = cast_of(t.subject.value) if isinstance(t.subject, ox.NamedNode) else None
             if cast is None or ox.NamedNode(cast) not in graphs:
                 raise RuleScopeError(f"rule {iri} wrote {t} outside any cast being derived")

@@ -1,0 +1,445 @@
+"""Generate ``ontology/reference.ttl`` (the reference individuals) from ``ontology/tables.py``.
+
+    python -m liuyao_kg.ontology.build [OUTPUT]
+
+Deterministic: subjects are written in table order, predicates and objects in insertion order, so
+regenerating from unchanged tables is byte-identical (a test checks this). Only reference facts
+are written; the 八宮 palace / generation of each hexagram is computed here by the 京房 algorithm
+(flip line 1, lines 1–2, … 1–5; 遊魂 = fifth generation with line 4 flipped back; 歸魂 = 遊魂 with
+the lower trigram restored).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from liuyao_kg.ontology import tables as T
+
+DEFAULT_OUTPUT = Path(__file__).with_name("reference.ttl")
+
+PREFIXES = [
+    ("lyo", "https://w3id.org/liuyao-kg/ontology#"),
+    ("lyr", "https://w3id.org/liuyao-kg/ref/"),
+    ("owl", "http://www.w3.org/2002/07/owl#"),
+    ("rdfs", "http://www.w3.org/2000/01/rdf-schema#"),
+    ("skos", "http://www.w3.org/2004/02/skos/core#"),
+    ("dcterms", "http://purl.org/dc/terms/"),
+]
+
+# Labels the tables do not hold (kept here because only the reference graph needs them).
+STEM_KO = "갑을병정무기경신임계"
+BRANCH_KO = "자축인묘진사오미신유술해"
+BRANCH_ANIMAL = ["rat", "ox", "tiger", "rabbit", "dragon", "snake",
+                 "horse", "goat", "monkey", "rooster", "dog", "pig"]
+NAYIN_EN = [
+    "Gold in the Sea", "Fire in the Furnace", "Wood of the Great Forest", "Earth by the Roadside",
+    "Metal of the Sword Edge", "Fire on the Mountain Top", "Water of the Mountain Stream",
+    "Earth of the City Wall", "White Wax Metal", "Willow Wood", "Water of the Spring",
+    "Earth on the Roof", "Thunderbolt Fire", "Pine and Cypress Wood", "Long-Flowing Water",
+    "Metal in the Sand", "Fire at the Foot of the Mountain", "Wood of the Plain", "Earth on the Wall",
+    "Gold Leaf Metal", "Lamp Fire", "Water of the Heavenly River", "Earth of the Great Post Road",
+    "Hairpin and Bracelet Metal", "Mulberry Wood", "Water of the Great Stream", "Earth in the Sand",
+    "Fire in the Sky", "Pomegranate Wood", "Water of the Great Sea",
+]
+NAYIN_KO = [
+    "해중금", "노중화", "대림목", "노방토", "검봉금", "산두화", "간하수", "성두토", "백랍금", "양류목",
+    "천중수", "옥상토", "벽력화", "송백목", "장류수", "사중금", "산하화", "평지목", "벽상토", "금박금",
+    "복등화", "천하수", "대역토", "차천금", "상자목", "대계수", "사중토", "천상화", "석류목", "대해수",
+]
+ROLES = [  # (id, zh, en, ko)
+    ("RoleShi", "世", "shi (self line)", "세"),
+    ("RoleYing", "應", "ying (other line)", "응"),
+    ("RoleGuaShen", "卦身", "gua shen (hexagram body)", "괘신"),
+    ("RoleShiShen", "世身", "shi shen (body line)", "세신"),
+]
+WORKS = [  # (id, zh, en, ko, definition)
+    ("WorkYiMao", "易冒", "Yi Mao", "역모",
+     "易冒, a Qing-dynasty manual of six-line divination (seed 000)."),
+    ("WorkTianXuanFu", "天玄賦", "Tianxuan Fu", "천현부",
+     "天玄賦 with its commentary (seeds 001 and 004)."),
+    ("WorkHuoZhuLin", "火珠林", "Huozhulin", "화주림",
+     "火珠林, attributed to 麻衣道者 (seed 002)."),
+]
+SCHOOLS = [  # (id, zh, en, ko, work id or None, definition)
+    ("SchoolTianXuan", "天玄賦說", "Tianxuan Fu reading", "천현부설", "WorkTianXuanFu",
+     "Reading of 天玄賦: 進神 甲子 甲午 己卯 己酉 and 退神 壬戌 壬辰 丁丑 丁未 by stem-branch."),
+    ("SchoolLaterAdvance", "後世化進說", "later advance convention", "후대 화진설", None,
+     "Later convention: a line advances (化進) when its branch changes into the next branch of its element "
+     "(亥→子 寅→卯 巳→午 申→酉 丑→辰 辰→未 未→戌 戌→丑) and retreats (化退) on the reverse."),
+    ("SchoolStemStages", "十干長生說", "stem life stages", "십간장생설", "WorkYiMao",
+     "Life stages taken by the ten stems, yin stems counting backwards (甲亥 乙午 丙寅 丁酉 戊寅 己酉 庚巳 "
+     "辛子 壬申 癸卯); recorded by 易冒 as a variant."),
+    ("SchoolFiveElementStages", "五行長生說", "five-element life stages", "오행장생설", "WorkYiMao",
+     "Life stages taken by the five elements, all counting forwards (金生巳 木生亥 火生寅 水土生申), as 易冒 holds."),
+    ("SchoolHuoZhuLinHidden", "火珠林飛伏說", "Huozhulin hidden lines", "화주림 비복설", "WorkHuoZhuLin",
+     "火珠林 飛伏: the palace's pure hexagram lies under every line."),
+    ("SchoolMissingRelativeHidden", "後世伏神說", "missing-relative hidden lines", "후대 복신설", None,
+     "Later convention: only relatives absent from the six lines are sought as 伏神 in the palace's pure hexagram."),
+]
+POSITION_ZH = ["初", "二", "三", "四", "五", "上"]
+POSITION_KO = ["초", "이", "삼", "사", "오", "상"]
+
+
+def _lit(text: str, lang: str | None = None) -> str:
+    s = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{s}"@{lang}' if lang else f'"{s}"'
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+class _Doc:
+    """Subjects in insertion order, each with predicates (and their objects) in insertion order."""
+
+    def __init__(self) -> None:
+        self.subjects: dict[str, dict[str, list[str]]] = {}
+
+    def add(self, s: str, p: str, o: str) -> None:
+        objs = self.subjects.setdefault(s, {}).setdefault(p, [])
+        if o not in objs:
+            objs.append(o)
+
+    def node(self, s: str, cls: str | list[str], zh: str, en: str, ko: str) -> str:
+        assert s not in self.subjects, f"{s} minted twice"
+        for c in [cls] if isinstance(cls, str) else cls:
+            self.add(s, "a", c)
+        self.add(s, "rdfs:label", _lit(zh, "zh-Hant"))
+        self.add(s, "rdfs:label", _lit(en, "en"))
+        self.add(s, "rdfs:label", _lit(ko, "ko"))
+        return s
+
+    def serialize(self) -> str:
+        out = [f"@prefix {p}: <{iri}> .\n" for p, iri in PREFIXES]
+        for s, preds in self.subjects.items():
+            lines = []
+            for p, objs in preds.items():
+                lines.append(f"{p} {' , '.join(objs)}")
+            out.append("\n" + s + " " + " ;\n    ".join(lines) + " .\n")
+        return "".join(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# Identifiers
+# ----------------------------------------------------------------------------------------------
+
+def element_iri(zh: str) -> str:
+    return "lyr:" + T.ELEMENT_IDS[T.ELEMENTS.index(zh)]
+
+
+def stem_iri(zh: str) -> str:
+    return "lyr:Stem" + T.STEM_IDS[T.STEMS.index(zh)]
+
+
+def branch_iri(zh: str) -> str:
+    return "lyr:Branch" + T.BRANCH_IDS[T.BRANCHES.index(zh)]
+
+
+def gz_iri(gz: str) -> str:
+    return "lyr:GZ_" + T.STEM_IDS[T.STEMS.index(gz[0])] + T.BRANCH_IDS[T.BRANCHES.index(gz[1])]
+
+
+def trigram_iri(zh: str) -> str:
+    return "lyr:Trigram" + T.TRIGRAMS[zh][0]
+
+
+def hexagram_iri(number: int) -> str:
+    return f"lyr:Hexagram{number:02d}"
+
+
+def nayin_iri(k: int) -> str:
+    return f"lyr:Nayin{k + 1:02d}"
+
+
+# ----------------------------------------------------------------------------------------------
+# Pure computations over the tables
+# ----------------------------------------------------------------------------------------------
+
+def palace_table() -> dict[tuple[int, ...], tuple[str, int]]:
+    """Line pattern (bottom-up) → (palace trigram, index into tables.GENERATIONS), by 京房 八宮."""
+    def flip(pattern: tuple[int, ...], positions) -> tuple[int, ...]:
+        return tuple(1 - v if i in positions else v for i, v in enumerate(pattern))
+
+    table: dict[tuple[int, ...], tuple[str, int]] = {}
+    for palace in T.PALACE_ORDER:
+        pure = T.TRIGRAMS[palace][1] * 2
+        patterns = [pure] + [flip(pure, range(k)) for k in range(1, 6)]
+        wandering = flip(patterns[5], {3})
+        returning = pure[:3] + wandering[3:]
+        patterns += [wandering, returning]
+        for generation, pattern in enumerate(patterns):
+            assert pattern not in table, (palace, generation)
+            table[pattern] = (palace, generation)
+    assert len(table) == 64
+    return table
+
+
+def position_stem_branch(upper: str, lower: str, position: int) -> str:
+    """納甲: positions 1–3 from the lower trigram's inner list, 4–6 from the upper's outer list."""
+    if position <= 3:
+        return T.TRIGRAMS[lower][5].split()[position - 1]
+    return T.TRIGRAMS[upper][6].split()[position - 4]
+
+
+def _generates(a: str) -> str:
+    return T.ELEMENTS[(T.ELEMENTS.index(a) + 1) % 5]
+
+
+def _overcomes(a: str) -> str:
+    return T.ELEMENTS[(T.ELEMENTS.index(a) + 2) % 5]
+
+
+def seasonal_strength(month_branch: str, element: str) -> int:
+    """Index into tables.STRENGTHS of an element in the month of a branch (辰戌丑未 months are earth)."""
+    month = T.BRANCH_ELEMENT[T.BRANCHES.index(month_branch)]
+    if element == month:
+        return 0  # 旺
+    if _generates(month) == element:
+        return 1  # 相
+    if _generates(element) == month:
+        return 2  # 休
+    if _overcomes(element) == month:
+        return 3  # 囚
+    assert _overcomes(month) == element
+    return 4  # 死
+
+
+def element_stage(element: str, branch: str) -> int:
+    birth = T.BRANCHES.index(T.ELEMENT_BIRTH[element])
+    return (T.BRANCHES.index(branch) - birth) % 12
+
+
+def stem_stage(stem: str, branch: str) -> int:
+    birth = T.BRANCHES.index(T.STEM_BIRTH[stem])
+    b = T.BRANCHES.index(branch)
+    yang = T.STEMS.index(stem) % 2 == 0
+    return (b - birth) % 12 if yang else (birth - b) % 12
+
+
+def _compact(ids: list[str]) -> str:
+    return "".join(ids)
+
+
+# ----------------------------------------------------------------------------------------------
+# The document
+# ----------------------------------------------------------------------------------------------
+
+def build() -> _Doc:
+    d = _Doc()
+    onto = "<https://w3id.org/liuyao-kg/ref>"
+    d.node(onto, "owl:Ontology", "六爻納甲參照資料", "Liuyao reference individuals", "육효 납갑 참조 데이터")
+    d.add(onto, "owl:versionIRI", "<https://w3id.org/liuyao-kg/ref/0.1.0>")
+    d.add(onto, "dcterms:description", _lit(
+        "Stems, branches, the sixty jiazi, nayin, trigrams, the 64 hexagrams with palaces and 納甲, "
+        "relatives, spirits, life-stage and seasonal-strength tables; generated by "
+        "liuyao_kg.ontology.build from ontology/tables.py — do not edit by hand.", "en"))
+
+    # Elements
+    for i, e in enumerate(T.ELEMENTS):
+        s = d.node(element_iri(e), "lyo:Element", e, T.ELEMENT_EN[i], T.ELEMENT_KO[i])
+        d.add(s, "lyo:elementGenerates", element_iri(_generates(e)))
+        d.add(s, "lyo:elementOvercomes", element_iri(_overcomes(e)))
+        d.add(s, "lyo:tombBranch", branch_iri(T.ELEMENT_TOMB[e]))
+
+    # Stems
+    for i, st in enumerate(T.STEMS):
+        s = d.node(stem_iri(st), "lyo:Stem", st, f"{T.STEM_IDS[i]} (stem {i + 1})", STEM_KO[i])
+        d.add(s, "lyo:element", element_iri(T.STEM_ELEMENT[i]))
+        d.add(s, "lyo:firstSpirit", "lyr:" + T.SPIRITS[T.SPIRIT_START[i]][1])
+        d.add(s, "lyo:stemIndex", str(i))
+
+    # Branches and their relations
+    for i, br in enumerate(T.BRANCHES):
+        s = d.node(branch_iri(br), "lyo:Branch", br, f"{T.BRANCH_IDS[i]} ({BRANCH_ANIMAL[i]})", BRANCH_KO[i])
+        d.add(s, "lyo:element", element_iri(T.BRANCH_ELEMENT[i]))
+        d.add(s, "lyo:branchIndex", str(i))
+    # Relations are added branch by branch in branch order, so each subject's objects are sorted.
+    for br in T.BRANCHES:
+        s = branch_iri(br)
+        for pred, table, symmetric in (
+            ("lyo:branchClashes", T.CLASH_PAIRS, True),
+            ("lyo:branchCombines", T.COMBINE_PAIRS, True),
+            ("lyo:branchHarms", T.HARM_PAIRS, True),
+            ("lyo:branchPunishes", T.PUNISHMENTS, False),
+        ):
+            others = [b for a, b in table if a == br] + ([a for a, b in table if b == br] if symmetric else [])
+            for o in sorted(set(others), key=T.BRANCHES.index):
+                d.add(s, pred, branch_iri(o))
+        for a, b in T.HUA_JIN_LATER:
+            if a == br:
+                d.add(s, "lyo:advancesTo", branch_iri(b))
+        for branches, _ in T.TRIPLE_COMBINES:
+            if br in branches:
+                d.add(s, "lyo:tripleCombineFrame", _frame_iri(branches))
+
+    # Triple-combination frames
+    for branches, element in T.TRIPLE_COMBINES:
+        s = d.node(_frame_iri(branches), "lyo:TripleCombineFrame", f"{branches}合{element}局",
+                   f"{'-'.join(T.BRANCH_IDS[T.BRANCHES.index(b)] for b in branches)} "
+                   f"{T.ELEMENT_EN[T.ELEMENTS.index(element)]} frame",
+                   f"{''.join(BRANCH_KO[T.BRANCHES.index(b)] for b in branches)} "
+                   f"{T.ELEMENT_KO[T.ELEMENTS.index(element)]}국")
+        for b in branches:
+            d.add(s, "lyo:hasBranch", branch_iri(b))
+        d.add(s, "lyo:element", element_iri(element))
+
+    # Nayin
+    for k, name in enumerate(T.NAYIN):
+        s = d.node(nayin_iri(k), "lyo:Nayin", name, NAYIN_EN[k], NAYIN_KO[k])
+        d.add(s, "lyo:element", element_iri(name[-1]))
+
+    # The sixty jiazi
+    for n, gz in enumerate(T.jiazi()):
+        classes = ["lyo:StemBranch"]
+        if gz in T.JIN_SHEN_TIANXUAN:
+            classes.append("lyo:JinShenPillar")
+        if gz in T.TUI_SHEN_TIANXUAN:
+            classes.append("lyo:TuiShenPillar")
+        si, bi = T.STEMS.index(gz[0]), T.BRANCHES.index(gz[1])
+        s = d.node(gz_iri(gz), classes, gz, f"{T.STEM_IDS[si]}-{T.BRANCH_IDS[bi]}", STEM_KO[si] + BRANCH_KO[bi])
+        d.add(s, "lyo:stem", stem_iri(gz[0]))
+        d.add(s, "lyo:branch", branch_iri(gz[1]))
+        d.add(s, "lyo:nayin", nayin_iri(n // 2))
+        d.add(s, "lyo:cycleIndex", str(n))
+
+    # Trigrams
+    for zh, (tid, lines, nature, _simp, element, _inner, _outer) in T.TRIGRAMS.items():
+        s = d.node(trigram_iri(zh), "lyo:Trigram", zh, f"{tid} ({T.TRIGRAM_EN[zh]})", T.TRIGRAM_KO[zh])
+        d.add(s, "skos:altLabel", _lit(nature, "zh-Hant"))
+        d.add(s, "lyo:linePattern", _lit("".join(map(str, lines))))
+        d.add(s, "lyo:element", element_iri(element))
+
+    # Generations
+    for zh, gid, en, ko, _shi in T.GENERATIONS:
+        d.node("lyr:" + gid, "lyo:Generation", zh, en, ko)
+
+    # Hexagrams and their positions
+    palaces = palace_table()
+    for number, short, upper, lower, pinyin, english, ko in T.HEXAGRAMS:
+        pattern = T.hexagram_lines(upper, lower)
+        palace, generation = palaces[pattern]
+        shi = T.GENERATIONS[generation][4]
+        ying = shi + 3 if shi <= 3 else shi - 3
+        classes = ["lyo:Hexagram"]
+        if short in T.LIUCHONG_HEXAGRAMS:
+            classes.append("lyo:SixClashHexagram")
+        if short in T.LIUHE_HEXAGRAMS:
+            classes.append("lyo:SixCombineHexagram")
+        s = d.node(hexagram_iri(number), classes, short, f"{pinyin} ({english})", ko)
+        d.add(s, "skos:altLabel", _lit(T.full_name(short, upper, lower), "zh-Hant"))
+        d.add(s, "lyo:kingWenNumber", str(number))
+        d.add(s, "lyo:upperTrigram", trigram_iri(upper))
+        d.add(s, "lyo:lowerTrigram", trigram_iri(lower))
+        d.add(s, "lyo:linePattern", _lit("".join(map(str, pattern))))
+        d.add(s, "lyo:palace", trigram_iri(palace))
+        d.add(s, "lyo:generation", "lyr:" + T.GENERATIONS[generation][1])
+        d.add(s, "lyo:shiPosition", str(shi))
+        d.add(s, "lyo:yingPosition", str(ying))
+        for p in range(1, 7):
+            d.add(s, "lyo:hasPosition", f"{hexagram_iri(number)}_P{p}")
+        for p in range(1, 7):
+            yang = pattern[p - 1] == 1
+            gz = position_stem_branch(upper, lower, p)
+            num_zh, num_ko = ("九", "구") if yang else ("六", "육")
+            if p == 1:
+                zh_pos, ko_pos = "初" + num_zh, "초" + num_ko
+            elif p == 6:
+                zh_pos, ko_pos = "上" + num_zh, "상" + num_ko
+            else:
+                zh_pos, ko_pos = num_zh + POSITION_ZH[p - 1], num_ko + POSITION_KO[p - 1]
+            ps = d.node(f"{hexagram_iri(number)}_P{p}", "lyo:HexagramPosition", f"{short} {zh_pos}",
+                        f"{pinyin} line {p} ({'yang' if yang else 'yin'})", f"{ko} {ko_pos}")
+            d.add(ps, "lyo:index", str(p))
+            d.add(ps, "lyo:yang", _bool(yang))
+            d.add(ps, "lyo:stemBranch", gz_iri(gz))
+
+    # Relatives, spirits
+    for zh, rid, ko in T.RELATIVES.values():
+        d.node("lyr:" + rid, "lyo:Relative", zh, rid.lower() if rid != "Officer" else "officer (ghost)", ko)
+    for order, (zh, sid, en, ko) in enumerate(T.SPIRITS):
+        s = d.node("lyr:" + sid, "lyo:Spirit", zh, en, ko)
+        d.add(s, "lyo:spiritOrder", str(order))
+
+    # Life stages and the stage tables
+    for zh, sid, en, ko in T.STAGES:
+        d.node("lyr:Stage_" + sid, "lyo:LifeStage", zh, en, ko)
+    for i, e in enumerate(T.ELEMENTS):
+        for j, br in enumerate(T.BRANCHES):
+            zh_st, sid, en_st, ko_st = T.STAGES[element_stage(e, br)]
+            s = d.node(f"lyr:StageEntry_{T.ELEMENT_IDS[i]}_{T.BRANCH_IDS[j]}", "lyo:StageEntry",
+                       f"{e}臨{br}：{zh_st}", f"{T.ELEMENT_EN[i]} at {T.BRANCH_IDS[j]}: {en_st}",
+                       f"{T.ELEMENT_KO[i]} {BRANCH_KO[j]}: {ko_st}")
+            d.add(s, "lyo:forElement", element_iri(e))
+            d.add(s, "lyo:atBranch", branch_iri(br))
+            d.add(s, "lyo:stage", "lyr:Stage_" + sid)
+    for i, st in enumerate(T.STEMS):
+        for j, br in enumerate(T.BRANCHES):
+            zh_st, sid, en_st, ko_st = T.STAGES[stem_stage(st, br)]
+            s = d.node(f"lyr:StageEntry_{T.STEM_IDS[i]}_{T.BRANCH_IDS[j]}", "lyo:StageEntry",
+                       f"{st}臨{br}：{zh_st}", f"{T.STEM_IDS[i]} at {T.BRANCH_IDS[j]}: {en_st}",
+                       f"{STEM_KO[i]} {BRANCH_KO[j]}: {ko_st}")
+            d.add(s, "lyo:forStem", stem_iri(st))
+            d.add(s, "lyo:atBranch", branch_iri(br))
+            d.add(s, "lyo:stage", "lyr:Stage_" + sid)
+            d.add(s, "lyo:school", "lyr:SchoolStemStages")
+
+    # Seasonal strengths and their table
+    for zh, sid, en, ko in T.STRENGTHS:
+        d.node("lyr:Strength_" + sid, "lyo:SeasonalStrength", zh, en, ko)
+    for j, br in enumerate(T.BRANCHES):
+        for i, e in enumerate(T.ELEMENTS):
+            zh_s, sid, en_s, ko_s = T.STRENGTHS[seasonal_strength(br, e)]
+            s = d.node(f"lyr:StrengthEntry_{T.BRANCH_IDS[j]}_{T.ELEMENT_IDS[i]}", "lyo:StrengthEntry",
+                       f"{br}月{e}{zh_s}", f"{T.ELEMENT_EN[i]} in the {T.BRANCH_IDS[j]} month: {en_s}",
+                       f"{BRANCH_KO[j]}월 {T.ELEMENT_KO[i]}: {ko_s}")
+            d.add(s, "lyo:monthBranch", branch_iri(br))
+            d.add(s, "lyo:forElement", element_iri(e))
+            d.add(s, "lyo:strength", "lyr:Strength_" + sid)
+
+    # Roles and topics
+    for rid, zh, en, ko in ROLES:
+        d.node("lyr:" + rid, "lyo:Role", zh, en, ko)
+    for zh, tid, en, ko, use_god in T.TOPICS:
+        s = d.node("lyr:Topic" + tid, "lyo:Topic", zh, en, ko)
+        if use_god == "Shi":
+            d.add(s, "lyo:useGodRole", "lyr:RoleShi")
+        else:
+            d.add(s, "lyo:useGodRelative", "lyr:" + use_god)
+
+    # Works and schools
+    for wid, zh, en, ko, definition in WORKS:
+        s = d.node("lyr:" + wid, "lyo:Work", zh, en, ko)
+        d.add(s, "skos:definition", _lit(definition, "en"))
+    for sid, zh, en, ko, work, definition in SCHOOLS:
+        s = d.node("lyr:" + sid, "lyo:School", zh, en, ko)
+        if work:
+            d.add(s, "lyo:work", "lyr:" + work)
+        d.add(s, "skos:definition", _lit(definition, "en"))
+    return d
+
+
+def _frame_iri(branches: str) -> str:
+    return "lyr:Frame_" + _compact([T.BRANCH_IDS[T.BRANCHES.index(b)] for b in branches])
+
+
+def render() -> str:
+    """The reference graph as Turtle text."""
+    return "# Generated by `python -m liuyao_kg.ontology.build` from ontology/tables.py. Do not edit.\n" \
+        + build().serialize()
+
+
+def write(path: Path | str = DEFAULT_OUTPUT) -> Path:
+    path = Path(path)
+    path.write_bytes(render().encode("utf-8"))
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    out = write(argv[0] if argv else DEFAULT_OUTPUT)
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

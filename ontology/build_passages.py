@@ -1,0 +1,335 @@
+"""Generate ``passages.ttl`` from ``passages.yaml`` and the seed texts.
+
+    python -m liuyao_kg.ontology.build_passages [--seeds DIR] [--yaml FILE] [--out FILE] [--check]
+
+For every entry of passages.yaml the quote (and its Korean rendering) is located in the seed file
+(decoded as UTF-8, ``str.find``; a text occurring more than once needs ``occurrence`` /
+``korean_occurrence``, 1-based). Offsets are Python ``str`` indices, start inclusive, end exclusive.
+Paragraphs are the blocks separated by blank lines, numbered from 0.
+
+Each passage becomes ``lyp:<id>`` typed ``lyo:Passage`` with
+
+* ``lyo:paragraphIndex``, ``lyo:startOffset``, ``lyo:endOffset``: the paragraph holding the quote and
+  the quote's offsets *within that paragraph* (as lyo.ttl defines them);
+* four W3C Web Annotation selectors under ``oa:hasSelector``:
+  ``<lyp:<id>/quote>`` (``oa:TextQuoteSelector``: ``oa:exact``, 24-character ``oa:prefix``/``oa:suffix``),
+  ``<lyp:<id>/position>`` (``oa:TextPositionSelector``: ``oa:start``/``oa:end``, offsets in the whole
+  file), and the same two for the Korean rendering, ``<lyp:<id>/ko-quote>`` and ``<lyp:<id>/ko-position>``.
+  The language is on the ``oa:exact`` literal (``@zh-Hant`` / ``@ko``). Every selector is labelled in
+  zh-Hant, en and ko; the English label names the paragraph (0-based) and the characters it spans.
+  (Only W3C and lyo: terms the T-box declares are used, so the graph stays OWL 2 DL.)
+
+Entries marked ``convention: true`` become ``lyo:StandardConvention`` individuals with
+``lyo:provenanceNote`` and no quote. The output depends only on the yaml and the seeds, so
+regenerating is a no-op.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from liuyao_kg.namespaces import LYO, LYP, LYR, OA, RDF, RDFS, SKOS, XSD
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_YAML = HERE / "passages.yaml"
+DEFAULT_OUT = HERE / "passages.ttl"
+DEFAULT_SEEDS = HERE.parent.parent / "shared" / "seeds"  # ../shared/seeds beside the repo root
+
+SEED_BASE = "https://w3id.org/liuyao-kg/seed/"
+CONTEXT = 24  # characters of prefix / suffix in a TextQuoteSelector
+CONVENTION_NOTE = "standard convention, not in the seeds"
+
+# work key -> (lyr individual, zh-Hant title, English title, Korean title)
+WORKS = {
+    "YiMao": ("WorkYiMao", "易冒", "Yi Mao", "역모"),
+    "TianXuanFu": ("WorkTianXuanFu", "天玄賦", "Tianxuan Fu", "천현부"),
+    "HuoZhuLin": ("WorkHuoZhuLin", "火珠林", "Huozhulin", "화주림"),
+}
+
+_PARA_SEP = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)*")
+
+
+class PassageError(ValueError):
+    """An entry of passages.yaml is malformed or does not match its seed."""
+
+
+@dataclass(frozen=True)
+class Anchor:
+    start: int            # offset in the whole file
+    end: int
+    paragraph: int        # 0-based paragraph index
+    para_start: int       # offset within the paragraph
+    para_end: int
+    prefix: str
+    suffix: str
+
+
+def paragraph_starts(text: str) -> list[int]:
+    """Offsets at which each paragraph (block separated by blank lines) starts."""
+    return [0] + [m.end() for m in _PARA_SEP.finditer(text)]
+
+
+def locate(text: str, needle: str, occurrence: int | None, what: str) -> int:
+    """Start offset of ``needle`` in ``text``; ``occurrence`` (1-based) is required if it repeats."""
+    if not needle:
+        raise PassageError(f"{what}: empty text")
+    hits = []
+    i = text.find(needle)
+    while i != -1:
+        hits.append(i)
+        i = text.find(needle, i + 1)
+    if not hits:
+        raise PassageError(f"{what}: not found in the seed: {needle!r}")
+    if occurrence is None:
+        if len(hits) > 1:
+            raise PassageError(f"{what}: occurs {len(hits)} times; add an occurrence (1-based)")
+        return hits[0]
+    if not 1 <= occurrence <= len(hits):
+        raise PassageError(f"{what}: occurrence {occurrence} but the text occurs {len(hits)} times")
+    return hits[occurrence - 1]
+
+
+def anchor(text: str, needle: str, occurrence: int | None = None, what: str = "quote") -> Anchor:
+    start = locate(text, needle, occurrence, what)
+    end = start + len(needle)
+    starts = paragraph_starts(text)
+    para = max(i for i, s in enumerate(starts) if s <= start)
+    para_end_limit = starts[para + 1] if para + 1 < len(starts) else len(text) + 1
+    if end > para_end_limit or "\n\n" in needle:
+        raise PassageError(f"{what}: spans a paragraph boundary: {needle!r}")
+    return Anchor(
+        start=start,
+        end=end,
+        paragraph=para,
+        para_start=start - starts[para],
+        para_end=end - starts[para],
+        prefix=text[max(0, start - CONTEXT):start],
+        suffix=text[end:end + CONTEXT],
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# yaml
+# ------------------------------------------------------------------------------------------------
+
+def load_entries(yaml_path: Path = DEFAULT_YAML) -> list[dict]:
+    data = yaml.safe_load(Path(yaml_path).read_text(encoding="utf-8"))
+    entries = data["passages"] if isinstance(data, dict) else data
+    seen: set[str] = set()
+    for e in entries:
+        pid = e.get("id")
+        if not pid or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", str(pid)):
+            raise PassageError(f"bad or missing id: {pid!r}")
+        if pid in seen:
+            raise PassageError(f"duplicate id {pid}")
+        seen.add(pid)
+        terms = e.get("terms")
+        if not terms or not all(isinstance(t, str) and t for t in terms):
+            raise PassageError(f"{pid}: terms must be a non-empty list of strings")
+        if not e.get("gloss_en"):
+            raise PassageError(f"{pid}: gloss_en missing")
+        if e.get("convention"):
+            if e.get("quote") or e.get("korean"):
+                raise PassageError(f"{pid}: a convention has no quote")
+            if e.get("note") != CONVENTION_NOTE:
+                raise PassageError(f"{pid}: a convention needs note: {CONVENTION_NOTE!r}")
+        else:
+            for key in ("work", "chapter", "seed", "quote"):
+                if not e.get(key):
+                    raise PassageError(f"{pid}: {key} missing (or mark the entry convention: true)")
+            if e["work"] not in WORKS:
+                raise PassageError(f"{pid}: unknown work {e['work']!r}")
+    return entries
+
+
+# ------------------------------------------------------------------------------------------------
+# Turtle output
+# ------------------------------------------------------------------------------------------------
+
+def _esc(s: str) -> str:
+    return (s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+             .replace("\r", "\\r").replace("\t", "\\t"))
+
+
+def _lit(s: str, lang: str | None = None) -> str:
+    return f'"{_esc(s)}"' + (f"@{lang}" if lang else "")
+
+
+def _int(n: int) -> str:
+    return f'"{n}"^^xsd:nonNegativeInteger'
+
+
+def _iri(iri: str) -> str:
+    return f"<{iri}>"
+
+
+def _block(subject: str, pairs: list[tuple[str, list[str]]]) -> str:
+    lines = [subject]
+    for i, (pred, objs) in enumerate(pairs):
+        end = " ." if i == len(pairs) - 1 else " ;"
+        lines.append(f"    {pred} {' , '.join(objs)}{end}")
+    return "\n".join(lines) + "\n"
+
+
+def _short(q: str, n: int = 16) -> str:
+    return q if len(q) <= n else q[:n] + "…"
+
+
+_SELECTOR_LABELS = {
+    # (kind, language of the selected text) -> (zh-Hant, en, ko) label stems
+    ("quote", "zh-Hant"): ("原文引文選擇器", "quote selector (Chinese)", "원문 인용 선택자"),
+    ("position", "zh-Hant"): ("原文位置選擇器", "position selector (Chinese)", "원문 위치 선택자"),
+    ("quote", "ko"): ("韓譯引文選擇器", "quote selector (Korean rendering)", "한국어 번역 인용 선택자"),
+    ("position", "ko"): ("韓譯位置選擇器", "position selector (Korean rendering)", "한국어 번역 위치 선택자"),
+}
+
+
+def _selector_labels(pid: str, kind: str, lang: str, seed: str, a: Anchor) -> list[str]:
+    zh, en, ko = _SELECTOR_LABELS[(kind, lang)]
+    where = f"{seed} paragraph {a.paragraph}, characters {a.start}-{a.end}"
+    return [_lit(f"{pid}：{zh}（{seed} 第{a.paragraph}段）", "zh-Hant"),
+            _lit(f"{pid}: {en}, {where}", "en"),
+            _lit(f"{pid}: {ko} ({seed} 제{a.paragraph}단락)", "ko")]
+
+
+def _quote_selector(pid: str, iri: str, exact: str, seed: str, a: Anchor, lang: str) -> str:
+    return _block(_iri(iri), [
+        ("a", ["oa:TextQuoteSelector"]),
+        ("rdfs:label", _selector_labels(pid, "quote", lang, seed, a)),
+        ("oa:exact", [_lit(exact, lang)]),
+        ("oa:prefix", [_lit(a.prefix)]),
+        ("oa:suffix", [_lit(a.suffix)]),
+    ])
+
+
+def _position_selector(pid: str, iri: str, seed: str, a: Anchor, lang: str) -> str:
+    return _block(_iri(iri), [
+        ("a", ["oa:TextPositionSelector"]),
+        ("rdfs:label", _selector_labels(pid, "position", lang, seed, a)),
+        ("oa:start", [_int(a.start)]),
+        ("oa:end", [_int(a.end)]),
+    ])
+
+
+HEADER = f"""# GENERATED by liuyao_kg/ontology/build_passages.py from passages.yaml and the seed texts.
+# Do not edit by hand: edit passages.yaml and run  python -m liuyao_kg.ontology.build_passages
+@prefix rdf: <{RDF}> .
+@prefix rdfs: <{RDFS}> .
+@prefix xsd: <{XSD}> .
+@prefix skos: <{SKOS}> .
+@prefix oa: <{OA}> .
+@prefix lyo: <{LYO}> .
+@prefix lyr: <{LYR}> .
+@prefix lyp: <{LYP}> .
+"""
+
+
+def build(entries: list[dict], seeds_dir: Path) -> str:
+    """The Turtle text for ``entries``, anchored in the seeds under ``seeds_dir``."""
+    seeds_dir = Path(seeds_dir)
+    texts: dict[str, str] = {}
+    out = [HEADER]
+    used_seeds: dict[str, str] = {}
+    for e in entries:
+        pid = e["id"]
+        terms = [_lit(t) for t in e["terms"]]
+        if e.get("convention"):
+            out.append("\n" + _block(f"lyp:{pid}", [
+                ("a", ["lyo:StandardConvention"]),
+                ("rdfs:label", [_lit(f"通行慣例：{pid}", "zh-Hant"),
+                                _lit(f"{pid} (standard convention)", "en"),
+                                _lit(f"통행 관례: {pid}", "ko")]),
+                ("skos:definition", [_lit(e["gloss_en"], "en")]),
+                ("lyo:definesTerm", terms),
+                ("lyo:provenanceNote", [_lit(CONVENTION_NOTE)]),
+            ]))
+            continue
+        seed = e["seed"]
+        if seed not in texts:
+            path = seeds_dir / seed
+            if not path.is_file():
+                raise PassageError(f"{pid}: seed file not found: {path}")
+            texts[seed] = path.read_bytes().decode("utf-8")
+        text = texts[seed]
+        work_ind, work_zh, work_en, work_ko = WORKS[e["work"]]
+        used_seeds.setdefault(seed, work_en)
+        quote = e["quote"]
+        zh = anchor(text, quote, e.get("occurrence"), f"{pid} quote")
+        korean = e.get("korean")
+        ko = anchor(text, korean, e.get("korean_occurrence"), f"{pid} korean") if korean else None
+        base = f"{LYP}{pid}"
+        selectors = [_iri(f"{base}/quote"), _iri(f"{base}/position")]
+        if ko:
+            selectors += [_iri(f"{base}/ko-quote"), _iri(f"{base}/ko-position")]
+        pairs = [
+            ("a", ["lyo:Passage"]),
+            ("rdfs:label", [_lit(f"{work_zh}·{e['chapter']}：「{_short(quote)}」", "zh-Hant"),
+                            _lit(f"{pid} ({work_en}, {e['chapter']})", "en"),
+                            _lit(f"{work_ko}·{e['chapter']}: 「{_short(korean or quote, 24)}」", "ko")]),
+            ("skos:definition", [_lit(e["gloss_en"], "en")]),
+            ("lyo:definesTerm", terms),
+            ("lyo:work", [f"lyr:{work_ind}"]),
+            ("lyo:chapter", [_lit(e["chapter"], "zh-Hant")]),
+            ("lyo:quote", [_lit(quote, "zh-Hant")]),
+        ]
+        if korean:
+            pairs.append(("lyo:koreanRendering", [_lit(korean, "ko")]))
+        pairs += [
+            ("lyo:seedFile", [_lit(seed)]),
+            ("lyo:paragraphIndex", [_int(zh.paragraph)]),
+            ("lyo:startOffset", [_int(zh.para_start)]),
+            ("lyo:endOffset", [_int(zh.para_end)]),
+            ("oa:hasSource", [_iri(SEED_BASE + seed)]),
+            ("oa:hasSelector", selectors),
+        ]
+        out.append("\n" + _block(f"lyp:{pid}", pairs))
+        out.append(_quote_selector(pid, f"{base}/quote", quote, seed, zh, "zh-Hant"))
+        out.append(_position_selector(pid, f"{base}/position", seed, zh, "zh-Hant"))
+        if ko:
+            out.append(_quote_selector(pid, f"{base}/ko-quote", korean, seed, ko, "ko"))
+            out.append(_position_selector(pid, f"{base}/ko-position", seed, ko, "ko"))
+    for seed in sorted(used_seeds):
+        out.append("\n" + _block(_iri(SEED_BASE + seed), [
+            ("rdfs:label", [_lit(f"seed text {seed} ({used_seeds[seed]})", "en")]),
+        ]))
+    return "".join(out)
+
+
+def generate(seeds_dir: Path = DEFAULT_SEEDS, yaml_path: Path = DEFAULT_YAML) -> str:
+    return build(load_entries(yaml_path), seeds_dir)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m liuyao_kg.ontology.build_passages",
+                                 description="Generate passages.ttl from passages.yaml and the seeds.")
+    ap.add_argument("--seeds", type=Path, default=DEFAULT_SEEDS,
+                    help=f"seed text directory (default: {DEFAULT_SEEDS})")
+    ap.add_argument("--yaml", type=Path, default=DEFAULT_YAML, help="passages.yaml to read")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="passages.ttl to write")
+    ap.add_argument("--check", action="store_true",
+                    help="do not write; exit 1 if the output file is not up to date")
+    args = ap.parse_args(argv)
+    try:
+        ttl = generate(args.seeds, args.yaml)
+    except PassageError as exc:
+        print(f"build_passages: {exc}", file=sys.stderr)
+        return 2
+    data = ttl.encode("utf-8")
+    if args.check:
+        current = args.out.read_bytes() if args.out.exists() else b""
+        if current != data:
+            print(f"build_passages: {args.out} is out of date", file=sys.stderr)
+            return 1
+        return 0
+    if not args.out.exists() or args.out.read_bytes() != data:
+        args.out.write_bytes(data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
