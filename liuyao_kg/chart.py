@@ -72,6 +72,8 @@ def chart(kg, cast_iri: str) -> dict:
     line_states: dict[tuple, dict] = {}
     for r in queries.run(kg, "cast-states", **p):
         base = {"term": r["term"], "school": r["school"], "rule": r["rule"], "source": _source(r)}
+        if r["variant"]:
+            base["kind"] = r["variant"]
         if r["subjectPos"] is not None:  # a line state
             key = (r["subjectPos"], r["state"])
             st = line_states.setdefault(key, base | ({"stage": r["stage"]} if r["stage"] else {}))
@@ -97,7 +99,7 @@ def chart(kg, cast_iri: str) -> dict:
         "void": void,
         "lines": [lines[i] for i in sorted(lines)],
         "relations": relations,
-        "states": sorted(cast_states.values(), key=lambda s: (s["term"], s.get("relative") or "")),
+        "states": sorted(cast_states.values(), key=lambda s: (s["term"], s.get("kind") or "", s.get("relative") or "")),
     }
 
 

@@ -6,6 +6,7 @@ for what the reasoner derived. Adding a cast is one atomic `extend`: it is in co
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import cached_property
 from importlib import resources
@@ -81,25 +82,32 @@ class KnowledgeGraph:
     def select(self, text: str, bindings: dict[str, ox.NamedNode | ox.Literal] | None = None) -> list[dict]:
         """Run a SELECT over the union of all graphs; return rows as {var: python value}.
 
-        Parameters are bound by a trailing VALUES block built from RDF terms (serialised by
-        pyoxigraph, so a value can never become query syntax); the same text runs on any
-        SPARQL 1.1 store. (pyoxigraph's `substitutions` only binds projected variables.)
+        Parameters are bound by an inline VALUES block built from RDF terms (serialised by
+        pyoxigraph, so a value can never become query syntax) placed first in the WHERE clause,
+        so FILTERs see them; the same text runs on any SPARQL 1.1 store. (pyoxigraph's
+        `substitutions` only binds projected variables.)
         """
-        result = self.store.query(text + values_clause(bindings), use_default_graph_as_union=True)
+        result = self.store.query(bind_values(text, bindings), use_default_graph_as_union=True)
         names = [v.value for v in result.variables]
         return [{n: _py(row[n]) for n in names} for row in result]
 
 
-def values_clause(bindings: dict[str, ox.NamedNode | ox.Literal] | None) -> str:
-    """`VALUES (?a ?b) { (<iri> "lit") }` for already-typed terms; empty when there is nothing to bind."""
+_WHERE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
+
+
+def bind_values(text: str, bindings: dict[str, ox.NamedNode | ox.Literal] | None) -> str:
+    """Insert `VALUES (?a ?b) { (<iri> "lit") }` at the start of the query's first WHERE group."""
     if not bindings:
-        return ""
+        return text
     for term in bindings.values():
         if not isinstance(term, (ox.NamedNode, ox.Literal)):
             raise TypeError(f"cannot bind {term!r}: only IRIs and literals")
     names = " ".join("?" + k for k in bindings)
     terms = " ".join(str(t) for t in bindings.values())
-    return f"\nVALUES ({names}) {{ ({terms}) }}"
+    m = _WHERE.search(text)
+    if m is None:
+        raise ValueError("a parameterised query needs a WHERE clause")
+    return f"{text[:m.end()]}\n  VALUES ({names}) {{ ({terms}) }}{text[m.end():]}"
 
 
 def _py(term):

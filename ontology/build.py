@@ -406,6 +406,10 @@ def build() -> _Doc:
         else:
             d.add(s, "lyo:useGodRelative", "lyr:" + use_god)
 
+    # Kinds of a state (易冒's five tombs, five rescues)
+    for vid, zh, en, ko in T.STATE_VARIANTS:
+        d.node("lyr:" + vid, "lyo:StateVariant", zh, en, ko)
+
     # Works and schools
     for wid, zh, en, ko, definition in WORKS:
         s = d.node("lyr:" + wid, "lyo:Work", zh, en, ko)

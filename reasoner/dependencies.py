@@ -23,7 +23,7 @@ from liuyao_kg.namespaces import LYO, PROV, sparql_prologue
 STRUCTURAL = frozenset(
     URIRef(iri)
     for iri in (LYO + "stateOf", LYO + "inCast", LYO + "involves", LYO + "school", LYO + "stateRelative",
-                LYO + "hiddenUseGod", LYO + "stage", PROV + "wasDerivedFrom")
+                LYO + "hiddenUseGod", LYO + "stage", LYO + "variant", LYO + "rescuer", PROV + "wasDerivedFrom")
 )
 
 # ("p", predicate, object-or-"") — object set when it is a constant IRI, so `?l lyo:hasRole lyr:RoleShi`
@@ -65,8 +65,10 @@ def _walk(node, negated: bool, out: dict[Key, bool]) -> None:
     if isinstance(node, dict):
         triples = node.get("triples") if "triples" in node else None
         if triples:
-            for t in triples:
-                k = _key(tuple(t))
+            # Translated BGPs hold 3-tuples; untranslated blocks (inside EXISTS) flat lists of 3n terms.
+            flat = [term for t in triples for term in t]
+            for i in range(0, len(flat) - 2, 3):
+                k = _key(tuple(flat[i:i + 3]))
                 if k is not None:
                     out[k] = out.get(k, False) or negated
         for key, value in node.items():
