@@ -52,6 +52,7 @@ class KnowledgeGraph:
             if not self._has_graph(graph):
                 self.store.extend(quads)
         self._reference = layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE]
+        self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
 
     def _has_graph(self, graph: str) -> bool:
         return next(iter(self.store.quads_for_pattern(None, None, None, ox.NamedNode(graph))), None) is not None
@@ -82,12 +83,19 @@ class KnowledgeGraph:
     def select(self, text: str, bindings: dict[str, ox.NamedNode | ox.Literal] | None = None) -> list[dict]:
         """Run a SELECT over the union of all graphs; return rows as {var: python value}.
 
-        Parameters are bound by an inline VALUES block built from RDF terms (serialised by
-        pyoxigraph, so a value can never become query syntax) placed first in the WHERE clause,
-        so FILTERs see them; the same text runs on any SPARQL 1.1 store. (pyoxigraph's
-        `substitutions` only binds projected variables.)
+        Parameters are bound with pyoxigraph's `substitutions` (SPARQL SEP-0007): the value
+        replaces the variable before evaluation, so it is pushed into every pattern and can never
+        become query syntax. Named queries project their parameters, as SEP-0007 requires.
         """
-        result = self.store.query(bind_values(text, bindings), use_default_graph_as_union=True)
+        subs = {ox.Variable(k): v for k, v in (bindings or {}).items()}
+        cast = (bindings or {}).get("cast")
+        if isinstance(cast, ox.NamedNode):
+            # A query about one cast reads only that cast's graphs and the fixed layers, so its cost
+            # does not grow with the number of casts in the store.
+            dataset = {"default_graph": [cast, ox.NamedNode(inferred_graph(cast.value))] + self._layer_graphs}
+        else:
+            dataset = {"use_default_graph_as_union": True}
+        result = self.store.query(text, substitutions=subs or None, **dataset)
         names = [v.value for v in result.variables]
         return [{n: _py(row[n]) for n in names} for row in result]
 

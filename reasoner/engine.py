@@ -62,13 +62,25 @@ class Engine:
         self.plan: RulePlan = plan({r.iri: r.io for r in rules})
         # ?rule is bound to the rule's own IRI by a trailing VALUES block (SPARQL 1.1 §10.2.2).
         self._queries = {r.iri: f"{_PROLOGUE}{r.construct}\nVALUES ?rule {{ <{r.iri}> }}" for r in rules}
+        self._reference = list(reference)
+        self._fresh_store()
+
+    #: pyoxigraph's in-memory store keeps removed quads as history, which slows every later scan;
+    #: the working store is rebuilt from the reference after this many derivations.
+    REBUILD_EVERY = 32
+
+    def _fresh_store(self) -> None:
         self._work = ox.Store()
-        self._work.extend(reference)
+        self._work.extend(self._reference)
+        self._uses = 0
 
     def derive(self, cast_quads: Iterable[ox.Quad]) -> list[ox.Quad]:
         """Return the inferred quads for the casts given (their asserted quads)."""
         quads = list(cast_quads)
         graphs = {q.graph_name for q in quads}
+        if self._uses >= self.REBUILD_EVERY:
+            self._fresh_store()
+        self._uses += 1
         work = self._work
         work.extend(quads)
         out: list[ox.Quad] = []

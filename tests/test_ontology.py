@@ -28,7 +28,7 @@ CLASSES = """Element Stem Branch StemBranch JinShenPillar TuiShenPillar Nayin Tr
 Generation Relative Spirit LifeStage SeasonalStrength StageEntry StrengthEntry TripleCombineFrame Role Topic
 School Work Cast Endpoint Line MovingLine StaticLine ChangedLine HiddenLine Pillar MonthPillar DayPillar
 YearPillar SixClashHexagram SixCombineHexagram State LineState CastState Rule StateRule Source Passage
-StandardConvention""".split()
+StandardConvention StateVariant""".split()
 LINE_STATES = """MonthBroken Void DayClash DarkMovement ClashScattered MonthCombine DayCombine DayTomb MovingTomb
 ChangeToTomb ChangeToSeverance ChangeToVoid ChangeToBroken ChangeToClash ChangeToCombine ReturnGenerate
 ReturnOvercome ChangeAdvance ChangeRetreat JinShen TuiShen StemStage""".split()
@@ -40,10 +40,11 @@ hasLine hasMonth hasDay hasYear birthBranch primaryHexagram changedHexagram hasC
 hasPalaceHidden inCast generates overcomes clashes combines punishes harms branchClashes branchCombines
 branchHarms branchPunishes elementGenerates elementOvercomes tombBranch tripleCombineFrame hasBranch
 forElement forStem atBranch monthBranch upperTrigram lowerTrigram palace generation hasPosition firstSpirit
-advancesTo useGodRelative useGodRole stateOf involves school citesSource citesPassage work""".split()
+advancesTo useGodRelative useGodRole stateOf involves school citesSource citesPassage work hasEndpoint
+voidBranch stateRelative hiddenUseGod variant rescuer""".split()
 DATATYPE_PROPERTIES = """position lineValue castId topic castAt kingWenNumber linePattern shiPosition yingPosition
 index yang spiritOrder cycleIndex sparqlConstruct provenanceNote chapter quote koreanRendering seedFile
-paragraphIndex startOffset endOffset""".split()
+paragraphIndex startOffset endOffset stemIndex branchIndex""".split()
 ANNOTATION_PROPERTIES = ["derives", "definesTerm"]
 
 
@@ -104,6 +105,23 @@ def test_the_tbox_declares_no_lyo_term_outside_the_contract(tbox):
     expected = set(CLASSES + LINE_STATES + CAST_STATES + OBJECT_PROPERTIES + DATATYPE_PROPERTIES
                    + ANNOTATION_PROPERTIES)
     assert declared == expected
+
+
+def test_every_lyo_term_the_project_uses_is_declared_in_the_tbox(tbox):
+    """A misspelt term in a rule, query, generated graph or module would silently match nothing."""
+    import re
+
+    declared = {str(s)[len(LYO):] for s in tbox.subjects(RDF.type, None)
+                if isinstance(s, URIRef) and str(s).startswith(LYO)}
+    sources = [*(ROOT / "ontology" / "rules").glob("*.ttl"), *(ROOT / "queries").rglob("*.rq"),
+               ROOT / "ontology" / "reference.ttl", ROOT / "ontology" / "passages.ttl",
+               *(ROOT / "loaders").glob("*.py"), *(ROOT / "liuyao_kg").glob("*.py"), *(ROOT / "reasoner").glob("*.py")]
+    used = {}
+    for path in sources:
+        for term in re.findall(r"\blyo:([A-Za-z][A-Za-z0-9]*)", path.read_text(encoding="utf-8")):
+            used.setdefault(term, path.name)
+    undeclared = {t: f for t, f in used.items() if t not in declared}
+    assert undeclared == {}
 
 
 @pytest.mark.parametrize("names, parent", [(LINE_STATES, "LineState"), (CAST_STATES, "CastState")])

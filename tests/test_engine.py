@@ -1,0 +1,96 @@
+"""The rule engine: rules are data, ordered by what they read and write, run to a fixpoint."""
+from __future__ import annotations
+
+import pyoxigraph as ox
+import pytest
+
+import liuyao_kg
+from liuyao_kg import namespaces as ns
+from liuyao_kg.reasoner.dependencies import RuleCycleError, plan, rule_io
+from liuyao_kg.reasoner.engine import Engine, Rule, RuleScopeError, cast_of
+
+
+def _rule(iri: str, text: str) -> Rule:
+    return Rule(iri=iri, construct=text, io=rule_io(text))
+
+
+def test_dependencies_are_read_from_the_rule_text():
+    io = rule_io("CONSTRUCT { ?l lyo:stageDay ?s } WHERE { ?l lyo:element ?e . FILTER NOT EXISTS { ?l a lyo:MovingLine } }")
+    assert ("p", ns.LYO + "element", "") in io.reads
+    assert ("t", ns.LYO + "MovingLine", "") in io.negated
+    assert io.writes == {("p", ns.LYO + "stageDay", "")}
+
+
+def test_a_rule_runs_after_the_rules_it_reads_from():
+    rules = {
+        "urn:b": rule_io("CONSTRUCT { ?x lyo:relative ?r } WHERE { ?x lyo:element ?r }"),
+        "urn:a": rule_io("CONSTRUCT { ?x lyo:element ?e } WHERE { ?x lyo:branch ?b . ?b lyo:element ?e }"),
+    }
+    order = [s[0] for s in plan(rules).strata]
+    assert order.index("urn:a") < order.index("urn:b")
+
+
+def test_rules_depending_on_each_other_through_negation_are_rejected():
+    rules = {
+        "urn:p": rule_io("CONSTRUCT { ?x a lyo:MovingLine } WHERE { ?x a lyo:Line . FILTER NOT EXISTS { ?x a lyo:StaticLine } }"),
+        "urn:q": rule_io("CONSTRUCT { ?x a lyo:StaticLine } WHERE { ?x a lyo:Line . FILTER NOT EXISTS { ?x a lyo:MovingLine } }"),
+    }
+    with pytest.raises(RuleCycleError):
+        plan(rules)
+
+
+def test_constant_objects_keep_unrelated_roles_apart():
+    writes_shi = rule_io("CONSTRUCT { ?l lyo:hasRole lyr:RoleShi } WHERE { ?l lyo:position 1 }")
+    reads_ying = rule_io("CONSTRUCT { ?l lyo:spirit ?s } WHERE { ?l lyo:hasRole lyr:RoleYing ; lyo:element ?s }")
+    p = plan({"urn:shi": writes_shi, "urn:ying": reads_ying})
+    assert not p.graph.has_edge("urn:shi", "urn:ying")
+
+
+def test_a_rule_writing_outside_the_casts_being_derived_is_refused():
+    bad = _rule("urn:bad", "CONSTRUCT { lyr:BranchZi lyo:element lyr:Fire } WHERE { ?c a lyo:Cast }")
+    engine = Engine([bad], [])
+    cast = ox.NamedNode(ns.CAST + "x")
+    with pytest.raises(RuleScopeError):
+        engine.derive([ox.Quad(cast, ox.NamedNode(ns.RDF + "type"), ox.NamedNode(ns.LYO + "Cast"), cast)])
+
+
+def test_recursive_rules_run_to_a_fixpoint():
+    step = _rule("urn:step", """CONSTRUCT { ?a lyo:generates ?c } WHERE { ?a lyo:generates ?b . ?b lyo:generates ?c }""")
+    engine = Engine([step], [])
+    g = ox.NamedNode(ns.CAST + "chain")
+    nodes = [ox.NamedNode(f"{ns.CAST}chain/line/{i}") for i in range(1, 6)]
+    gen = ox.NamedNode(ns.LYO + "generates")
+    out = engine.derive([ox.Quad(a, gen, b, g) for a, b in zip(nodes, nodes[1:])])
+    assert len(out) == 6  # the transitive closure of a 5-chain adds 3 + 2 + 1 edges
+
+
+def test_inferred_triples_go_to_the_cast_inferred_graph_never_the_asserted_one():
+    chart = liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic="求財")
+    kg = liuyao_kg.default_graph()
+    asserted = kg.cast_graph(chart["cast"], inferred=False)
+    everything = kg.cast_graph(chart["cast"], inferred=True)
+    assert {q.graph_name.value for q in asserted} == {chart["cast"]}
+    assert {q.graph_name.value for q in everything} == {chart["cast"], chart["cast"] + "/inferred"}
+    assert not any(q.predicate.value == ns.LYO + "relative" for q in asserted)
+
+
+def test_loading_the_same_cast_twice_adds_nothing():
+    kg = liuyao_kg.default_graph()
+    liuyao_kg.cast("否之臨", month="寅", day="己亥")
+    before = len(kg.store)
+    liuyao_kg.cast("否之臨", month="寅", day="己亥")
+    assert len(kg.store) == before
+
+
+def test_every_derived_state_names_the_rule_that_derived_it_and_its_source():
+    chart = liuyao_kg.cast("大畜之小畜", month="午", day="己巳", topic="疾病")
+    states = [s for line in chart["lines"] for s in line["states"]] + chart["states"]
+    assert states
+    for s in states:
+        assert s["rule"].startswith(ns.LYRULE)
+        assert s["source"] is not None and (s["source"]["quote"] or s["source"].get("note"))
+
+
+def test_cast_of_maps_every_minted_node_to_its_cast():
+    assert cast_of(ns.CAST + "abc/line/3/state/MonthBroken") == ns.CAST + "abc"
+    assert cast_of(ns.LYR + "BranchZi") is None
