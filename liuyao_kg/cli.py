@@ -56,13 +56,22 @@ def main(argv: list[str] | None = None) -> int:
     except (CastInputError, QueryParameterError) as e:
         print(f"liuyao: error: {e}", file=sys.stderr)
         return 2
+    finally:
+        kg = getattr(args, "_kg", None)
+        if kg is not None:
+            kg.close()
 
 
 def _graph(args):
+    """The store named by --store (opened once per command, closed by main), else the in-memory one."""
     from liuyao_kg import default_graph
     from liuyao_kg.graph import KnowledgeGraph
 
-    return KnowledgeGraph(args.store) if getattr(args, "store", None) else default_graph()
+    if not getattr(args, "store", None):
+        return default_graph()
+    if getattr(args, "_kg", None) is None:
+        args._kg = KnowledgeGraph(args.store)
+    return args._kg
 
 
 def _cmd_cast(args) -> int:

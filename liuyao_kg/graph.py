@@ -6,7 +6,7 @@ for what the reasoner derived. Adding a cast is one atomic `extend`: it is in co
 """
 from __future__ import annotations
 
-import re
+import gc
 from collections.abc import Iterable
 from functools import cached_property
 from importlib import resources
@@ -46,6 +46,7 @@ class KnowledgeGraph:
     """A store plus the engine that derives cast states into it."""
 
     def __init__(self, path: str | Path | None = None):
+        self.path = path
         self.store = ox.Store(str(path)) if path is not None else ox.Store()
         layers = layer_quads()
         for graph, quads in layers.items():
@@ -54,8 +55,24 @@ class KnowledgeGraph:
         self._reference = layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE]
         self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
 
+    def close(self) -> None:
+        """Release the store (and, on disk, its lock) so another process or handle can open it."""
+        if self.store is not None and self.path is not None:
+            self.store.flush()
+        self.store = None
+        self.__dict__.pop("engine", None)
+        if self.path is not None:
+            gc.collect()  # iterators caught in reference cycles may still pin the on-disk store's lock
+
+    def __enter__(self) -> "KnowledgeGraph":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     def _has_graph(self, graph: str) -> bool:
-        return next(iter(self.store.quads_for_pattern(None, None, None, ox.NamedNode(graph))), None) is not None
+        return self.store.contains_named_graph(ox.NamedNode(graph)) and next(
+            iter(self.store.quads_for_pattern(None, None, None, ox.NamedNode(graph))), None) is not None
 
     @cached_property
     def engine(self) -> Engine:
@@ -98,24 +115,6 @@ class KnowledgeGraph:
         result = self.store.query(text, substitutions=subs or None, **dataset)
         names = [v.value for v in result.variables]
         return [{n: _py(row[n]) for n in names} for row in result]
-
-
-_WHERE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
-
-
-def bind_values(text: str, bindings: dict[str, ox.NamedNode | ox.Literal] | None) -> str:
-    """Insert `VALUES (?a ?b) { (<iri> "lit") }` at the start of the query's first WHERE group."""
-    if not bindings:
-        return text
-    for term in bindings.values():
-        if not isinstance(term, (ox.NamedNode, ox.Literal)):
-            raise TypeError(f"cannot bind {term!r}: only IRIs and literals")
-    names = " ".join("?" + k for k in bindings)
-    terms = " ".join(str(t) for t in bindings.values())
-    m = _WHERE.search(text)
-    if m is None:
-        raise ValueError("a parameterised query needs a WHERE clause")
-    return f"{text[:m.end()]}\n  VALUES ({names}) {{ ({terms}) }}{text[m.end():]}"
 
 
 def _py(term):

@@ -21,7 +21,7 @@ def _pad(s: str, width: int) -> str:
 
 
 def _hexagram_title(h: dict) -> str:
-    kinds = " ".join(h["kind"])
+    kinds = " ".join(k for k in h["kind"] if k != h["generation"])
     return f"{h['name']}（{h['palace']}宮{h['palace_element']} {h['generation']}{(' ' + kinds) if kinds else ''}）"
 
 
@@ -58,11 +58,12 @@ def chart_text(chart: dict) -> str:
     out.append("")
     out.append("狀態 states")
     for line in reversed(chart["lines"]):
-        terms = [s["term"] + (f"({s['school']})" if s["school"] else "") for s in line["states"]]
+        terms = [s["term"] + (f"：{s['stage']}" if s.get("stage") else "") + (f"({s['school']})" if s["school"] else "")
+                 for s in line["states"]]
         if terms:
             out.append(f"  {POSITION_NAMES[line['position']]} {line['stem']}{line['branch']}: {'、'.join(terms)}")
     for s in chart["states"]:
-        extra = f" {s['relative']}" if s.get("relative") else ""
+        extra = "".join(f" {s[k]}" for k in ("kind", "relative") if s.get(k))
         lines = f" 爻{','.join(map(str, s['lines']))}" if s["lines"] else ""
         out.append(f"  卦: {s['term']}{extra}{lines}")
     out.append("")

@@ -111,3 +111,24 @@ def test_a_static_line_with_a_moving_value_is_inconsistent(tmp_path):
 def test_a_hexagram_used_as_a_cast_line_is_inconsistent(tmp_path):
     result = reason(tmp_path, TBOX, REFERENCE, turtle="<urn:test:cast> lyo:hasLine lyr:Hexagram60 .")
     assert not result.consistent
+
+
+@pytest.mark.parametrize("spec, month, day, topic", [
+    ("大畜之蒙", "巳", "癸未", "疾病"),      # 易冒: 世墓 and 命墓 (with birth 寅)
+    ("兌之節", "午", "丙子", "婚姻"),        # 易冒: 六沖變六合
+])
+def test_a_loaded_and_derived_cast_is_consistent_with_the_ontology(tmp_path, spec, month, day, topic):
+    """Not a hand-written sample: the loader's asserted graph plus everything the engine derived."""
+    import pyoxigraph as ox
+
+    import liuyao_kg
+
+    chart = liuyao_kg.cast(spec, month=month, day=day, topic=topic, birth="寅")
+    quads = liuyao_kg.default_graph().cast_graph(chart["cast"], inferred=True)
+    cast_file = tmp_path / "cast.ttl"
+    cast_file.write_bytes(ox.serialize([ox.Triple(q.subject, q.predicate, q.object) for q in quads],
+                                       format=ox.RdfFormat.TURTLE))
+    result = reason(tmp_path, TBOX, REFERENCE, cast_file)
+    assert result.consistent
+    line1 = chart["cast"] + "/line/1"
+    assert LYO + "Line" in result.types(line1)

@@ -1,0 +1,98 @@
+"""The `liuyao` command, run as a user would, in-process (argument parsing through output)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from liuyao_kg.cli import main
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cast_prints_the_chart_top_line_first_with_spirits_relatives_and_changes(capsys):
+    code, out, _ = run(capsys, "cast", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財")
+    assert code == 0
+    rows = out.splitlines()
+    assert rows[0].startswith("節（坎宮水 一世") and "之 中孚（艮宮土 遊魂）" in rows[0]
+    assert "旬空 寅卯" in rows[1]
+    assert "螣蛇" in rows[3] and "兄弟戊子水" in rows[3] and "×" in rows[3] and "子孫辛卯木" in rows[3]
+    assert "白虎" in rows[8] and "妻財丁巳火" in rows[8] and "世" in rows[8]
+    assert "卦: 獨發 爻6" in out
+
+
+def test_cast_json_has_the_stable_shape(capsys):
+    code, out, _ = run(capsys, "cast", "大畜之小畜", "--month", "午", "--day", "己巳", "--format", "json")
+    chart = json.loads(out)
+    assert code == 0
+    assert set(chart) >= {"primary", "changed", "month", "day", "void", "lines", "relations", "states"}
+    line5 = chart["lines"][4]
+    assert set(line5) >= {"position", "stem", "branch", "element", "nayin", "relative", "spirit", "moving", "roles",
+                          "stage_day", "stage_month", "strength", "hidden", "hidden_palace", "change", "states"}
+    assert {"月破", "化絕"} <= {s["term"] for s in line5["states"]}
+
+
+@pytest.mark.parametrize("fmt, marker", [("turtle", "@prefix lyo:"), ("json-ld", '"@graph"')])
+def test_cast_rdf_formats_include_the_inferred_graph(capsys, fmt, marker):
+    code, out, _ = run(capsys, "cast", "否之臨", "--month", "寅", "--day", "己亥", "--format", fmt)
+    assert code == 0 and marker in out
+    assert "/inferred" in out and "MonthBroken" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["cast", "節x", "--month", "寅", "--day", "辛亥"], "unknown hexagram"),
+    (["cast", "787985", "--month", "寅", "--day", "辛亥"], "line value 5 at position 6"),
+    (["cast", "節", "--month", "寅", "--day", "甲丑"], "甲丑 is not one of the 60 jiazi"),
+    (["cast", "節之坤", "--lines", "787986", "--month", "寅", "--day", "辛亥"], "disagree"),
+    (["cast", "節", "--date", "2024-02-30T10:00+08:00"], "not an ISO 8601 date-time"),
+    (["query", "no-such-query"], "no query named"),
+    (["query", "line-states", "--param", "cast=not an iri", "--param", "position=1"], "absolute IRI"),
+])
+def test_bad_input_exits_2_with_a_message_naming_the_problem(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert message in err
+
+
+def test_query_runs_a_named_query_with_bound_parameters(capsys):
+    run(capsys, "cast", "大畜之小畜", "--month", "午", "--day", "己巳", "--topic", "求財")
+    code, out, _ = run(capsys, "query", "casts-where-use-god", "--param", "first=月破",
+                       "--param", "second=化絕", "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and rows and all(r["position"] == 5 for r in rows)
+
+
+def test_a_parameter_value_cannot_change_the_query(capsys):
+    sneaky = '甲子" } UNION { ?p ?q ?r } #'
+    code, out, err = run(capsys, "query", "nayin", "--param", f"gz={sneaky}", "--format", "json")
+    assert code == 0 and json.loads(out) == []
+
+
+def test_load_reports_loaded_skipped_and_rejected_casts(capsys, tmp_path):
+    batch = tmp_path / "casts.jsonl"
+    batch.write_text("\n".join([
+        json.dumps({"id": "a", "spec": "節之中孚", "month": "寅", "day": "辛亥"}, ensure_ascii=False),
+        json.dumps({"id": "b", "spec": "787985", "month": "寅", "day": "辛亥"}),
+        json.dumps({"id": "c", "spec": "否之臨", "month": "寅", "day": "己亥"}, ensure_ascii=False),
+    ]), encoding="utf-8")
+    store = tmp_path / "store"
+    code, out, _ = run(capsys, "load", str(batch), "--store", str(store))
+    report = json.loads(out)
+    assert code == 0 and report["loaded"] == ["a", "c"] and [r["id"] for r in report["rejected"]] == ["b"]
+    code, out, _ = run(capsys, "load", str(batch), "--store", str(store))
+    assert json.loads(out)["skipped"] == ["a", "c"]
+
+
+def test_load_with_abort_loads_nothing_when_one_cast_is_bad(capsys, tmp_path):
+    batch = tmp_path / "casts.jsonl"
+    batch.write_text('{"id": "a", "spec": "787986", "month": "寅", "day": "辛亥"}\n'
+                     '{"id": "b", "spec": "787986", "month": "寅", "day": "甲丑"}\n', encoding="utf-8")
+    code, out, err = run(capsys, "load", str(batch), "--store", str(tmp_path / "s"), "--on-error", "abort")
+    assert code == 2 and "甲丑" in err
+    code, out, _ = run(capsys, "query", "casts-where-use-god", "--param", "first=月破", "--param", "second=月破",
+                       "--store", str(tmp_path / "s"), "--format", "json")
+    assert json.loads(out) == []
