@@ -76,7 +76,8 @@ def chart(kg, cast_iri: str) -> dict:
             base["kind"] = r["variant"]
         if r["subjectPos"] is not None:  # a line state
             key = (r["subjectPos"], r["state"])
-            st = line_states.setdefault(key, base | ({"stage": r["stage"]} if r["stage"] else {}))
+            value = {k: r[k] for k in ("stage", "strength") if r[k]}
+            st = line_states.setdefault(key, base | value)
             if r["involvedPos"] is not None:
                 st.setdefault("lines", [])
                 if r["involvedPos"] not in st["lines"]:

@@ -58,7 +58,8 @@ def chart_text(chart: dict) -> str:
     out.append("")
     out.append("狀態 states")
     for line in reversed(chart["lines"]):
-        terms = [s["term"] + (f"：{s['stage']}" if s.get("stage") else "") + (f"({s['school']})" if s["school"] else "")
+        terms = [s["term"] + "".join(f"：{s[k]}" for k in ("stage", "strength") if s.get(k))
+                 + (f"({s['school']})" if s["school"] else "")
                  for s in line["states"]]
         if terms:
             out.append(f"  {POSITION_NAMES[line['position']]} {line['stem']}{line['branch']}: {'、'.join(terms)}")

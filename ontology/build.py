@@ -75,6 +75,11 @@ SCHOOLS = [  # (id, zh, en, ko, work id or None, definition)
      "火珠林 飛伏: the palace's pure hexagram lies under every line."),
     ("SchoolMissingRelativeHidden", "後世伏神說", "missing-relative hidden lines", "후대 복신설", None,
      "Later convention: only relatives absent from the six lines are sought as 伏神 in the palace's pure hexagram."),
+    ("SchoolEarthMonths", "四季土旺說", "earth prospers in the four season-end months", "사계 토왕설", None,
+     "Standard convention (not in the seeds): in 辰戌丑未 months earth is 旺, metal 相, fire 休, wood 囚, water 死."),
+    ("SchoolHuoZhuLinSeasons", "火珠林四時旺衰", "Huozhulin strength by the four seasons", "화주림 사시 왕쇠", "WorkHuoZhuLin",
+     "火珠林: strength by season only (春 寅卯辰, 夏 巳午未, 秋 申酉戌, 冬 亥子丑); earth has no season of its own, "
+     "so in a 辰 month wood is 旺 and earth 死."),
 ]
 POSITION_ZH = ["初", "二", "三", "四", "五", "上"]
 POSITION_KO = ["초", "이", "삼", "사", "오", "상"]
@@ -189,9 +194,12 @@ def _overcomes(a: str) -> str:
     return T.ELEMENTS[(T.ELEMENTS.index(a) + 2) % 5]
 
 
-def seasonal_strength(month_branch: str, element: str) -> int:
-    """Index into tables.STRENGTHS of an element in the month of a branch (辰戌丑未 months are earth)."""
-    month = T.BRANCH_ELEMENT[T.BRANCHES.index(month_branch)]
+def seasonal_strength(month_branch: str, element: str, by_season: bool = False) -> int:
+    """Index into tables.STRENGTHS of an element in the month of a branch.
+
+    Default (standard convention): 辰戌丑未 months are earth's. by_season: 火珠林's four seasons."""
+    month = (T.SEASON_ELEMENT[month_branch] if by_season
+             else T.BRANCH_ELEMENT[T.BRANCHES.index(month_branch)])
     if element == month:
         return 0  # 旺
     if _generates(month) == element:
@@ -395,6 +403,16 @@ def build() -> _Doc:
             d.add(s, "lyo:monthBranch", branch_iri(br))
             d.add(s, "lyo:forElement", element_iri(e))
             d.add(s, "lyo:strength", "lyr:Strength_" + sid)
+    for j, br in enumerate(T.BRANCHES):
+        for i, e in enumerate(T.ELEMENTS):
+            zh_s, sid, en_s, ko_s = T.STRENGTHS[seasonal_strength(br, e, by_season=True)]
+            s = d.node(f"lyr:SeasonEntry_{T.BRANCH_IDS[j]}_{T.ELEMENT_IDS[i]}", "lyo:StrengthEntry",
+                       f"火珠林：{br}月{e}{zh_s}", f"Huozhulin, by season: {T.ELEMENT_EN[i]} in the {T.BRANCH_IDS[j]} month: {en_s}",
+                       f"화주림 {BRANCH_KO[j]}월 {T.ELEMENT_KO[i]}: {ko_s}")
+            d.add(s, "lyo:monthBranch", branch_iri(br))
+            d.add(s, "lyo:forElement", element_iri(e))
+            d.add(s, "lyo:strength", "lyr:Strength_" + sid)
+            d.add(s, "lyo:school", "lyr:SchoolHuoZhuLinSeasons")
 
     # Roles and topics
     for rid, zh, en, ko in ROLES:

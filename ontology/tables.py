@@ -158,6 +158,10 @@ STRENGTHS = [  # (zh, id, en, ko)
     ("死", "Dead", "dead", "사"),
 ]
 
+# 火珠林 reads strength by the four seasons only (春 寅卯辰 … 冬 亥子丑): no month of its own for earth.
+SEASON_ELEMENT = {"寅": "木", "卯": "木", "辰": "木", "巳": "火", "午": "火", "未": "火",
+                  "申": "金", "酉": "金", "戌": "金", "亥": "水", "子": "水", "丑": "水"}
+
 GENERATIONS = [  # (zh, id, en, ko, shi line)
     ("本宮", "PureGeneration", "pure palace", "본궁", 6),
     ("一世", "Generation1", "first generation", "일세", 1),

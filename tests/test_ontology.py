@@ -31,7 +31,7 @@ YearPillar SixClashHexagram SixCombineHexagram State LineState CastState Rule St
 StandardConvention StateVariant""".split()
 LINE_STATES = """MonthBroken Void DayClash DarkMovement ClashScattered MonthCombine DayCombine DayTomb MovingTomb
 ChangeToTomb ChangeToSeverance ChangeToVoid ChangeToBroken ChangeToClash ChangeToCombine ReturnGenerate
-ReturnOvercome ChangeAdvance ChangeRetreat JinShen TuiShen StemStage""".split()
+ReturnOvercome ChangeAdvance ChangeRetreat JinShen TuiShen StemStage SeasonStrength VoidFilledByClash""".split()
 CAST_STATES = """SixClashPrimary SixCombinePrimary SixClashChanged SixCombineChanged ClashToCombine CombineToClash
 ClashAtCombine SingleMoving SingleStatic TwoPresent UseGodTwice UseGod RescueFromSeverance
 EnterTombWithGhost""".split()
