@@ -46,7 +46,7 @@ def chart_text(chart: dict) -> str:
         mark = MOVING_MARK.get(line["value"], "")
         yang = line["value"] in (7, 9)
         bar = "▅▅▅▅▅" if yang else "▅▅ ▅▅"
-        row = (f"{_pad(line['spirit'] or '', 5)}{_pad(hidden_s, 10)}"
+        row = (f"{_pad(line['spirit'] or '', 5)}{_pad(hidden_s, 12)}"
                f"{line['relative']}{line['stem']}{line['branch']}{line['element']} {bar} "
                f"{_pad(roles, 3)}{_pad(mark, 2)}")
         ch = line["change"]
@@ -61,8 +61,9 @@ def chart_text(chart: dict) -> str:
         terms = [s["term"] + "".join(f"：{s[k]}" for k in ("stage", "strength") if s.get(k))
                  + (f"({s['school']})" if s["school"] else "")
                  for s in line["states"]]
-        if terms:
-            out.append(f"  {POSITION_NAMES[line['position']]} {line['stem']}{line['branch']}: {'、'.join(terms)}")
+        when = f"日{line['stage_day']} 月{line['stage_month']} {line['strength']}"
+        out.append(f"  {POSITION_NAMES[line['position']]} {line['stem']}{line['branch']}（{when}）"
+                   + (f": {'、'.join(terms)}" if terms else ""))
     for s in chart["states"]:
         extra = "".join(f" {s[k]}" for k in ("kind", "relative") if s.get(k))
         lines = f" 爻{','.join(map(str, s['lines']))}" if s["lines"] else ""

@@ -12,10 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
 import networkx as nx
 from rdflib import URIRef, Variable
 from rdflib.namespace import RDF
-from rdflib.plugins.sparql import prepareQuery
 
 from liuyao_kg.namespaces import LYO, PROV, sparql_prologue
 
@@ -82,6 +87,8 @@ def _walk(node, negated: bool, out: dict[Key, bool]) -> None:
 
 def rule_io(construct: str) -> RuleIO:
     """Parse a CONSTRUCT rule and return what it reads, reads negatively and writes."""
+    from rdflib.plugins.sparql import prepareQuery  # slow to import; only needed on a cache miss
+
     query = prepareQuery(sparql_prologue() + construct)
     algebra = query.algebra
     seen: dict[Key, bool] = {}
@@ -92,6 +99,48 @@ def rule_io(construct: str) -> RuleIO:
         negated=frozenset(k for k, neg in seen.items() if neg),
         writes=frozenset(writes),
     )
+
+
+_CACHE_VERSION = "1"
+
+
+def _cache_file() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "liuyao-kg" / f"rule-io-v{_CACHE_VERSION}.json"
+
+
+def rule_ios(constructs: dict[str, str]) -> dict[str, RuleIO]:
+    """rule_io for many rules, memoised on disk by the hash of each rule's text.
+
+    Parsing ~70 rules with rdflib's SPARQL parser costs about two seconds; the result depends only
+    on the text, so a changed rule simply misses the cache. An unwritable cache is not an error.
+    """
+    path = _cache_file()
+    try:
+        cache = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        cache = {}
+    out, dirty = {}, False
+    for iri, text in constructs.items():
+        key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        entry = cache.get(key)
+        if entry is None:
+            io = rule_io(text)
+            cache[key] = {k: sorted(map(list, getattr(io, k))) for k in ("reads", "negated", "writes")}
+            dirty = True
+            out[iri] = io
+        else:
+            out[iri] = RuleIO(**{k: frozenset(tuple(x) for x in entry[k]) for k in ("reads", "negated", "writes")})
+    if dirty:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(cache, f)
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return out
 
 
 def _matches(written: Key, read: Key) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from liuyao_kg.namespaces import CAST, LYO, sparql_prologue
-from liuyao_kg.reasoner.dependencies import RuleIO, RulePlan, plan, rule_io
+from liuyao_kg.reasoner.dependencies import RuleIO, RulePlan, plan, rule_ios
 
 _PROLOGUE = sparql_prologue()
 
@@ -36,10 +36,9 @@ def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
     q = _PROLOGUE + """
         SELECT ?rule ?text WHERE { ?rule lyo:sparqlConstruct ?text . } ORDER BY ?rule"""
     kwargs = {"default_graph": ox.NamedNode(graph)} if graph else {"use_default_graph_as_union": True}
-    return [
-        Rule(iri=row["rule"].value, construct=row["text"].value, io=rule_io(row["text"].value))
-        for row in store.query(q, **kwargs)
-    ]
+    texts = {row["rule"].value: row["text"].value for row in store.query(q, **kwargs)}
+    ios = rule_ios(texts)
+    return [Rule(iri=iri, construct=text, io=ios[iri]) for iri, text in texts.items()]
 
 
 def inferred_graph(cast_iri: str) -> str:
