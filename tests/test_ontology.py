@@ -170,8 +170,8 @@ def test_the_label_check_catches_a_term_without_a_korean_label(tbox):
 @pytest.mark.parametrize("cls, n", [
     ("Element", 5), ("Stem", 10), ("Branch", 12), ("StemBranch", 60), ("Nayin", 30), ("Trigram", 8),
     ("Hexagram", 64), ("HexagramPosition", 384), ("Generation", 8), ("Relative", 5), ("Spirit", 6),
-    ("LifeStage", 12), ("SeasonalStrength", 5), ("StageEntry", 60 + 120), ("StrengthEntry", 60),
-    ("TripleCombineFrame", 4), ("Role", 4), ("Topic", 14), ("School", 6), ("Work", 3),
+    ("LifeStage", 12), ("SeasonalStrength", 5), ("StageEntry", 60 + 120), ("StrengthEntry", 60 + 60),
+    ("TripleCombineFrame", 4), ("Role", 4), ("Topic", 14), ("School", 8), ("Work", 3),
     ("SixClashHexagram", 10), ("SixCombineHexagram", 8), ("JinShenPillar", 4), ("TuiShenPillar", 4),
 ])
 def test_reference_holds_the_expected_number_of_individuals(ref, cls, n):
@@ -356,7 +356,22 @@ def test_stem_stage_entries_belong_to_the_stem_stages_school(ref):
 def test_seasonal_strength_by_month(ref, month, strengths):
     rows = select(ref, """SELECT ?e ?s WHERE { ?x lyo:monthBranch/rdfs:label ?m ; lyo:forElement/rdfs:label ?e ;
         lyo:strength/rdfs:label ?s . FILTER(STR(?m) = ?month && LANGMATCHES(LANG(?e), "zh-Hant")
-        && LANGMATCHES(LANG(?s), "zh-Hant")) }""", month=month)
+        && LANGMATCHES(LANG(?s), "zh-Hant")) FILTER NOT EXISTS { ?x lyo:school ?variant } }""", month=month)
+    assert {str(e): str(s) for e, s in rows} == strengths
+
+
+@pytest.mark.parametrize("month, strengths", [
+    # 火珠林: 「春，寅卯木旺，巳午火相，亥子水休，申酉金囚，辰戌丑未土死。」 — 辰 is a spring month.
+    ("辰", {"木": "旺", "火": "相", "水": "休", "金": "囚", "土": "死"}),
+    ("未", {"火": "旺", "土": "相", "木": "休", "水": "囚", "金": "死"}),
+    ("戌", {"金": "旺", "水": "相", "土": "休", "火": "囚", "木": "死"}),
+    ("丑", {"水": "旺", "木": "相", "金": "休", "土": "囚", "火": "死"}),
+])
+def test_huozhulin_reads_strength_by_the_four_seasons(ref, month, strengths):
+    rows = select(ref, """SELECT ?e ?s WHERE { ?x lyo:monthBranch/rdfs:label ?m ; lyo:forElement/rdfs:label ?e ;
+        lyo:strength/rdfs:label ?s ; lyo:school lyr:SchoolHuoZhuLinSeasons .
+        FILTER(STR(?m) = ?month && LANGMATCHES(LANG(?e), "zh-Hant") && LANGMATCHES(LANG(?s), "zh-Hant")) }""",
+                  month=month)
     assert {str(e): str(s) for e, s in rows} == strengths
 
 
