@@ -91,6 +91,9 @@ def cast_quads(ci: CastInput) -> list[Quad]:
         add(cast, _lyo("birthBranch"), branch_iri(ci.birth_branch))
     if ci.cast_at is not None:
         add(cast, _lyo("castAt"), Literal(ci.cast_at, datatype=_DATETIME))
+    if ci.label:
+        # The user's own record id (batches): a name for the cast, not part of its identity.
+        add(cast, NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), Literal(str(ci.label)))
     return out
 
 
