@@ -90,6 +90,15 @@ def chart(kg, cast_iri: str) -> dict:
                 st["lines"].append(r["involvedPos"])
     for (pos, _), st in sorted(line_states.items(), key=lambda kv: (kv[0][0], kv[1]["term"], kv[1]["school"] or "")):
         lines[pos]["states"].append(st)
+    judgments: dict[str, dict] = {}
+    for r in queries.run(kg, "cast-judgments", **p):
+        j = judgments.setdefault(r["judgment"], {
+            "rule": r["rule"], "conclusion": {"zh": r["zh"], "en": r["en"], "ko": r["ko"]},
+            "polarity": r["polarity"], "school": r["school"], "lines": [],
+            "source": {"iri": r["passage"], "work": r["work"], "chapter": r["chapter"], "seed": r["seed"],
+                       "quote": r["quote"], "korean": r["korean"], "start": r["start"], "end": r["end"]}})
+        if r["position"] is not None and r["position"] not in j["lines"]:
+            j["lines"].append(r["position"])
     return {
         "cast": cast_iri,
         "primary": hexes.get("primary"),
@@ -101,6 +110,7 @@ def chart(kg, cast_iri: str) -> dict:
         "lines": [lines[i] for i in sorted(lines)],
         "relations": relations,
         "states": sorted(cast_states.values(), key=lambda s: (s["term"], s.get("kind") or "", s.get("relative") or "")),
+        "judgments": sorted(judgments.values(), key=lambda j: j["rule"]),
     }
 
 

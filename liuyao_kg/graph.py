@@ -21,8 +21,9 @@ from liuyao_kg.reasoner.engine import Engine, inferred_graph, load_rules
 LAYERS = (
     (ns.GRAPH_ONTOLOGY, ("lyo.ttl",)),
     (ns.GRAPH_REFERENCE, ("reference.ttl",)),
-    (ns.GRAPH_RULES, ("rules/chart.ttl", "rules/relations.ttl", "rules/line-states.ttl", "rules/cast-states.ttl")),
-    (ns.GRAPH_PASSAGES, ("passages.ttl",)),
+    (ns.GRAPH_RULES, ("rules/chart.ttl", "rules/relations.ttl", "rules/line-states.ttl", "rules/cast-states.ttl",
+                      "rules/chapters.ttl")),
+    (ns.GRAPH_PASSAGES, ("passages.ttl", "chapter-passages.ttl")),
 )
 
 

@@ -68,6 +68,13 @@ def chart_text(chart: dict) -> str:
         extra = "".join(f" {s[k]}" for k in ("kind", "relative") if s.get(k))
         lines = f" 爻{','.join(map(str, s['lines']))}" if s["lines"] else ""
         out.append(f"  卦: {s['term']}{extra}{lines}")
+    if chart.get("judgments"):
+        out.append("")
+        out.append("斷 judgments")
+        for j in chart["judgments"]:
+            src = j["source"]
+            lines = f" 爻{','.join(map(str, sorted(j['lines'])))}" if j["lines"] else ""
+            out.append(f"  [{j['polarity']}] {j['conclusion']['zh']}{lines} — {src['work']}·{src['chapter']}「{src['quote']}」")
     out.append("")
     out.append("出處 sources: liuyao cast … --format json gives each state's rule and passage.")
     return "\n".join(out) + "\n"

@@ -18,6 +18,7 @@ from liuyao_kg.namespaces import CAST, LYO, sparql_prologue
 from liuyao_kg.reasoner.dependencies import RuleIO, RulePlan, plan, rule_ios
 
 _PROLOGUE = sparql_prologue()
+_TOPIC = ox.NamedNode(LYO + "topic")
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,9 @@ class Rule:
     iri: str
     construct: str
     io: RuleIO
+    #: topics the rule applies to (chapter rules); None = every cast. Lets the engine skip rules no
+    #: cast of a batch can satisfy without evaluating them.
+    topics: frozenset[str] | None = None
 
 
 class RuleScopeError(RuntimeError):
@@ -34,11 +38,19 @@ class RuleScopeError(RuntimeError):
 def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
     """Read every rule with an executable CONSTRUCT from the store (optionally one graph)."""
     q = _PROLOGUE + """
-        SELECT ?rule ?text WHERE { ?rule lyo:sparqlConstruct ?text . } ORDER BY ?rule"""
+        SELECT ?rule ?text (GROUP_CONCAT(?topic; separator="\u001f") AS ?topics)
+        WHERE { ?rule lyo:sparqlConstruct ?text . OPTIONAL { ?rule lyo:appliesToTopic ?topic } }
+        GROUP BY ?rule ?text ORDER BY ?rule"""
     kwargs = {"default_graph": ox.NamedNode(graph)} if graph else {"use_default_graph_as_union": True}
-    texts = {row["rule"].value: row["text"].value for row in store.query(q, **kwargs)}
+    rows = list(store.query(q, **kwargs))
+    texts = {row["rule"].value: row["text"].value for row in rows}
     ios = rule_ios(texts)
-    return [Rule(iri=iri, construct=text, io=ios[iri]) for iri, text in texts.items()]
+    out = []
+    for row in rows:
+        topics = frozenset(t for t in row["topics"].value.split("\u001f") if t) if row["topics"] else frozenset()
+        scope = None if not topics or "any" in topics else topics
+        out.append(Rule(iri=row["rule"].value, construct=row["text"].value, io=ios[row["rule"].value], topics=scope))
+    return out
 
 
 def inferred_graph(cast_iri: str) -> str:
@@ -77,6 +89,7 @@ class Engine:
         """Return the inferred quads for the casts given (their asserted quads)."""
         quads = list(cast_quads)
         graphs = {q.graph_name for q in quads}
+        topics = {q.object.value for q in quads if q.predicate == _TOPIC}
         if self._uses >= self.REBUILD_EVERY:
             self._fresh_store()
         self._uses += 1
@@ -88,6 +101,9 @@ class Engine:
                 while True:
                     added = 0
                     for iri in stratum:
+                        scope = self.rules[iri].topics
+                        if scope is not None and not scope & topics:
+                            continue
                         added += self._apply(iri, out, graphs)
                     if not recursive or added == 0:
                         break

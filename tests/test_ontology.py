@@ -28,7 +28,7 @@ CLASSES = """Element Stem Branch StemBranch JinShenPillar TuiShenPillar Nayin Tr
 Generation Relative Spirit LifeStage SeasonalStrength StageEntry StrengthEntry TripleCombineFrame Role Topic
 School Work Cast Endpoint Line MovingLine StaticLine ChangedLine HiddenLine Pillar MonthPillar DayPillar
 YearPillar SixClashHexagram SixCombineHexagram State LineState CastState Rule StateRule Source Passage
-StandardConvention StateVariant""".split()
+StandardConvention StateVariant ChapterRule Judgment""".split()
 LINE_STATES = """MonthBroken Void DayClash DarkMovement ClashScattered MonthCombine DayCombine DayTomb MovingTomb
 ChangeToTomb ChangeToSeverance ChangeToVoid ChangeToBroken ChangeToClash ChangeToCombine ReturnGenerate
 ReturnOvercome ChangeAdvance ChangeRetreat JinShen TuiShen StemStage SeasonStrength VoidFilledByClash""".split()
@@ -41,10 +41,11 @@ hasPalaceHidden inCast generates overcomes clashes combines punishes harms branc
 branchHarms branchPunishes elementGenerates elementOvercomes tombBranch tripleCombineFrame hasBranch
 forElement forStem atBranch monthBranch upperTrigram lowerTrigram palace generation hasPosition firstSpirit
 advancesTo useGodRelative useGodRole stateOf involves school citesSource citesPassage work hasEndpoint
-voidBranch stateRelative hiddenUseGod variant rescuer""".split()
+voidBranch stateRelative hiddenUseGod variant rescuer judgmentOf matchedLine""".split()
 DATATYPE_PROPERTIES = """position lineValue castId topic castAt kingWenNumber linePattern shiPosition yingPosition
 index yang spiritOrder cycleIndex sparqlConstruct provenanceNote chapter quote koreanRendering seedFile
-paragraphIndex startOffset endOffset stemIndex branchIndex""".split()
+paragraphIndex startOffset endOffset stemIndex branchIndex condition conclusion polarity appliesToTopic
+executable nonExecutableReason schoolName""".split()
 ANNOTATION_PROPERTIES = ["derives", "definesTerm"]
 
 

@@ -1,0 +1,355 @@
+"""The condition language of chapter rules (docs/rule-language.md), parsed and compiled to SPARQL.
+
+A condition is a short, checkable sentence of clauses ("y = 應 朱雀 動; s = 世; y 克 s"); the compiler
+turns it into the WHERE clause of a CONSTRUCT rule that makes a `lyo:Judgment` for the cast. The
+token tables come from ontology/tables.py and the T-box labels, so the language cannot name a term
+the graph does not have.
+
+    python -m liuyao_kg.reasoner.conditions --check ontology/chapters/*.yaml
+"""
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import cache
+
+from liuyao_kg.ontology import tables as T
+
+
+class ConditionError(ValueError):
+    """A condition that does not parse or names an unknown token; says which and where."""
+
+
+# --- token tables -------------------------------------------------------------------------------
+
+RELATIVE_IDS = {zh: rid for zh, rid, _ko in T.RELATIVES.values()}
+ROLE_IDS = {"世": "RoleShi", "應": "RoleYing", "卦身": "RoleGuaShen", "世身": "RoleShiShen"}
+ELEMENT_IDS = dict(zip(T.ELEMENTS, T.ELEMENT_IDS))
+SPIRIT_IDS = {zh: sid for zh, sid, _en, _ko in T.SPIRITS}
+BRANCH_IDS = dict(zip(T.BRANCHES, T.BRANCH_IDS))
+POSITIONS = {"初爻": 1, "二爻": 2, "三爻": 3, "四爻": 4, "五爻": 5, "上爻": 6}
+STRENGTH_IDS = {zh: sid for zh, sid, _en, _ko in T.STRENGTHS}
+STRENGTH_GROUPS = {"旺相": ["旺", "相"], "休囚": ["休", "囚", "死"]}
+STAGE_IDS = {zh: sid for zh, sid, _en, _ko in T.STAGES}
+TRIGRAM_IDS = {zh: v[0] for zh, v in T.TRIGRAMS.items()}
+HEXAGRAM_NUMBERS = {name: n for n, name, *_ in T.HEXAGRAMS}
+RELATIONS = {"生": "generates", "克": "overcomes", "剋": "overcomes", "沖": "clashes", "合": "combines",
+             "刑": "punishes", "害": "harms"}
+CAST_STATES = {"六沖": "SixClashPrimary", "六合": "SixCombinePrimary", "變六沖": "SixClashChanged",
+               "變六合": "SixCombineChanged", "六沖變六合": "ClashToCombine", "六合變六沖": "CombineToClash",
+               "合處逢沖": "ClashAtCombine", "獨發": "SingleMoving", "獨靜": "SingleStatic", "兩現": "TwoPresent"}
+LINE_STATES = {
+    "月破": "MonthBroken", "旬空": "Void", "日沖": "DayClash", "暗動": "DarkMovement", "沖散": "ClashScattered",
+    "月合": "MonthCombine", "日合": "DayCombine", "日墓": "DayTomb", "動墓": "MovingTomb", "化墓": "ChangeToTomb",
+    "化絕": "ChangeToSeverance", "化空": "ChangeToVoid", "化破": "ChangeToBroken", "化沖": "ChangeToClash",
+    "化合": "ChangeToCombine", "回頭生": "ReturnGenerate", "回頭克": "ReturnOvercome", "化進": "ChangeAdvance",
+    "化退": "ChangeRetreat", "進神": "JinShen", "退神": "TuiShen",
+}
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+# --- syntax -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LineClause:
+    name: str
+    tokens: tuple[tuple[bool, str], ...]  # (negated, token)
+
+
+@dataclass(frozen=True)
+class RelClause:
+    left: str
+    rel: str
+    right: str
+
+
+@dataclass(frozen=True)
+class CastClause:
+    key: str
+    value: str
+
+
+@dataclass(frozen=True)
+class NotClause:
+    inner: object
+
+
+@dataclass
+class Condition:
+    clauses: list = field(default_factory=list)
+
+    def bound_names(self) -> list[str]:
+        return [c.name for c in self.clauses if isinstance(c, LineClause)]
+
+
+def _check_token(tok: str) -> None:
+    if (tok in RELATIVE_IDS or tok in ROLE_IDS or tok in ("用神", "原神", "忌神") or tok in ELEMENT_IDS
+            or tok in SPIRIT_IDS or tok in ("動", "靜", "內卦", "外卦") or tok in POSITIONS or tok in BRANCH_IDS
+            or tok in STRENGTH_IDS or tok in STRENGTH_GROUPS or tok in LINE_STATES):
+        return
+    if tok[:2] in ("日:", "月:") and tok[2:] in STAGE_IDS:
+        return
+    raise ConditionError(f"unknown line token {tok!r}")
+
+
+def _parse_clause(text: str):
+    text = text.strip()
+    if text.startswith("not "):
+        return NotClause(_parse_clause(text[4:]))
+    if "=" in text:
+        name, _, rest = text.partition("=")
+        name = name.strip()
+        if not NAME.match(name):
+            raise ConditionError(f"line name {name!r} must be a Latin identifier")
+        tokens = []
+        for tok in rest.split():
+            neg = tok.startswith("!")
+            tok = tok[1:] if neg else tok
+            _check_token(tok)
+            tokens.append((neg, tok))
+        if not tokens:
+            raise ConditionError(f"line pattern {name} has no tokens")
+        return LineClause(name, tuple(tokens))
+    parts = text.split()
+    if len(parts) == 3 and (parts[1] in RELATIONS or parts[1] == "比和"):
+        return RelClause(parts[0], parts[1], parts[2])
+    if len(parts) == 1 and ":" in text:
+        key, _, value = text.partition(":")
+        if key == "卦" and (value in CAST_STATES or value in ("遊魂", "歸魂", "無動", "亂動")):
+            return CastClause(key, value)
+        if key in ("本卦", "之卦") and value in HEXAGRAM_NUMBERS:
+            return CastClause(key, value)
+        if key in ("宮", "內", "外") and value in TRIGRAM_IDS:
+            return CastClause(key, value)
+        raise ConditionError(f"unknown cast fact {text!r}")
+    raise ConditionError(f"cannot read clause {text!r}")
+
+
+def parse(text: str) -> Condition:
+    cond = Condition([_parse_clause(c) for c in re.split(r"[;\n]", text) if c.strip()])
+    if not cond.clauses:
+        raise ConditionError("empty condition")
+    names = cond.bound_names()
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise ConditionError(f"line name(s) bound twice: {', '.join(sorted(dup))}")
+    for c in cond.clauses:
+        rels = [c] if isinstance(c, RelClause) else [c.inner] if isinstance(c, NotClause) and isinstance(c.inner, RelClause) else []
+        for r in rels:
+            for end in (r.left, r.right):
+                base = end[1:] if end.startswith("變") else end
+                if end in ("日", "月", "年", "內", "外") or base in names:
+                    continue
+                raise ConditionError(f"relation endpoint {end!r} is not a bound line name, 日, 月, 年, 內, 外 or 變NAME")
+            if (r.left in ("內", "外")) != (r.right in ("內", "外")):
+                raise ConditionError("內/外 relate only to each other")
+            if r.left in ("內", "外") and r.rel not in ("生", "克", "剋", "比和"):
+                raise ConditionError("內/外 support only 生, 克 and 比和")
+    return cond
+
+
+# --- compilation --------------------------------------------------------------------------------
+
+class _Compiler:
+    def __init__(self):
+        self.n = 0
+
+    def fresh(self, stem: str) -> str:
+        self.n += 1
+        return f"?{stem}{self.n}"
+
+    def token(self, var: str, tok: str) -> str:
+        if tok in RELATIVE_IDS:
+            return f"{var} lyo:relative lyr:{RELATIVE_IDS[tok]} ."
+        if tok in ROLE_IDS:
+            return f"{var} lyo:hasRole lyr:{ROLE_IDS[tok]} ."
+        if tok == "用神":
+            return f"{self.fresh('ug')} a lyo:UseGod ; lyo:stateOf ?cast ; lyo:involves {var} ."
+        if tok in ("原神", "忌神"):
+            ug, u, eu, el = self.fresh("ug"), self.fresh("u"), self.fresh("eu"), self.fresh("el")
+            p = "elementGenerates" if tok == "原神" else "elementOvercomes"
+            return (f"{ug} a lyo:UseGod ; lyo:stateOf ?cast ; lyo:involves {u} . {u} lyo:element {eu} . "
+                    f"{var} lyo:element {el} . {el} lyo:{p} {eu} .")
+        if tok in ELEMENT_IDS:
+            return f"{var} lyo:element lyr:{ELEMENT_IDS[tok]} ."
+        if tok in SPIRIT_IDS:
+            return f"{var} lyo:spirit lyr:{SPIRIT_IDS[tok]} ."
+        if tok == "動":
+            return f"{var} a lyo:MovingLine ."
+        if tok == "靜":
+            return f"{var} a lyo:StaticLine ."
+        if tok in POSITIONS:
+            return f"{var} lyo:position {POSITIONS[tok]} ."
+        if tok in ("內卦", "外卦"):
+            p = self.fresh("p")
+            return f"{var} lyo:position {p} . FILTER({p} {'<= 3' if tok == '內卦' else '>= 4'})"
+        if tok in BRANCH_IDS:
+            return f"{var} lyo:branch lyr:Branch{BRANCH_IDS[tok]} ."
+        if tok in STRENGTH_IDS:
+            return f"{var} lyo:strength lyr:Strength_{STRENGTH_IDS[tok]} ."
+        if tok in STRENGTH_GROUPS:
+            s = self.fresh("s")
+            alts = ", ".join(f"lyr:Strength_{STRENGTH_IDS[x]}" for x in STRENGTH_GROUPS[tok])
+            return f"{var} lyo:strength {s} . FILTER({s} IN ({alts}))"
+        if tok[:2] in ("日:", "月:"):
+            prop = "stageDay" if tok[0] == "日" else "stageMonth"
+            return f"{var} lyo:{prop} lyr:Stage_{STAGE_IDS[tok[2:]]} ."
+        if tok in LINE_STATES:
+            return f"{self.fresh('st')} a lyo:{LINE_STATES[tok]} ; lyo:stateOf {var} ."
+        raise ConditionError(f"unknown token {tok!r}")  # pragma: no cover (parse checked it)
+
+    def line(self, clause: LineClause, var: str) -> str:
+        parts = [f"?cast lyo:hasLine {var} ."]
+        for neg, tok in clause.tokens:
+            pat = self.token(var, tok)
+            parts.append(f"FILTER NOT EXISTS {{ {pat} }}" if neg else pat)
+        return " ".join(parts)
+
+    def endpoint(self, end: str, names: dict[str, str]) -> tuple[str, str]:
+        """(variable, pattern binding it)."""
+        if end == "日":
+            return "?day", "?cast lyo:hasDay ?day ."
+        if end == "月":
+            return "?month", "?cast lyo:hasMonth ?month ."
+        if end == "年":
+            return "?year", "?cast lyo:hasYear ?year ."
+        if end.startswith("變"):
+            v = self.fresh("chg")
+            return v, f"{names[end[1:]]} lyo:hasChange {v} ."
+        return names[end], ""
+
+    def relation(self, r: RelClause, names: dict[str, str]) -> str:
+        if r.left in ("內", "外"):
+            el = {"內": "?innerEl", "外": "?outerEl"}
+            pre = ("?cast lyo:primaryHexagram ?hexT . ?hexT lyo:lowerTrigram ?lowT ; lyo:upperTrigram ?upT . "
+                   "?lowT lyo:element ?innerEl . ?upT lyo:element ?outerEl .")
+            a, b = el[r.left], el[r.right]
+            if r.rel == "比和":
+                return f"{pre} FILTER({a} = {b})"
+            return f"{pre} {a} lyo:{'elementGenerates' if r.rel == '生' else 'elementOvercomes'} {b} ."
+        a, pa = self.endpoint(r.left, names)
+        b, pb = self.endpoint(r.right, names)
+        if r.rel == "比和":
+            e = self.fresh("e")
+            return f"{pa} {pb} {a} lyo:element {e} . {b} lyo:element {e} . FILTER({a} != {b})"
+        return f"{pa} {pb} {a} lyo:{RELATIONS[r.rel]} {b} ."
+
+    def cast(self, c: CastClause) -> str:
+        if c.key == "卦":
+            if c.value in CAST_STATES:
+                return f"{self.fresh('cs')} a lyo:{CAST_STATES[c.value]} ; lyo:stateOf ?cast ."
+            if c.value in ("遊魂", "歸魂"):
+                gen = "WanderingSoul" if c.value == "遊魂" else "ReturningSoul"
+                h = self.fresh("h")
+                return f"?cast lyo:primaryHexagram {h} . {h} lyo:generation lyr:{gen} ."
+            m = self.fresh("m")
+            if c.value == "無動":
+                return f"FILTER NOT EXISTS {{ ?cast lyo:hasLine {m} . {m} a lyo:MovingLine . }}"
+            k = self.fresh("k")
+            return (f"{{ SELECT ?cast (COUNT({m}) AS {k}) WHERE {{ ?cast lyo:hasLine {m} . {m} a lyo:MovingLine . }} "
+                    f"GROUP BY ?cast }} FILTER({k} >= 3)")
+        if c.key in ("本卦", "之卦"):
+            prop = "primaryHexagram" if c.key == "本卦" else "changedHexagram"
+            return f"?cast lyo:{prop} lyr:Hexagram{HEXAGRAM_NUMBERS[c.value]:02d} ."
+        prop = {"宮": "palace", "內": "lowerTrigram", "外": "upperTrigram"}[c.key]
+        h = self.fresh("h")
+        return f"?cast lyo:primaryHexagram {h} . {h} lyo:{prop} lyr:Trigram{TRIGRAM_IDS[c.value]} ."
+
+
+def compile_where(cond: Condition) -> tuple[str, list[str]]:
+    """The WHERE body (after `?cast a lyo:Cast`) and the variables of the lines it binds."""
+    comp = _Compiler()
+    names = {n: f"?L_{n}" for n in cond.bound_names()}
+    parts = []
+    for c in cond.clauses:
+        if isinstance(c, LineClause):
+            parts.append(comp.line(c, names[c.name]))
+        elif isinstance(c, RelClause):
+            parts.append(comp.relation(c, names))
+        elif isinstance(c, CastClause):
+            parts.append(comp.cast(c))
+        else:
+            inner = c.inner
+            if isinstance(inner, LineClause):
+                body = comp.line(inner, comp.fresh("neg"))
+            elif isinstance(inner, RelClause):
+                body = comp.relation(inner, names)
+            else:
+                body = comp.cast(inner)
+            parts.append(f"FILTER NOT EXISTS {{ {body} }}")
+    return "\n  ".join(parts), list(names.values())
+
+
+def compile_rule(text: str, *, iri_path: str, topics: list[str]) -> str:
+    """A CONSTRUCT that makes the judgment `<cast>/judgment/<iri_path>` when the condition holds."""
+    cond = parse(text)
+    where, line_vars = compile_where(cond)
+    involves = "".join(f" lyo:matchedLine {v} ;" for v in line_vars)
+    topic = ""
+    if topics and "any" not in topics:
+        values = ", ".join('"' + t.replace('"', "") + '"' for t in topics)
+        topic = f"?cast lyo:topic ?topic . FILTER(?topic IN ({values}))\n  "
+    return (f"CONSTRUCT {{ ?j a lyo:Judgment ; lyo:judgmentOf ?cast ; lyo:inCast ?cast ;{involves} "
+            f"prov:wasDerivedFrom ?rule . }}\nWHERE {{\n  ?cast a lyo:Cast .\n  {topic}{where}\n"
+            f'  BIND(IRI(CONCAT(STR(?cast), "/judgment/{iri_path}")) AS ?j)\n}}')
+
+
+@cache
+def known_topics() -> frozenset[str]:
+    return frozenset(t[0] for t in T.TOPICS)
+
+
+def check_file(path: str) -> list[str]:
+    """Problems in one chapter file (format, conditions, topics); empty when it is sound."""
+    import yaml
+
+    problems = []
+    data = yaml.safe_load(open(path, encoding="utf-8"))
+    for key in ("work", "chapter", "seed", "topics", "rules"):
+        if key not in data:
+            problems.append(f"{path}: missing '{key}'")
+    ids = set()
+    for i, r in enumerate(data.get("rules") or []):
+        where = f"{path}: rule {r.get('id', '#' + str(i))}"
+        if r.get("id") in ids:
+            problems.append(f"{where}: duplicate id")
+        ids.add(r.get("id"))
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", str(r.get("id", ""))):
+            problems.append(f"{where}: id must be lowercase ascii and '-'")
+        for key in ("quote", "conclusion", "polarity"):
+            if not r.get(key):
+                problems.append(f"{where}: missing '{key}'")
+        if r.get("polarity") not in ("吉", "凶", "neutral"):
+            problems.append(f"{where}: polarity must be 吉, 凶 or neutral")
+        for t in r.get("topics") or data.get("topics") or []:
+            if t != "any" and t not in known_topics():
+                problems.append(f"{where}: unknown topic {t!r}")
+        executable = r.get("executable", True)
+        if executable:
+            if not r.get("when"):
+                problems.append(f"{where}: executable rule without 'when'")
+            else:
+                try:
+                    parse(r["when"])
+                except ConditionError as e:
+                    problems.append(f"{where}: {e}")
+        elif not r.get("reason"):
+            problems.append(f"{where}: non-executable rule without 'reason'")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] != "--check":
+        print("usage: python -m liuyao_kg.reasoner.conditions --check FILE.yaml …", file=sys.stderr)
+        return 2
+    problems = [p for f in args[1:] for p in check_file(f)]
+    for p in problems:
+        print(p)
+    print(f"{len(args) - 1} file(s), {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
