@@ -38,6 +38,15 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--format", choices=["table", "json"], default="table")
     _store(q)
 
+    rl = sub.add_parser("rules", help="the chapter rule base: coverage per seed and chapter")
+    rl.add_argument("what", choices=["coverage"])
+    rl.add_argument("--format", choices=["text", "json"], default="text")
+
+    why = sub.add_parser("why", help="trace a judgment or a line state back to its rule, facts and passages")
+    _cast_args(why)
+    why.add_argument("--line", type=int, help="a line position (1–6): explain its states")
+    why.add_argument("--rule", help="a chapter rule IRI (or its last path segment): explain that judgment")
+
     ld = sub.add_parser("load", help="load a batch of casts (JSON Lines, YAML or CSV)")
     ld.add_argument("file")
     ld.add_argument("--on-error", choices=["skip", "abort"], default="skip",
@@ -52,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     from liuyao_kg.queries import QueryParameterError
 
     try:
-        return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load}[args.command](args)
+        return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load, "rules": _cmd_rules,
+                "why": _cmd_why}[args.command](args)
     except (CastInputError, QueryParameterError) as e:
         print(f"liuyao: error: {e}", file=sys.stderr)
         return 2
@@ -111,6 +121,25 @@ def _cmd_query(args) -> int:
         from liuyao_kg.render import table
 
         sys.stdout.write(table(rows))
+    return 0
+
+
+def _cmd_rules(args) -> int:
+    from liuyao_kg.coverage import coverage, coverage_text
+
+    report = coverage(_graph(args))
+    print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else coverage_text(report))
+    return 0
+
+
+def _cmd_why(args) -> int:
+    import liuyao_kg
+    from liuyao_kg.explain import explain
+
+    kg = _graph(args)
+    chart = liuyao_kg.cast(args.spec, lines=args.lines, month=args.month, day=args.day, year=args.year,
+                           birth=args.birth, date=args.date, topic=args.topic, day_boundary=args.day_boundary, kg=kg)
+    sys.stdout.write(explain(kg, chart, line=args.line, rule=args.rule))
     return 0
 
 

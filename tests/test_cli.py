@@ -96,3 +96,18 @@ def test_load_with_abort_loads_nothing_when_one_cast_is_bad(capsys, tmp_path):
     code, out, _ = run(capsys, "query", "casts-where-use-god", "--param", "first=月破", "--param", "second=月破",
                        "--store", str(tmp_path / "s"), "--format", "json")
     assert json.loads(out) == []
+
+
+def test_rules_coverage_reports_per_chapter_and_totals(capsys):
+    code, out, _ = run(capsys, "rules", "coverage", "--format", "json")
+    report = json.loads(out)
+    assert code == 0
+    assert report["total"]["rules"] == sum(c["rules"] for c in report["chapters"])
+    assert report["total"]["rules"] == report["total"]["executable"] + report["total"]["not_executable"]
+
+
+def test_why_traces_a_line_state_to_its_rule_and_quote(capsys):
+    code, out, _ = run(capsys, "why", "大畜之小畜", "--month", "午", "--day", "己巳", "--line", "5")
+    assert code == 0
+    assert "月破 ← rule https://w3id.org/liuyao-kg/rule/MonthBroken" in out
+    assert "000_611f20e21d588b1f.txt" in out or "001_ae0d597f985cbbc0.txt" in out

@@ -1,0 +1,29 @@
+"""Coverage of the chapter rule base: per work and chapter, rules encoded, executable, and not (with reasons)."""
+from __future__ import annotations
+
+from collections import Counter
+
+from liuyao_kg import queries
+
+
+def coverage(kg) -> dict:
+    rows = queries.run(kg, "rules-coverage")
+    reasons = Counter(r["reason"] for r in queries.run(kg, "rules-not-executable"))
+    chapters = [{"work": r["work"], "chapter": r["chapter"], "rules": r["rules"],
+                 "executable": r["executable"], "not_executable": r["notExecutable"]} for r in rows]
+    total = {k: sum(c[k] for c in chapters) for k in ("rules", "executable", "not_executable")}
+    return {"total": total, "chapters": chapters,
+            "not_executable_reasons": [{"reason": k, "rules": v} for k, v in reasons.most_common()]}
+
+
+def coverage_text(report: dict) -> str:
+    lines = [f"{'work':<8}{'chapter':<22}{'rules':>6}{'exec':>6}{'not':>6}"]
+    for c in report["chapters"]:
+        lines.append(f"{c['work']:<8}{c['chapter']:<22}{c['rules']:>6}{c['executable']:>6}{c['not_executable']:>6}")
+    t = report["total"]
+    lines.append(f"{'total':<30}{t['rules']:>6}{t['executable']:>6}{t['not_executable']:>6}")
+    lines.append("")
+    lines.append("why not executable (most common first):")
+    for r in report["not_executable_reasons"][:25]:
+        lines.append(f"  {r['rules']:>4}  {r['reason']}")
+    return "\n".join(lines) + "\n"
