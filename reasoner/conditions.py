@@ -86,7 +86,8 @@ class Condition:
 def _check_token(tok: str) -> None:
     if (tok in RELATIVE_IDS or tok in ROLE_IDS or tok in ("用神", "原神", "忌神") or tok in ELEMENT_IDS
             or tok in SPIRIT_IDS or tok in ("動", "靜", "內卦", "外卦") or tok in POSITIONS or tok in BRANCH_IDS
-            or tok in STRENGTH_IDS or tok in STRENGTH_GROUPS or tok in LINE_STATES):
+            or tok in STRENGTH_IDS or tok in STRENGTH_GROUPS or tok in LINE_STATES
+            or tok in ("臨日", "臨月", "臨年", "陽爻", "陰爻", "間爻")):
         return
     if tok[:2] in ("日:", "月:") and tok[2:] in STAGE_IDS:
         return
@@ -197,6 +198,18 @@ class _Compiler:
             return f"{var} lyo:{prop} lyr:Stage_{STAGE_IDS[tok[2:]]} ."
         if tok in LINE_STATES:
             return f"{self.fresh('st')} a lyo:{LINE_STATES[tok]} ; lyo:stateOf {var} ."
+        if tok in ("臨日", "臨月", "臨年"):
+            p, b = self.fresh("pl"), self.fresh("b")
+            prop = {"臨日": "hasDay", "臨月": "hasMonth", "臨年": "hasYear"}[tok]
+            return f"?cast lyo:{prop} {p} . {p} lyo:branch {b} . {var} lyo:branch {b} ."
+        if tok in ("陽爻", "陰爻"):
+            v = self.fresh("v")
+            return f"{var} lyo:lineValue {v} . FILTER({v} IN {'(7, 9)' if tok == '陽爻' else '(6, 8)'})"
+        if tok == "間爻":
+            s_, y, ps, py, p = (self.fresh(x) for x in ("sh", "yi", "ps", "py", "p"))
+            return (f"?cast lyo:hasLine {s_} , {y} . {s_} lyo:hasRole lyr:RoleShi ; lyo:position {ps} . "
+                    f"{y} lyo:hasRole lyr:RoleYing ; lyo:position {py} . {var} lyo:position {p} . "
+                    f"FILTER(({p} > {ps} && {p} < {py}) || ({p} > {py} && {p} < {ps}))")
         raise ConditionError(f"unknown token {tok!r}")  # pragma: no cover (parse checked it)
 
     def line(self, clause: LineClause, var: str) -> str:

@@ -58,6 +58,15 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
         return line["strength"] == tok
     if tok in GROUPS:
         return line["strength"] in GROUPS[tok]
+    if tok in ("臨日", "臨月", "臨年"):
+        pillar = chart[{"臨日": "day", "臨月": "month", "臨年": "year"}[tok]]
+        return pillar is not None and line["branch"] == pillar["branch"]
+    if tok in ("陽爻", "陰爻"):
+        return (line["value"] in (7, 9)) == (tok == "陽爻")
+    if tok == "間爻":
+        shi = next(x["position"] for x in chart["lines"] if "世" in x["roles"])
+        ying = next(x["position"] for x in chart["lines"] if "應" in x["roles"])
+        return min(shi, ying) < line["position"] < max(shi, ying)
     if tok.startswith("日:"):
         return line["stage_day"] == tok[2:]
     if tok.startswith("月:"):
