@@ -39,8 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     _store(q)
 
     rl = sub.add_parser("rules", help="the chapter rule base: coverage per seed and chapter")
-    rl.add_argument("what", choices=["coverage"])
-    rl.add_argument("--format", choices=["text", "json"], default="text")
+    rl.add_argument("what", choices=["coverage", "graph"],
+                    help="coverage: rules per chapter, executable or not; graph: the rule dependency graph")
+    rl.add_argument("--format", choices=["text", "json", "graphml", "dot"], default="text")
 
     why = sub.add_parser("why", help="trace a judgment or a line state back to its rule, facts and passages")
     _cast_args(why)
@@ -125,8 +126,11 @@ def _cmd_query(args) -> int:
 
 
 def _cmd_rules(args) -> int:
-    from liuyao_kg.coverage import coverage, coverage_text
+    from liuyao_kg.coverage import coverage, coverage_text, dependency_graph
 
+    if args.what == "graph":
+        sys.stdout.write(dependency_graph(_graph(args), "dot" if args.format == "dot" else "graphml"))
+        return 0
     report = coverage(_graph(args))
     print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else coverage_text(report))
     return 0

@@ -27,3 +27,30 @@ def coverage_text(report: dict) -> str:
     for r in report["not_executable_reasons"][:25]:
         lines.append(f"  {r['rules']:>4}  {r['reason']}")
     return "\n".join(lines) + "\n"
+
+
+def dependency_graph(kg, fmt: str = "graphml") -> str:
+    """The engine's rule dependency graph (rule → rule when one reads what the other writes), as GraphML or DOT."""
+    import io
+
+    import networkx as nx
+
+    g = nx.DiGraph()
+    plan = kg.engine.plan
+    for i, stratum in enumerate(plan.strata):
+        for rule in stratum:
+            g.add_node(rule, stratum=i, recursive=plan.recursive[i])
+    for a, b, data in plan.graph.edges(data=True):
+        g.add_edge(a, b, keys=" ".join(sorted(set(data["keys"]))), negated=bool(data["negated"]))
+    if fmt == "dot":
+        lines = ["digraph rules {"]
+        for n, d in g.nodes(data=True):
+            lines.append(f'  "{n}" [stratum={d["stratum"]}];')
+        for a, b, d in g.edges(data=True):
+            style = ' [style=dashed]' if d["negated"] else ""
+            lines.append(f'  "{a}" -> "{b}"{style};')
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+    buf = io.BytesIO()
+    nx.write_graphml(g, buf)
+    return buf.getvalue().decode("utf-8")

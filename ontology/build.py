@@ -394,25 +394,21 @@ def build() -> _Doc:
     # Seasonal strengths and their table
     for zh, sid, en, ko in T.STRENGTHS:
         d.node("lyr:Strength_" + sid, "lyo:SeasonalStrength", zh, en, ko)
-    for j, br in enumerate(T.BRANCHES):
-        for i, e in enumerate(T.ELEMENTS):
-            zh_s, sid, en_s, ko_s = T.STRENGTHS[seasonal_strength(br, e)]
-            s = d.node(f"lyr:StrengthEntry_{T.BRANCH_IDS[j]}_{T.ELEMENT_IDS[i]}", "lyo:StrengthEntry",
-                       f"{br}月{e}{zh_s}", f"{T.ELEMENT_EN[i]} in the {T.BRANCH_IDS[j]} month: {en_s}",
-                       f"{BRANCH_KO[j]}월 {T.ELEMENT_KO[i]}: {ko_s}")
-            d.add(s, "lyo:monthBranch", branch_iri(br))
-            d.add(s, "lyo:forElement", element_iri(e))
-            d.add(s, "lyo:strength", "lyr:Strength_" + sid)
-    for j, br in enumerate(T.BRANCHES):
-        for i, e in enumerate(T.ELEMENTS):
-            zh_s, sid, en_s, ko_s = T.STRENGTHS[seasonal_strength(br, e, by_season=True)]
-            s = d.node(f"lyr:SeasonEntry_{T.BRANCH_IDS[j]}_{T.ELEMENT_IDS[i]}", "lyo:StrengthEntry",
-                       f"火珠林：{br}月{e}{zh_s}", f"Huozhulin, by season: {T.ELEMENT_EN[i]} in the {T.BRANCH_IDS[j]} month: {en_s}",
-                       f"화주림 {BRANCH_KO[j]}월 {T.ELEMENT_KO[i]}: {ko_s}")
-            d.add(s, "lyo:monthBranch", branch_iri(br))
-            d.add(s, "lyo:forElement", element_iri(e))
-            d.add(s, "lyo:strength", "lyr:Strength_" + sid)
-            d.add(s, "lyo:school", "lyr:SchoolHuoZhuLinSeasons")
+    # The default table (辰戌丑未 months are earth's) has no school; 火珠林's four-season table is a named variant.
+    tables = (("StrengthEntry", "", "", "", None), ("SeasonEntry", "火珠林：", "Huozhulin, by season: ", "화주림 ",
+                                                   "lyr:SchoolHuoZhuLinSeasons"))
+    for prefix, zh_pre, en_pre, ko_pre, school in tables:
+        for j, br in enumerate(T.BRANCHES):
+            for i, e in enumerate(T.ELEMENTS):
+                zh_s, sid, en_s, ko_s = T.STRENGTHS[seasonal_strength(br, e, by_season=school is not None)]
+                s = d.node(f"lyr:{prefix}_{T.BRANCH_IDS[j]}_{T.ELEMENT_IDS[i]}", "lyo:StrengthEntry",
+                           f"{zh_pre}{br}月{e}{zh_s}", f"{en_pre}{T.ELEMENT_EN[i]} in the {T.BRANCH_IDS[j]} month: {en_s}",
+                           f"{ko_pre}{BRANCH_KO[j]}월 {T.ELEMENT_KO[i]}: {ko_s}")
+                d.add(s, "lyo:monthBranch", branch_iri(br))
+                d.add(s, "lyo:forElement", element_iri(e))
+                d.add(s, "lyo:strength", "lyr:Strength_" + sid)
+                if school:
+                    d.add(s, "lyo:school", school)
 
     # Roles and topics
     for rid, zh, en, ko in ROLES:

@@ -111,3 +111,9 @@ def test_why_traces_a_line_state_to_its_rule_and_quote(capsys):
     assert code == 0
     assert "月破 ← rule https://w3id.org/liuyao-kg/rule/MonthBroken" in out
     assert "000_611f20e21d588b1f.txt" in out or "001_ae0d597f985cbbc0.txt" in out
+
+
+@pytest.mark.parametrize("fmt, marker", [("graphml", "<graphml"), ("dot", "digraph rules")])
+def test_the_rule_dependency_graph_exports(capsys, fmt, marker):
+    code, out, _ = run(capsys, "rules", "graph", "--format", fmt)
+    assert code == 0 and marker in out and "rule/MonthBroken" in out
