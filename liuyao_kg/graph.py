@@ -46,8 +46,10 @@ def layer_quads() -> dict[str, list[ox.Quad]]:
 class KnowledgeGraph:
     """A store plus the engine that derives cast states into it."""
 
-    def __init__(self, path: str | Path | None = None):
+    def __init__(self, path: str | Path | None = None, *, chapter_rules: bool = True):
+        """`chapter_rules=False` derives the chart states only (no judgments): what the state tests need."""
         self.path = path
+        self.chapter_rules = chapter_rules
         self.store = ox.Store(str(path)) if path is not None else ox.Store()
         layers = layer_quads()
         for graph, quads in layers.items():
@@ -77,7 +79,10 @@ class KnowledgeGraph:
 
     @cached_property
     def engine(self) -> Engine:
-        return Engine(load_rules(self.store, ns.GRAPH_RULES), self._reference)
+        rules = load_rules(self.store, ns.GRAPH_RULES)
+        if not self.chapter_rules:
+            rules = [r for r in rules if not r.chapter]
+        return Engine(rules, self._reference)
 
     def has_cast(self, cast_iri: str) -> bool:
         return self._has_graph(cast_iri)

@@ -29,6 +29,8 @@ class Rule:
     #: topics the rule applies to (chapter rules); None = every cast. Lets the engine skip rules no
     #: cast of a batch can satisfy without evaluating them.
     topics: frozenset[str] | None = None
+    #: a chapter rule (judgment) rather than a state rule
+    chapter: bool = False
 
 
 class RuleScopeError(RuntimeError):
@@ -38,9 +40,10 @@ class RuleScopeError(RuntimeError):
 def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
     """Read every rule with an executable CONSTRUCT from the store (optionally one graph)."""
     q = _PROLOGUE + """
-        SELECT ?rule ?text (GROUP_CONCAT(?topic; separator="\u001f") AS ?topics)
-        WHERE { ?rule lyo:sparqlConstruct ?text . OPTIONAL { ?rule lyo:appliesToTopic ?topic } }
-        GROUP BY ?rule ?text ORDER BY ?rule"""
+        SELECT ?rule ?text ?chapter (GROUP_CONCAT(?topic; separator="\u001f") AS ?topics)
+        WHERE { ?rule lyo:sparqlConstruct ?text . OPTIONAL { ?rule lyo:appliesToTopic ?topic }
+                BIND(EXISTS { ?rule a lyo:ChapterRule } AS ?chapter) }
+        GROUP BY ?rule ?text ?chapter ORDER BY ?rule"""
     kwargs = {"default_graph": ox.NamedNode(graph)} if graph else {"use_default_graph_as_union": True}
     rows = list(store.query(q, **kwargs))
     texts = {row["rule"].value: row["text"].value for row in rows}
@@ -49,7 +52,8 @@ def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
     for row in rows:
         topics = frozenset(t for t in row["topics"].value.split("\u001f") if t) if row["topics"] else frozenset()
         scope = None if not topics or "any" in topics else topics
-        out.append(Rule(iri=row["rule"].value, construct=row["text"].value, io=ios[row["rule"].value], topics=scope))
+        out.append(Rule(iri=row["rule"].value, construct=row["text"].value, io=ios[row["rule"].value], topics=scope,
+                        chapter=row["chapter"].value == "true"))
     return out
 
 

@@ -1,0 +1,27 @@
+"""The seeds' worked cases give the judgments their commentary states (where a chapter rule encodes it)."""
+from __future__ import annotations
+
+import pytest
+
+import liuyao_kg
+from liuyao_kg.namespaces import LYRULE
+
+CASES = [
+    # 易冒 遇時章 補遺: 「巳財絕於亥日，兄動奪之，理不應得」 — 寅建辛亥日 節之中孚, lines 1 (巳 wealth) and 6 (子 sibling)
+    (("節之中孚", "寅", "辛亥", "求財", None), "000-yushi/case-wealth-severed-sibling-moves", {1, 6}),
+    # 易冒 沖合章 注: 午建丙子日 占婚 兌之節, 六沖變六合 with 世 combined by the month and 應 by the day
+    (("兌之節", "午", "丙子", "婚姻", None), "000-chonghe/case-clash-to-combine-marriage-failed", {6, 3}),
+    # 易冒 隨鬼入墓章: 巳建癸未日 大畜之蒙, the 世 holds the ghost and enters its tomb on the 未 day
+    (("大畜之蒙", "巳", "癸未", "疾病", "寅"), "000-suigui-rumu/shi-tomb-bad-for-self-and-proxy", {2}),
+]
+
+
+@pytest.mark.parametrize("cast, rule, lines", CASES, ids=[c[1] for c in CASES])
+def test_worked_case_gives_the_commentarys_judgment(cast, rule, lines):
+    spec, month, day, topic, birth = cast
+    chart = liuyao_kg.cast(spec, month=month, day=day, topic=topic, birth=birth)
+    fired = {j["rule"]: j for j in chart["judgments"]}
+    assert LYRULE + "ch/" + rule in fired
+    judgment = fired[LYRULE + "ch/" + rule]
+    assert set(judgment["lines"]) == lines
+    assert judgment["source"]["seed"] == "000_611f20e21d588b1f.txt"
