@@ -58,12 +58,15 @@ def test_bad_input_exits_2_with_a_message_naming_the_problem(capsys, argv, messa
     assert message in err
 
 
-def test_query_runs_a_named_query_with_bound_parameters(capsys):
-    run(capsys, "cast", "大畜之小畜", "--month", "午", "--day", "己巳", "--topic", "求財")
+def test_query_runs_a_named_query_with_bound_parameters(capsys, tmp_path):
+    store = str(tmp_path / "kg")
+    run(capsys, "cast", "大畜之小畜", "--month", "午", "--day", "己巳", "--topic", "求財", "--store", store)
+    run(capsys, "cast", "大畜之小畜", "--month", "子", "--day", "己巳", "--topic", "求財", "--store", store)
     code, out, _ = run(capsys, "query", "casts-where-use-god", "--param", "first=月破",
-                       "--param", "second=化絕", "--format", "json")
+                       "--param", "second=化絕", "--format", "json", "--store", store)
     rows = json.loads(out)
-    assert code == 0 and rows and all(r["position"] == 5 for r in rows)
+    # Only the 午-month cast breaks the 子 wealth line (line 5); the 子-month one does not.
+    assert code == 0 and [(r["topic"], r["position"]) for r in rows] == [("求財", 5)]
 
 
 def test_a_parameter_value_cannot_change_the_query(capsys):
