@@ -6,10 +6,10 @@ Each file starts with a header of `#` comment lines:
     # param cast: iri — the cast to read
     # param position: integer — a line position, 1 (bottom) … 6 (top)
 
-Parameters are SPARQL variables of the same name. They are bound through the store's own binding
-mechanism (pyoxigraph `substitutions`, rdflib `initBindings`), never by pasting text into the query,
-so a value can only ever be a value. Kinds: iri, integer, string, term (an IRI given as text),
-state (a state class, given as its local name or its zh-Hant term, e.g. "MonthBroken" or "月破").
+Parameters are SPARQL variables of the same name, projected by the query. They are bound through the
+store's own binding mechanism (pyoxigraph `substitutions`, SEP-0007), never by pasting text into the query,
+so a value can only ever be a value. Kinds: iri, integer, string, and state (a state class, given
+as its local name or its zh-Hant term, e.g. "MonthBroken" or "月破").
 """
 from __future__ import annotations
 
