@@ -7,10 +7,10 @@ from .errors import (BadDate, BadLineValue, BatchError, CastInputError, Duplicat
                      UnknownStem, UnknownTopic)
 from .lines import LineSpec, hexagram_name, hexagram_number, parse_lines, parse_values
 from .pillars import parse_birth, parse_branch, parse_day, parse_month, parse_stem_branch, parse_year
-from .rdf import add_cast, cast_quads
+from .rdf import cast_quads
 
 __all__ = [
-    "CastInput", "make_cast_input", "normalise_topic", "cast_quads", "add_cast",
+    "CastInput", "make_cast_input", "normalise_topic", "cast_quads",
     "read_batch", "parse_batch", "good_casts", "rejected",
     "CalendarPillars", "parse_datetime", "pillars_for",
     "LineSpec", "parse_lines", "parse_values", "hexagram_number", "hexagram_name",

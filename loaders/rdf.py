@@ -13,7 +13,7 @@ from liuyao_kg.namespaces import LYO, LYR, RDF, XSD
 from .cast_input import CastInput
 from .pillars import branch_id, stem_branch_id
 
-__all__ = ["cast_quads", "cast_graph", "hexagram_iri", "branch_iri", "stem_branch_iri", "add_cast"]
+__all__ = ["cast_quads", "cast_graph", "hexagram_iri", "branch_iri", "stem_branch_iri"]
 
 _TYPE = NamedNode(RDF + "type")
 _INT = NamedNode(XSD + "integer")
@@ -66,26 +66,20 @@ def cast_quads(ci: CastInput) -> list[Quad]:
         add(line, _lyo("position"), Literal(str(pos), datatype=_INT))
         add(line, _lyo("lineValue"), Literal(str(value), datatype=_INT))
 
-    month = NamedNode(ci.iri + "/month")
-    add(cast, _lyo("hasMonth"), month)
-    add(month, _TYPE, _lyo("MonthPillar"))
-    add(month, in_cast, cast)
-    add(month, _lyo("branch"), branch_iri(ci.month_branch))
-    if ci.month_gz is not None:
-        add(month, _lyo("stemBranch"), stem_branch_iri(ci.month_gz))
+    def pillar(kind: str, gz: str | None, branch: str | None = None) -> None:
+        node = NamedNode(f"{ci.iri}/{kind.lower()}")
+        add(cast, _lyo("has" + kind), node)
+        add(node, _TYPE, _lyo(kind + "Pillar"))
+        add(node, in_cast, cast)
+        if branch is not None:
+            add(node, _lyo("branch"), branch_iri(branch))
+        if gz is not None:
+            add(node, _lyo("stemBranch"), stem_branch_iri(gz))
 
-    day = NamedNode(ci.iri + "/day")
-    add(cast, _lyo("hasDay"), day)
-    add(day, _TYPE, _lyo("DayPillar"))
-    add(day, in_cast, cast)
-    add(day, _lyo("stemBranch"), stem_branch_iri(ci.day_gz))
-
+    pillar("Month", ci.month_gz, ci.month_branch)  # a month may be known by its branch alone
+    pillar("Day", ci.day_gz)
     if ci.year_gz is not None:
-        year = NamedNode(ci.iri + "/year")
-        add(cast, _lyo("hasYear"), year)
-        add(year, _TYPE, _lyo("YearPillar"))
-        add(year, in_cast, cast)
-        add(year, _lyo("stemBranch"), stem_branch_iri(ci.year_gz))
+        pillar("Year", ci.year_gz)
 
     if ci.birth_branch is not None:
         add(cast, _lyo("birthBranch"), branch_iri(ci.birth_branch))
@@ -96,8 +90,3 @@ def cast_quads(ci: CastInput) -> list[Quad]:
         add(cast, NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), Literal(str(ci.label)))
     return out
 
-
-def add_cast(store, ci: CastInput) -> NamedNode:
-    """Add the cast's quads to a pyoxigraph Store (idempotent) and return the cast IRI node."""
-    store.extend(cast_quads(ci))
-    return NamedNode(ci.iri)

@@ -84,14 +84,8 @@ class Condition:
 
 
 def _check_token(tok: str) -> None:
-    if (tok in RELATIVE_IDS or tok in ROLE_IDS or tok in ("用神", "原神", "忌神") or tok in ELEMENT_IDS
-            or tok in SPIRIT_IDS or tok in ("動", "靜", "內卦", "外卦") or tok in POSITIONS or tok in BRANCH_IDS
-            or tok in STRENGTH_IDS or tok in STRENGTH_GROUPS or tok in LINE_STATES
-            or tok in ("臨日", "臨月", "臨年", "陽爻", "陰爻", "間爻")):
-        return
-    if tok[:2] in ("日:", "月:") and tok[2:] in STAGE_IDS:
-        return
-    raise ConditionError(f"unknown line token {tok!r}")
+    """A token is known exactly when the compiler can translate it (one table, no second list)."""
+    _Compiler().token("?x", tok)
 
 
 def _parse_clause(text: str):
@@ -193,7 +187,7 @@ class _Compiler:
             s = self.fresh("s")
             alts = ", ".join(f"lyr:Strength_{STRENGTH_IDS[x]}" for x in STRENGTH_GROUPS[tok])
             return f"{var} lyo:strength {s} . FILTER({s} IN ({alts}))"
-        if tok[:2] in ("日:", "月:"):
+        if tok[:2] in ("日:", "月:") and tok[2:] in STAGE_IDS:
             prop = "stageDay" if tok[0] == "日" else "stageMonth"
             return f"{var} lyo:{prop} lyr:Stage_{STAGE_IDS[tok[2:]]} ."
         if tok in LINE_STATES:
@@ -210,7 +204,7 @@ class _Compiler:
             return (f"?cast lyo:hasLine {s_} , {y} . {s_} lyo:hasRole lyr:RoleShi ; lyo:position {ps} . "
                     f"{y} lyo:hasRole lyr:RoleYing ; lyo:position {py} . {var} lyo:position {p} . "
                     f"FILTER(({p} > {ps} && {p} < {py}) || ({p} > {py} && {p} < {ps}))")
-        raise ConditionError(f"unknown token {tok!r}")  # pragma: no cover (parse checked it)
+        raise ConditionError(f"unknown line token {tok!r}")
 
     def line(self, clause: LineClause, var: str) -> str:
         parts = [f"?cast lyo:hasLine {var} ."]

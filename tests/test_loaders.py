@@ -12,7 +12,6 @@ from liuyao_kg.loaders import (BadDate, BadLineValue, CastInput, CastInputError,
                                parse_lines, parse_month, parse_stem_branch, parse_year)
 from liuyao_kg.loaders.errors import BatchError, DuplicateRecordId
 from liuyao_kg.loaders.lines import hexagram_number, parse_values
-from liuyao_kg.loaders.rdf import add_cast
 from liuyao_kg.namespaces import CAST, LYO, LYR, RDF, XSD
 
 JIE_ZHONGFU = (7, 7, 8, 8, 7, 6)  # 節之中孚: only the top line moves (yin → yang)
@@ -405,8 +404,8 @@ def test_hexagram_iris_are_zero_padded():
 def test_quads_load_into_a_store_and_are_idempotent():
     ci = make_cast_input("節之中孚", month="寅", day="辛亥", topic="求財")
     store = ox.Store()
-    add_cast(store, ci)
-    add_cast(store, make_cast_input("778876", month="寅", day="辛亥", topic="求财"))
+    store.extend(cast_quads(ci))
+    store.extend(cast_quads(make_cast_input("778876", month="寅", day="辛亥", topic="求财")))
     assert len(store) == len(cast_quads(ci))
     rows = list(store.query(
         f"SELECT ?v WHERE {{ GRAPH <{ci.iri}> {{ <{ci.iri}/line/6> <{LYO}lineValue> ?v }} }}"))
