@@ -112,12 +112,9 @@ class Engine:
                     if not recursive or added == 0:
                         break
         finally:
-            for g in graphs:
+            for g in graphs:  # leave the working store as it was, whether derivation succeeded or not
                 work.remove_graph(g)
-                inf = ox.NamedNode(inferred_graph(g.value))
-                if inf in graphs:
-                    continue
-                work.remove_graph(inf)
+                work.remove_graph(ox.NamedNode(inferred_graph(g.value)))
         return out
 
     def _apply(self, iri: str, out: list[ox.Quad], graphs: set) -> int:
