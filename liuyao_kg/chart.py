@@ -99,8 +99,11 @@ def chart(kg, cast_iri: str) -> dict:
                        "quote": r["quote"], "korean": r["korean"], "start": r["start"], "end": r["end"]}})
         if r["position"] is not None and r["position"] not in j["lines"]:
             j["lines"].append(r["position"])
+    question = next(iter(queries.run(kg, "chart-question", **p)), {})
     return {
         "cast": cast_iri,
+        "topic": question.get("topic"),
+        "about": question.get("about"),
         "primary": hexes.get("primary"),
         "changed": hexes.get("changed"),
         "month": month,

@@ -16,6 +16,8 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--date", help="ISO date-time with zone, e.g. 2024-02-04T16:28+08:00 (instead of --month/--day)")
     p.add_argument("--day-boundary", choices=["00:00", "23:00"], default="00:00", help="when a day starts")
     p.add_argument("--topic", help="question topic, e.g. 求財 婚姻 疾病")
+    p.add_argument("--about", help="whom the question concerns (來者何人: 父母 夫 妻 子 兄弟 朋友 奴僕); "
+                                   "selects the use-god for 疾病 (and 夫/妻 for 婚姻)")
 
 
 def _store(p: argparse.ArgumentParser) -> None:
@@ -91,7 +93,7 @@ def _cmd_cast(args) -> int:
 
     kg = _graph(args)
     chart = liuyao_kg.cast(args.spec, lines=args.lines, month=args.month, day=args.day, year=args.year,
-                           birth=args.birth, date=args.date, topic=args.topic, day_boundary=args.day_boundary, kg=kg)
+                           birth=args.birth, date=args.date, topic=args.topic, about=args.about, day_boundary=args.day_boundary, kg=kg)
     if args.format == "json":
         print(json.dumps(chart, ensure_ascii=False, indent=2))
     elif args.format in ("turtle", "json-ld"):
@@ -142,7 +144,7 @@ def _cmd_why(args) -> int:
 
     kg = _graph(args)
     chart = liuyao_kg.cast(args.spec, lines=args.lines, month=args.month, day=args.day, year=args.year,
-                           birth=args.birth, date=args.date, topic=args.topic, day_boundary=args.day_boundary, kg=kg)
+                           birth=args.birth, date=args.date, topic=args.topic, about=args.about, day_boundary=args.day_boundary, kg=kg)
     sys.stdout.write(explain(kg, chart, line=args.line, rule=args.rule))
     return 0
 

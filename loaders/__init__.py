@@ -4,7 +4,7 @@ from .calendar import CalendarPillars, parse_datetime, pillars_for
 from .cast_input import CastInput, make_cast_input, normalise_topic
 from .errors import (BadDate, BadLineValue, BatchError, CastInputError, DuplicateRecordId,
                      ImpossibleStemBranch, InconsistentCast, MissingField, UnknownBranch, UnknownHexagram,
-                     UnknownStem, UnknownTopic)
+                     UnknownStem, UnknownSubject, UnknownTopic)
 from .lines import LineSpec, hexagram_name, hexagram_number, parse_lines, parse_values
 from .pillars import parse_birth, parse_branch, parse_day, parse_month, parse_stem_branch, parse_year
 from .rdf import cast_quads
@@ -16,6 +16,6 @@ __all__ = [
     "LineSpec", "parse_lines", "parse_values", "hexagram_number", "hexagram_name",
     "parse_stem_branch", "parse_branch", "parse_month", "parse_day", "parse_year", "parse_birth",
     "CastInputError", "UnknownHexagram", "BadLineValue", "ImpossibleStemBranch", "InconsistentCast",
-    "BadDate", "UnknownTopic", "UnknownBranch", "UnknownStem", "MissingField", "DuplicateRecordId",
+    "BadDate", "UnknownTopic", "UnknownSubject", "UnknownBranch", "UnknownStem", "MissingField", "DuplicateRecordId",
     "BatchError",
 ]

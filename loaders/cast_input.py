@@ -21,17 +21,25 @@ from liuyao_kg.namespaces import CAST
 from liuyao_kg.ontology import tables
 
 from .calendar import DAY_BOUNDARIES, pillars_for
-from .errors import BadDate, InconsistentCast, MissingField, UnknownTopic
+from .errors import BadDate, InconsistentCast, MissingField, UnknownSubject, UnknownTopic
 from .lines import hexagram_name, parse_lines
 from .pillars import month_stem_for_year, parse_birth, parse_day, parse_month, parse_year
 
-__all__ = ["CastInput", "make_cast_input", "normalise_topic", "content_id", "TOPIC_NAMES"]
+__all__ = ["CastInput", "make_cast_input", "normalise_topic", "normalise_about", "content_id", "TOPIC_NAMES",
+           "SUBJECT_NAMES"]
 
 TOPIC_NAMES = tuple(t[0] for t in tables.TOPICS)
 _TOPIC_LOOKUP: dict[str, str] = {}
 for _zh, _id, _en, _ko, _ in tables.TOPICS:
     for _key in (_zh, _id.lower(), _en.lower(), _ko):
         _TOPIC_LOOKUP[_key] = _zh
+SUBJECT_NAMES = tuple(t[0] for t in tables.SUBJECTS)
+_SUBJECT_TOPICS = {zh: topics for zh, _id, _en, _ko, _rel, topics in tables.SUBJECTS}
+_SUBJECT_LOOKUP: dict[str, str] = {}
+for _zh, _id, _en, _ko, _rel, _topics in tables.SUBJECTS:
+    for _key in (_zh, _id.lower(), _en.lower(), _en.lower().split()[-1], _ko):
+        _SUBJECT_LOOKUP[_key] = _zh
+_SUBJECT_LOOKUP.update({"仆": "奴僕", "奴仆": "奴僕", "兄": "兄弟", "弟": "兄弟"})
 # simplified characters in topic names (only those that occur there)
 _TOPIC_VARIANTS = {"财": "財", "产": "產", "蚕": "蠶", "时": "時", "国": "國", "战": "戰", "书": "書"}
 
@@ -49,6 +57,8 @@ class CastInput:
     year_gz: str | None = None
     birth_branch: str | None = None
     topic: str | None = None
+    #: whom the question concerns (來者何人), as a tables.SUBJECTS name
+    about: str | None = None
     cast_at: str | None = None
     day_boundary: str = "00:00"
     label: str | None = None
@@ -84,6 +94,8 @@ class CastInput:
             "year_gz": self.year_gz,
             "birth_branch": self.birth_branch,
             "topic": self.topic,
+            # only when given, so the ids of casts without it are those of earlier versions
+            **({"about": self.about} if self.about is not None else {}),
             # The moment of casting is content: the same lines cast at another time are another cast.
             "instant": _utc(self.cast_at),
         }
@@ -115,12 +127,27 @@ def normalise_topic(value) -> str:
     return found
 
 
+def normalise_about(value, topic: str | None) -> str:
+    """Whom the question concerns (妻, wife, 아내 …) → the zh name; only for topics that read it."""
+    text = value.strip() if isinstance(value, str) else ""
+    found = _SUBJECT_LOOKUP.get(text) or _SUBJECT_LOOKUP.get(text.lower())
+    if found is None:
+        raise UnknownSubject(f"unknown subject {value!r} (whom the question concerns); known: "
+                             f"{' '.join(SUBJECT_NAMES)}", field="about", value=value)
+    if topic not in _SUBJECT_TOPICS[found]:
+        raise UnknownSubject(
+            f"about {found!r} selects the use-god only in {'/'.join(_SUBJECT_TOPICS[found])} "
+            f"(天玄賦: 看來者何人), not for topic {topic!r}; leave it out or give one of those topics",
+            field="about", value=value)
+    return found
+
+
 def _blank(v) -> bool:
     return v is None or (isinstance(v, str) and not v.strip())
 
 
 def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, birth=None, date=None,
-                    topic=None, day_boundary: str = "00:00", id: str | None = None) -> CastInput:
+                    topic=None, about=None, day_boundary: str = "00:00", id: str | None = None) -> CastInput:
     """Validate one cast and return it; raise a CastInputError naming the field and value otherwise.
 
     ``spec``: values (787986), 單拆重交 notation, a name (節, 水澤節, 节) or a pair (節之中孚);
@@ -144,6 +171,7 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
         year_gz = parse_year(year)
     birth_branch = None if _blank(birth) else parse_birth(birth)
     topic_zh = None if _blank(topic) else normalise_topic(topic)
+    about_zh = None if _blank(about) else normalise_about(about, topic_zh)
 
     cast_at = None
     if not _blank(date):
@@ -179,4 +207,4 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
     label = None if id is None else str(id).strip() or None
     return CastInput(values=ls.values, primary=ls.primary, changed=ls.changed, month_branch=month_branch,
                      day_gz=day_gz, month_gz=month_gz, year_gz=year_gz, birth_branch=birth_branch,
-                     topic=topic_zh, cast_at=cast_at, day_boundary=day_boundary, label=label)
+                     topic=topic_zh, about=about_zh, cast_at=cast_at, day_boundary=day_boundary, label=label)

@@ -58,6 +58,8 @@ def cast_quads(ci: CastInput) -> list[Quad]:
         add(cast, _lyo("changedHexagram"), hexagram_iri(ci.changed))
     if ci.topic is not None:
         add(cast, _lyo("topic"), Literal(ci.topic))
+    if ci.about is not None:
+        add(cast, _lyo("concerns"), Literal(ci.about))
     for pos, value in enumerate(ci.values, 1):
         line = NamedNode(f"{ci.iri}/line/{pos}")
         add(cast, _lyo("hasLine"), line)

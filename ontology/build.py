@@ -420,6 +420,14 @@ def build() -> _Doc:
         else:
             d.add(s, "lyo:useGodRelative", "lyr:" + use_god)
 
+    # Whom a question concerns (來者何人) and the use-god it selects, per topic
+    topic_iri = {zh: "lyr:Topic" + tid for zh, tid, *_ in T.TOPICS}
+    for zh, sid, en, ko, rel, topics in T.SUBJECTS:
+        s = d.node("lyr:Subject" + sid, "lyo:QuestionSubject", zh, en, ko)
+        d.add(s, "lyo:useGodRelative", "lyr:" + rel)
+        for t in topics:
+            d.add(s, "lyo:selectsUseGodIn", topic_iri[t])
+
     # Kinds of a state (易冒's five tombs, five rescues)
     for vid, zh, en, ko in T.STATE_VARIANTS:
         d.node("lyr:" + vid, "lyo:StateVariant", zh, en, ko)

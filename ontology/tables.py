@@ -232,6 +232,19 @@ TOPICS = [
     ("自身", "Self", "oneself", "자신", "Shi"),
 ]
 
+# 來者何人: whom the question concerns, and the relative that person's relation makes the use-god, for
+# the topics whose chapter says so (天玄賦 疾病章 "子占父母…占奴僕亦看子孫"; 婚姻章 "男占婦以財為主，女占夫以鬼為主").
+# (zh, id, en, ko, relative id, topics)
+SUBJECTS = [
+    ("父母", "Parent", "a parent", "부모", "Parents", ("疾病",)),
+    ("夫", "Husband", "the husband", "남편", "Officer", ("疾病", "婚姻")),
+    ("妻", "Wife", "the wife", "아내", "Wealth", ("疾病", "婚姻")),
+    ("子", "Child", "a child", "자녀", "Offspring", ("疾病",)),
+    ("兄弟", "Sibling", "a brother or sister", "형제", "Siblings", ("疾病",)),
+    ("朋友", "Friend", "a friend", "붕우", "Siblings", ("疾病",)),
+    ("奴僕", "Servant", "a servant", "노복", "Offspring", ("疾病",)),
+]
+
 # Kinds of a state that 易冒 enumerates (variants of one state; each rule names its kind).
 STATE_VARIANTS = [  # (id, zh, en, ko)
     ("TombFate", "命墓", "fate tomb: the birth branch rides the ghost, entombed in the day", "명묘"),

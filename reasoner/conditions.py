@@ -46,6 +46,7 @@ LINE_STATES = {
     "化合": "ChangeToCombine", "回頭生": "ReturnGenerate", "回頭克": "ReturnOvercome", "化進": "ChangeAdvance",
     "化退": "ChangeRetreat", "進神": "JinShen", "退神": "TuiShen",
 }
+SUBJECTS = frozenset(t[0] for t in T.SUBJECTS)
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
@@ -117,6 +118,8 @@ def _parse_clause(text: str):
             return CastClause(key, value)
         if key in ("宮", "內", "外") and value in TRIGRAM_IDS:
             return CastClause(key, value)
+        if key == "占" and (value in SUBJECTS or value == "*"):
+            return CastClause(key, value)
         raise ConditionError(f"unknown cast fact {text!r}")
     raise ConditionError(f"cannot read clause {text!r}")
 
@@ -161,6 +164,8 @@ class _Compiler:
             return f"{var} lyo:hasRole lyr:{ROLE_IDS[tok]} ."
         if tok == "用神":
             return f"{self.fresh('ug')} a lyo:UseGod ; lyo:stateOf ?cast ; lyo:involves {var} ."
+        if tok == "伏用":  # the use-god's relative is absent: the flying line its hidden line sits under
+            return f"{self.fresh('ug')} a lyo:UseGod ; lyo:stateOf ?cast ; lyo:involves {var} ; lyo:hiddenUseGod {self.fresh('h')} ."
         if tok in ("原神", "忌神"):
             ug, u, eu, el = self.fresh("ug"), self.fresh("u"), self.fresh("eu"), self.fresh("el")
             p = "elementGenerates" if tok == "原神" else "elementOvercomes"
@@ -259,6 +264,10 @@ class _Compiler:
         if c.key in ("本卦", "之卦"):
             prop = "primaryHexagram" if c.key == "本卦" else "changedHexagram"
             return f"?cast lyo:{prop} lyr:Hexagram{HEXAGRAM_NUMBERS[c.value]:02d} ."
+        if c.key == "占":  # whom the question concerns (來者何人); `占:*` any subject given
+            w = self.fresh("w")
+            test = "" if c.value == "*" else f' FILTER(STR({w}) = "{c.value}")'
+            return f"?cast lyo:concerns {w} .{test}"
         prop = {"宮": "palace", "內": "lowerTrigram", "外": "upperTrigram"}[c.key]
         h = self.fresh("h")
         return f"?cast lyo:primaryHexagram {h} . {h} lyo:{prop} lyr:Trigram{TRIGRAM_IDS[c.value]} ."

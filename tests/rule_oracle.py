@@ -39,6 +39,10 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
         return tok in line["roles"]
     if tok == "用神":
         return line["position"] in _use_god_positions(chart)
+    if tok == "伏用":
+        use = next((s for s in chart["states"] if s["term"] == "用神"), None)
+        return (use is not None and "relative" in use and line["position"] in use["lines"]
+                and all(x["relative"] != use["relative"] for x in chart["lines"]))
     if tok in ("原神", "忌神"):
         table = GEN if tok == "原神" else OVER
         return any(table[line["element"]] == chart["lines"][p - 1]["element"] for p in _use_god_positions(chart))
@@ -123,6 +127,8 @@ def _cast(chart, key: str, value: str) -> bool:
         if value == "亂動":
             return sum(line["moving"] for line in chart["lines"]) >= 3
         return value in {s["term"] for s in chart["states"]}
+    if key == "占":
+        return chart["about"] is not None and value in ("*", chart["about"])
     if key == "本卦":
         return primary["name"] == value
     if key == "之卦":

@@ -24,7 +24,9 @@ CONDITIONS = [
     "a = 回頭克", "a = 化進", "a = 月破 用神", "卦:兩現", "卦:合處逢沖", "a = 官鬼; 年 克 a", "a = 世; b = 應; a 刑 b",
     "a = 世; b = 應; a 害 b", "a = 靜 暗動", "a = 日墓", "卦:變六合", "之卦:坤", "a = 月:帝旺", "a = 休囚 !動",
     "a = 臨日", "a = 臨月 動", "a = 臨年", "a = 陽爻 動", "a = 陰爻 世", "m = 間爻 動", "m = 間爻; s = 世; m 克 s",
+    "占:*", "占:妻", "not 占:*", "u = 伏用", "占:*; u = 用神 !伏用 旬空", "占:父母; u = 用神; w = 妻財 動; w 克 u",
 ]
+SUBJECTS = ["父母", "夫", "妻", "子", "兄弟", "朋友", "奴僕"]
 
 
 @pytest.fixture(scope="module")
@@ -33,11 +35,17 @@ def charts():
     out = []
     fixed = [("999999", "午", "丙子", "求財"), ("777777", "寅", "辛亥", "疾病"), ("787986", "巳", "癸未", "婚姻")]
     for values, month, day, topic in sample_casts(60, seed=5) + fixed:
-        chart = liuyao_kg.cast(values, month=month, day=day, topic=topic, year="甲子")
-        graphs = [ox.NamedNode(chart["cast"]), ox.NamedNode(chart["cast"] + "/inferred"),
-                  ox.NamedNode(ns.GRAPH_REFERENCE), ox.NamedNode(ns.GRAPH_ONTOLOGY)]
-        out.append((chart, graphs))
+        out.append(_with_graphs(liuyao_kg.cast(values, month=month, day=day, topic=topic, year="甲子")))
+    # questions about someone (來者何人): the subject, not the topic, selects the use-god
+    for i, (values, month, day, _topic) in enumerate(sample_casts(28, seed=9)):
+        out.append(_with_graphs(liuyao_kg.cast(values, month=month, day=day, topic="疾病", about=SUBJECTS[i % 7])))
     return kg, out
+
+
+def _with_graphs(chart):
+    graphs = [ox.NamedNode(chart["cast"]), ox.NamedNode(chart["cast"] + "/inferred"),
+              ox.NamedNode(ns.GRAPH_REFERENCE), ox.NamedNode(ns.GRAPH_ONTOLOGY)]
+    return chart, graphs
 
 
 @pytest.mark.parametrize("condition", CONDITIONS)

@@ -10,7 +10,7 @@ from liuyao_kg.loaders import (BadDate, BadLineValue, CastInput, CastInputError,
                                InconsistentCast, MissingField, UnknownBranch, UnknownHexagram, UnknownStem,
                                UnknownTopic, cast_quads, make_cast_input, parse_birth, parse_day,
                                parse_lines, parse_month, parse_stem_branch, parse_year)
-from liuyao_kg.loaders.errors import BatchError, DuplicateRecordId
+from liuyao_kg.loaders.errors import BatchError, DuplicateRecordId, UnknownSubject
 from liuyao_kg.loaders.lines import hexagram_number, parse_values
 from liuyao_kg.namespaces import CAST, LYO, LYR, RDF, XSD
 
@@ -266,6 +266,22 @@ def test_unknown_topic_lists_the_known_topics():
         make_cast_input("節", month="寅", day="辛亥", topic="算命")
     assert "算命" in str(ei.value) and "求財" in str(ei.value) and "自身" in str(ei.value)
     assert ei.value.field == "topic"
+
+
+def test_whom_the_question_concerns_is_normalised_and_enters_the_id():
+    base = make_cast_input("節", month="寅", day="辛亥", topic="疾病")
+    for who in ("妻", "wife", "Wife", "아내"):
+        ci = make_cast_input("節", month="寅", day="辛亥", topic="疾病", about=who)
+        assert ci.about == "妻" and ci.iri != base.iri
+    assert base.about is None and "about" not in base.content()
+
+
+def test_a_subject_the_topic_does_not_read_is_refused_by_name():
+    with pytest.raises(UnknownSubject, match="only in 疾病 .*not for topic '求財'"):
+        make_cast_input("節", month="寅", day="辛亥", topic="求財", about="父母")
+    with pytest.raises(UnknownSubject, match="unknown subject '鄰居'") as ei:
+        make_cast_input("節", month="寅", day="辛亥", topic="疾病", about="鄰居")
+    assert ei.value.field == "about"
 
 
 def test_month_and_day_are_required():

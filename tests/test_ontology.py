@@ -28,7 +28,7 @@ CLASSES = """Element Stem Branch StemBranch JinShenPillar TuiShenPillar Nayin Tr
 Generation Relative Spirit LifeStage SeasonalStrength StageEntry StrengthEntry TripleCombineFrame Role Topic
 School Work Cast Endpoint Line MovingLine StaticLine ChangedLine HiddenLine Pillar MonthPillar DayPillar
 YearPillar SixClashHexagram SixCombineHexagram State LineState CastState Rule StateRule Source Passage
-StandardConvention StateVariant ChapterRule Judgment""".split()
+StandardConvention StateVariant ChapterRule Judgment QuestionSubject""".split()
 LINE_STATES = """MonthBroken Void DayClash DarkMovement ClashScattered MonthCombine DayCombine DayTomb MovingTomb
 ChangeToTomb ChangeToSeverance ChangeToVoid ChangeToBroken ChangeToClash ChangeToCombine ReturnGenerate
 ReturnOvercome ChangeAdvance ChangeRetreat JinShen TuiShen StemStage SeasonStrength VoidFilledByClash""".split()
@@ -41,11 +41,11 @@ hasPalaceHidden inCast generates overcomes clashes combines punishes harms branc
 branchHarms branchPunishes elementGenerates elementOvercomes tombBranch tripleCombineFrame hasBranch
 forElement forStem atBranch monthBranch upperTrigram lowerTrigram palace generation hasPosition firstSpirit
 advancesTo useGodRelative useGodRole stateOf involves school citesSource citesPassage work hasEndpoint
-voidBranch stateRelative hiddenUseGod variant rescuer judgmentOf matchedLine""".split()
+voidBranch stateRelative hiddenUseGod variant rescuer judgmentOf matchedLine selectsUseGodIn""".split()
 DATATYPE_PROPERTIES = """position lineValue castId topic castAt kingWenNumber linePattern shiPosition yingPosition
 index yang spiritOrder cycleIndex sparqlConstruct provenanceNote chapter quote koreanRendering seedFile
 paragraphIndex startOffset endOffset stemIndex branchIndex condition conclusion polarity appliesToTopic
-executable nonExecutableReason schoolName""".split()
+executable nonExecutableReason schoolName concerns""".split()
 ANNOTATION_PROPERTIES = ["derives", "definesTerm"]
 
 
@@ -390,6 +390,14 @@ def test_topics_name_exactly_one_use_god(ref):
     assert len(rows) == 14 and all(r[1].toPython() == 1 for r in rows)
     assert (URIRef(LYR + "TopicIllness"), URIRef(LYO + "useGodRelative"), URIRef(LYR + "Officer")) in ref
     assert (URIRef(LYR + "TopicSelf"), URIRef(LYO + "useGodRole"), URIRef(LYR + "RoleShi")) in ref
+
+
+def test_whom_a_question_concerns_selects_the_use_god_as_tianxuanfu_says(ref):
+    """天玄賦 疾病章: 子占父母…妻占夫看鬼，夫占妻看財，父占子看子，占兄弟看兄弟，占朋友亦看兄弟，占奴僕亦看子孫."""
+    rows = select(ref, """SELECT ?s ?r WHERE { ?x a lyo:QuestionSubject ; rdfs:label ?s ; lyo:useGodRelative/rdfs:label ?r .
+        FILTER(LANGMATCHES(LANG(?s), "zh-Hant") && LANGMATCHES(LANG(?r), "zh-Hant")) }""")
+    assert {str(a): str(b) for a, b in rows} == {"父母": "父母", "夫": "官鬼", "妻": "妻財", "子": "子孫",
+                                                   "兄弟": "兄弟", "朋友": "兄弟", "奴僕": "子孫"}
 
 
 def test_jin_tui_shen_lists_and_later_advance_pairs(ref):
