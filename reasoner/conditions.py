@@ -46,6 +46,11 @@ LINE_STATES = {
     "化合": "ChangeToCombine", "回頭生": "ReturnGenerate", "回頭克": "ReturnOvercome", "化進": "ChangeAdvance",
     "化退": "ChangeRetreat", "進神": "JinShen", "退神": "TuiShen",
 }
+# 神煞 (tables.SHENSHA): `神煞:咸池` is the default table (the seed's where a seed states one), `神煞:亡神/TriadShenSha`
+# the table of a named school. Aliases name the same 神煞.
+SHENSHA_IDS = {zh: sid for sid, zh, *_ in T.SHENSHA}
+SHENSHA_ALIASES = {"桃花": "咸池", "天乙貴人": "貴人", "祿神": "祿"}
+SHENSHA_SCHOOLS = {(zh, school[len("School"):]): school for _sid, zh, *_rest, school, _p in T.SHENSHA if school}
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
@@ -204,6 +209,18 @@ class _Compiler:
             return (f"?cast lyo:hasLine {s_} , {y} . {s_} lyo:hasRole lyr:RoleShi ; lyo:position {ps} . "
                     f"{y} lyo:hasRole lyr:RoleYing ; lyo:position {py} . {var} lyo:position {p} . "
                     f"FILTER(({p} > {ps} && {p} < {py}) || ({p} > {py} && {p} < {ps}))")
+        if tok.startswith("神煞:"):
+            name, _, school = tok[3:].partition("/")
+            name = SHENSHA_ALIASES.get(name, name)
+            if name not in SHENSHA_IDS:
+                raise ConditionError(f"unknown 神煞 {tok[3:]!r}")
+            st = self.fresh("ss")
+            if not school:
+                return (f"{st} a lyo:{SHENSHA_IDS[name]} ; lyo:stateOf {var} . "
+                        f"FILTER NOT EXISTS {{ {st} lyo:school {self.fresh('sch')} }}")
+            if (name, school) not in SHENSHA_SCHOOLS:
+                raise ConditionError(f"no {name} table under school {school!r}")
+            return f"{st} a lyo:{SHENSHA_IDS[name]} ; lyo:school lyr:{SHENSHA_SCHOOLS[name, school]} ; lyo:stateOf {var} ."
         raise ConditionError(f"unknown line token {tok!r}")
 
     def line(self, clause: LineClause, var: str) -> str:

@@ -22,6 +22,48 @@ GROUPS = {"旺相": {"旺", "相"}, "休囚": {"休", "囚", "死"}}
 REL = {"生", "克", "剋", "沖", "合", "刑", "害", "比和"}
 CAST_TERMS = {"六沖變六合", "六合變六沖", "合處逢沖", "獨發", "獨靜", "兩現"}
 
+# 神煞, written out here from the classic tables (not from the package): name → (pillar, key → branches).
+BR = "子丑寅卯辰巳午未申酉戌亥"
+_FRAMES = ("申子辰", "寅午戌", "巳酉丑", "亥卯未")
+
+
+def _frame(targets):
+    return {b: t for f, t in zip(_FRAMES, targets) for b in f}
+
+
+SHENSHA = {
+    "貴人": ("day_stem", {"甲": "丑未", "戊": "丑未", "庚": "丑未", "乙": "子申", "己": "子申", "丙": "亥酉",
+                          "丁": "亥酉", "壬": "卯巳", "癸": "卯巳", "辛": "午寅"}),
+    "祿": ("day_stem", dict(zip("甲乙丙丁戊己庚辛壬癸", "寅卯巳午巳午申酉亥子"))),
+    "驛馬": ("day_branch", _frame("寅申亥巳")),
+    "咸池": ("day_branch", _frame("酉卯午子")),
+    "劫殺": ("day_branch", _frame("巳亥寅申")),
+    "亡神": ("month", dict(zip("寅卯辰巳午未申酉戌亥子丑", "亥子丑寅卯辰巳午未申酉戌"))),  # 天玄賦: 正月從亥起順行
+    "亡神/TriadShenSha": ("day_branch", _frame("亥巳申寅")),
+    "將星": ("day_branch", _frame("子午酉卯")),
+    "華蓋": ("day_branch", _frame("辰戌丑未")),
+    "天喜": ("month", dict(zip("寅卯辰巳午未申酉戌亥子丑", "戌戌戌丑丑丑辰辰辰未未未"))),
+    "喪門": ("year", {b: BR[(i + 2) % 12] for i, b in enumerate(BR)}),
+    "弔客": ("year", {b: BR[(i - 2) % 12] for i, b in enumerate(BR)}),
+}
+SHENSHA_ALIAS = {"桃花": "咸池", "天乙貴人": "貴人", "祿神": "祿"}
+
+
+def shensha_branches(chart: dict, name: str) -> str:
+    """The branches carrying the 神煞 `name` (optionally `name/School`) for the chart's pillars."""
+    base, sep, school = name.partition("/")
+    basis, table = SHENSHA[SHENSHA_ALIAS.get(base, base) + sep + school]
+    if basis == "day_stem":
+        key = chart["day"]["stem"]
+    elif basis == "day_branch":
+        key = chart["day"]["branch"]
+    else:
+        pillar = chart.get(basis)
+        if pillar is None:
+            return ""
+        key = pillar["branch"]
+    return table.get(key, "")
+
 
 def _trigrams(chart: dict) -> tuple[str, str]:
     bits = [1 if line["value"] in (7, 9) else 0 for line in chart["lines"]]
@@ -67,6 +109,8 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
         shi = next(x["position"] for x in chart["lines"] if "世" in x["roles"])
         ying = next(x["position"] for x in chart["lines"] if "應" in x["roles"])
         return min(shi, ying) < line["position"] < max(shi, ying)
+    if tok.startswith("神煞:"):
+        return line["branch"] in shensha_branches(chart, tok[3:])
     if tok.startswith("日:"):
         return line["stage_day"] == tok[2:]
     if tok.startswith("月:"):

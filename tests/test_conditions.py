@@ -24,6 +24,9 @@ CONDITIONS = [
     "a = 回頭克", "a = 化進", "a = 月破 用神", "卦:兩現", "卦:合處逢沖", "a = 官鬼; 年 克 a", "a = 世; b = 應; a 刑 b",
     "a = 世; b = 應; a 害 b", "a = 靜 暗動", "a = 日墓", "卦:變六合", "之卦:坤", "a = 月:帝旺", "a = 休囚 !動",
     "a = 臨日", "a = 臨月 動", "a = 臨年", "a = 陽爻 動", "a = 陰爻 世", "m = 間爻 動", "m = 間爻; s = 世; m 克 s",
+    "a = 神煞:貴人", "a = 神煞:天乙貴人 世", "a = 神煞:祿", "a = 神煞:驛馬", "a = 神煞:咸池", "a = 神煞:桃花 動",
+    "a = 神煞:劫殺", "a = 神煞:亡神", "a = 神煞:亡神/TriadShenSha", "a = 神煞:將星", "a = 神煞:華蓋", "a = 神煞:天喜",
+    "a = 神煞:喪門", "a = 神煞:弔客", "a = 官鬼 !神煞:劫殺", "not a = 神煞:咸池", "a = 神煞:咸池; s = 世; a 克 s",
 ]
 
 
@@ -57,7 +60,7 @@ def test_compiled_condition_agrees_with_direct_evaluation(charts, condition):
 
 @pytest.mark.parametrize("bad, message", [
     ("a = 妻財 飛", "unknown line token '飛'"), ("a 克 b", "not a bound line name"), ("卦:奇", "unknown cast fact"),
-    ("x = ", "has no tokens"), ("a = 世; a = 應", "bound twice"), ("內 沖 外", "only 生, 克 and 比和"), ("", "empty"),
+    ("x = ", "has no tokens"), ("a = 神煞:大殺", "unknown 神煞"), ("a = 神煞:咸池/Triad", "no 咸池 table under school"), ("a = 世; a = 應", "bound twice"), ("內 沖 外", "only 生, 克 and 比和"), ("", "empty"),
 ])
 def test_a_bad_condition_is_refused_with_the_reason(bad, message):
     with pytest.raises(ConditionError, match=message):
