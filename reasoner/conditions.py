@@ -209,6 +209,8 @@ class _Compiler:
             return (f"?cast lyo:hasLine {s_} , {y} . {s_} lyo:hasRole lyr:RoleShi ; lyo:position {ps} . "
                     f"{y} lyo:hasRole lyr:RoleYing ; lyo:position {py} . {var} lyo:position {p} . "
                     f"FILTER(({p} > {ps} && {p} < {py}) || ({p} > {py} && {p} < {ps}))")
+        if tok == "絕處逢生":  # the line is the use-god a RescueFromSeverance state (易冒's five ways) rescues
+            return f"{self.fresh('rs')} a lyo:RescueFromSeverance ; lyo:stateOf ?cast ; lyo:involves {var} ."
         if tok.startswith("神煞:"):
             name, _, school = tok[3:].partition("/")
             name = SHENSHA_ALIASES.get(name, name)

@@ -109,6 +109,8 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
         shi = next(x["position"] for x in chart["lines"] if "世" in x["roles"])
         ying = next(x["position"] for x in chart["lines"] if "應" in x["roles"])
         return min(shi, ying) < line["position"] < max(shi, ying)
+    if tok == "絕處逢生":
+        return any(s["term"] == "絕處逢生" and line["position"] in s["lines"] for s in chart["states"])
     if tok.startswith("神煞:"):
         return line["branch"] in shensha_branches(chart, tok[3:])
     if tok.startswith("日:"):
