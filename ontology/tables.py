@@ -31,6 +31,10 @@ TRIGRAMS = {
     "坤": ("Kun", (0, 0, 0), "地", "地", "土", "乙未 乙巳 乙卯", "癸丑 癸亥 癸酉"),
     "兌": ("Dui", (1, 1, 0), "澤", "泽", "金", "丁巳 丁卯 丁丑", "丁亥 丁酉 丁未"),
 }
+# Trigram gender (說卦 family: 乾 father, 震 坎 艮 sons = 陽卦; 坤 mother, 巽 離 兌 daughters = 陰卦); 天玄賦 婚姻章
+# calls 離為火 「純陰之象」. Used by the condition language's 內:陽卦 / 外:陰卦 (passage TrigramGender).
+YANG_TRIGRAMS = "乾震坎艮"
+YIN_TRIGRAMS = "坤巽離兌"
 TRIGRAM_EN = {"乾": "Heaven", "坎": "Water", "艮": "Mountain", "震": "Thunder",
               "巽": "Wind", "離": "Fire", "坤": "Earth", "兌": "Lake"}
 TRIGRAM_KO = {"乾": "건", "坎": "감", "艮": "간", "震": "진", "巽": "손", "離": "리", "坤": "곤", "兌": "태"}

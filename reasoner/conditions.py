@@ -122,6 +122,8 @@ def _parse_clause(text: str):
             return CastClause(key, value)
         if key in ("宮", "內", "外") and value in TRIGRAM_IDS:
             return CastClause(key, value)
+        if key in ("內", "外") and value in ("陽卦", "陰卦"):
+            return CastClause(key, value)
         raise ConditionError(f"unknown cast fact {text!r}")
     raise ConditionError(f"cannot read clause {text!r}")
 
@@ -280,6 +282,11 @@ class _Compiler:
             return f"?cast lyo:{prop} lyr:Hexagram{HEXAGRAM_NUMBERS[c.value]:02d} ."
         prop = {"宮": "palace", "內": "lowerTrigram", "外": "upperTrigram"}[c.key]
         h = self.fresh("h")
+        if c.value in ("陽卦", "陰卦"):  # trigram gender (tables.YANG_TRIGRAMS / YIN_TRIGRAMS)
+            t = self.fresh("t")
+            names = T.YANG_TRIGRAMS if c.value == "陽卦" else T.YIN_TRIGRAMS
+            alts = ", ".join(f"lyr:Trigram{TRIGRAM_IDS[n]}" for n in names)
+            return f"?cast lyo:primaryHexagram {h} . {h} lyo:{prop} {t} . FILTER({t} IN ({alts}))"
         return f"?cast lyo:primaryHexagram {h} . {h} lyo:{prop} lyr:Trigram{TRIGRAM_IDS[c.value]} ."
 
 

@@ -176,7 +176,10 @@ def _cast(chart, key: str, value: str) -> bool:
     if key == "宮":
         return primary["palace"] == value
     lower, upper = _trigrams(chart)
-    return (lower if key == "內" else upper) == value
+    trigram = lower if key == "內" else upper
+    if value in ("陽卦", "陰卦"):  # family gender: father and sons yang, mother and daughters yin
+        return (trigram in ("乾", "震", "坎", "艮")) == (value == "陽卦")
+    return trigram == value
 
 
 def _clauses(text: str) -> list[str]:

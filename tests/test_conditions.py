@@ -28,6 +28,7 @@ CONDITIONS = [
     "a = 神煞:劫殺", "a = 神煞:亡神", "a = 神煞:亡神/TriadShenSha", "a = 神煞:將星", "a = 神煞:華蓋", "a = 神煞:天喜",
     "a = 神煞:喪門", "a = 神煞:弔客", "a = 官鬼 !神煞:劫殺", "not a = 神煞:咸池", "a = 神煞:咸池; s = 世; a 克 s",
     "a = 絕處逢生", "a = 世 絕處逢生", "a = 用神 !絕處逢生 日:絕",
+    "內:陽卦", "外:陰卦; 內:陽卦", "內:陰卦; 外:陰卦", "not 外:陽卦",
 ]
 
 
@@ -61,7 +62,7 @@ def test_compiled_condition_agrees_with_direct_evaluation(charts, condition):
 
 @pytest.mark.parametrize("bad, message", [
     ("a = 妻財 飛", "unknown line token '飛'"), ("a 克 b", "not a bound line name"), ("卦:奇", "unknown cast fact"),
-    ("x = ", "has no tokens"), ("a = 神煞:大殺", "unknown 神煞"), ("a = 神煞:咸池/Triad", "no 咸池 table under school"), ("a = 世; a = 應", "bound twice"), ("內 沖 外", "only 生, 克 and 比和"), ("", "empty"),
+    ("x = ", "has no tokens"), ("a = 神煞:大殺", "unknown 神煞"), ("宮:陽卦", "unknown cast fact"), ("a = 神煞:咸池/Triad", "no 咸池 table under school"), ("a = 世; a = 應", "bound twice"), ("內 沖 外", "only 生, 克 and 比和"), ("", "empty"),
 ])
 def test_a_bad_condition_is_refused_with_the_reason(bad, message):
     with pytest.raises(ConditionError, match=message):
