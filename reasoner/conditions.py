@@ -140,10 +140,10 @@ def parse(text: str) -> Condition:
         rels = [c] if isinstance(c, RelClause) else [c.inner] if isinstance(c, NotClause) and isinstance(c.inner, RelClause) else []
         for r in rels:
             for end in (r.left, r.right):
-                base = end[1:] if end.startswith("變") else end
+                base = end[1:] if end[:1] in ("變", "伏") else end
                 if end in ("日", "月", "年", "內", "外") or base in names:
                     continue
-                raise ConditionError(f"relation endpoint {end!r} is not a bound line name, 日, 月, 年, 內, 外 or 變NAME")
+                raise ConditionError(f"relation endpoint {end!r} is not a bound line name, 日, 月, 年, 內, 外, 變NAME or 伏NAME")
             if (r.left in ("內", "外")) != (r.right in ("內", "外")):
                 raise ConditionError("內/外 relate only to each other")
             if r.left in ("內", "外") and r.rel not in ("生", "克", "剋", "比和"):
@@ -211,6 +211,12 @@ class _Compiler:
             return (f"?cast lyo:hasLine {s_} , {y} . {s_} lyo:hasRole lyr:RoleShi ; lyo:position {ps} . "
                     f"{y} lyo:hasRole lyr:RoleYing ; lyo:position {py} . {var} lyo:position {p} . "
                     f"FILTER(({p} > {ps} && {p} < {py}) || ({p} > {py} && {p} < {ps}))")
+        if tok[:2] == "伏:" and tok[2:] in RELATIVE_IDS:  # later convention: the missing relative hidden under the line
+            h = self.fresh("hid")
+            return f"{var} lyo:hasHidden {h} . {h} lyo:relative lyr:{RELATIVE_IDS[tok[2:]]} ."
+        if tok[:3] == "伏宮:" and tok[3:] in RELATIVE_IDS:  # 火珠林: the palace's pure-hexagram line under the line
+            h = self.fresh("hid")
+            return f"{var} lyo:hasPalaceHidden {h} . {h} lyo:relative lyr:{RELATIVE_IDS[tok[3:]]} ."
         if tok == "絕處逢生":  # the line is the use-god a RescueFromSeverance state (易冒's five ways) rescues
             return f"{self.fresh('rs')} a lyo:RescueFromSeverance ; lyo:stateOf ?cast ; lyo:involves {var} ."
         if tok.startswith("神煞:"):
@@ -245,6 +251,9 @@ class _Compiler:
         if end.startswith("變"):
             v = self.fresh("chg")
             return v, f"{names[end[1:]]} lyo:hasChange {v} ."
+        if end.startswith("伏"):
+            v = self.fresh("hid")
+            return v, f"{names[end[1:]]} lyo:hasHidden {v} ."
         return names[end], ""
 
     def relation(self, r: RelClause, names: dict[str, str]) -> str:
@@ -258,6 +267,16 @@ class _Compiler:
             return f"{pre} {a} lyo:{'elementGenerates' if r.rel == '生' else 'elementOvercomes'} {b} ."
         a, pa = self.endpoint(r.left, names)
         b, pb = self.endpoint(r.right, names)
+        if r.left.startswith("伏") or r.right.startswith("伏"):
+            # a hidden line is no endpoint of the derived relations: relate by element / branch directly
+            if r.rel in ("生", "克", "剋", "比和"):
+                ea, eb = self.fresh("e"), self.fresh("e")
+                test = (f"FILTER({ea} = {eb})" if r.rel == "比和" else
+                        f"{ea} lyo:{'elementGenerates' if r.rel == '生' else 'elementOvercomes'} {eb} .")
+                return f"{pa} {pb} {a} lyo:element {ea} . {b} lyo:element {eb} . {test}"
+            ba, bb = self.fresh("br"), self.fresh("br")
+            prop = {"沖": "branchClashes", "合": "branchCombines", "刑": "branchPunishes", "害": "branchHarms"}[r.rel]
+            return f"{pa} {pb} {a} lyo:branch {ba} . {b} lyo:branch {bb} . {ba} lyo:{prop} {bb} ."
         if r.rel == "比和":
             e = self.fresh("e")
             return f"{pa} {pb} {a} lyo:element {e} . {b} lyo:element {e} . FILTER({a} != {b})"

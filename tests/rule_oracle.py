@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from oracle import BITS_TRIGRAM
+from oracle import BITS_TRIGRAM, BRANCH_ELEMENT, CLASH, COMBINE, HARM, PUNISH, SELF_PUNISH
 
 GEN = {"木": "火", "火": "土", "土": "金", "金": "水", "水": "木"}
 OVER = {"木": "土", "土": "水", "水": "火", "火": "金", "金": "木"}
@@ -109,8 +109,12 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
         shi = next(x["position"] for x in chart["lines"] if "世" in x["roles"])
         ying = next(x["position"] for x in chart["lines"] if "應" in x["roles"])
         return min(shi, ying) < line["position"] < max(shi, ying)
-    if tok == "絕處逢生":
+    if tok == "絕處逢生":  # the rescued use-god line (for a hidden use-god: its flying line, as for 用神)
         return any(s["term"] == "絕處逢生" and line["position"] in s["lines"] for s in chart["states"])
+    if tok.startswith("伏:"):
+        return line["hidden"] is not None and line["hidden"]["relative"] == tok[2:]
+    if tok.startswith("伏宮:"):
+        return line["hidden_palace"]["relative"] == tok[3:]
     if tok.startswith("神煞:"):
         return line["branch"] in shensha_branches(chart, tok[3:])
     if tok.startswith("日:"):
@@ -136,6 +140,9 @@ def _endpoint(chart, name: str, env: dict):
         return "month", chart["month"]["element"]
     if name == "年":
         return ("year", chart["year"]["element"]) if chart.get("year") else None
+    if name.startswith("伏"):
+        hidden = chart["lines"][env[name[1:]] - 1]["hidden"]
+        return (f"hidden:{env[name[1:]]}", BRANCH_ELEMENT[hidden["branch"]], hidden["branch"]) if hidden else None
     if name.startswith("變"):
         line = chart["lines"][env[name[1:]] - 1]
         return (f"change:{line['position']}", line["change"]["element"]) if line["change"] else None
@@ -151,10 +158,22 @@ def _relation(chart, a, rel, b, env) -> bool:
     x, y = _endpoint(chart, a, env), _endpoint(chart, b, env)
     if x is None or y is None:
         return False
+    if a.startswith("伏") or b.startswith("伏"):  # by value: a hidden line is not in chart["relations"]
+        bx, by = _branch(chart, a, env), _branch(chart, b, env)
+        return {"生": GEN[x[1]] == y[1], "克": OVER[x[1]] == y[1], "剋": OVER[x[1]] == y[1], "比和": x[1] == y[1],
+                "沖": bx + by in CLASH, "合": bx + by in COMBINE, "害": bx + by in HARM,
+                "刑": bx + by in PUNISH or (bx == by and bx in SELF_PUNISH)}[rel]
     if rel == "比和":
         return x[0] != y[0] and x[1] == y[1]
     rel = "克" if rel == "剋" else rel
     return {"from": x[0], "to": y[0], "relation": rel} in chart["relations"]
+
+
+def _branch(chart, name: str, env: dict) -> str:
+    if name in ("日", "月", "年"):
+        return chart[{"日": "day", "月": "month", "年": "year"}[name]]["branch"]
+    line = chart["lines"][env[name[1:] if name[:1] in ("變", "伏") else name] - 1]
+    return {"變": (line["change"] or {}).get("branch"), "伏": (line["hidden"] or {}).get("branch")}.get(name[:1], line["branch"])
 
 
 def _cast(chart, key: str, value: str) -> bool:
