@@ -217,6 +217,14 @@ class _Compiler:
         if tok[:3] == "伏宮:" and tok[3:] in RELATIVE_IDS:  # 火珠林: the palace's pure-hexagram line under the line
             h = self.fresh("hid")
             return f"{var} lyo:hasPalaceHidden {h} . {h} lyo:relative lyr:{RELATIVE_IDS[tok[3:]]} ."
+        if tok[:2] == "之:" and tok[2:] in RELATIVE_IDS:  # the changed hexagram's line at this position
+            ch, p, hp, gz, b, el, hx, pal, pe = (self.fresh(x) for x in ("ch", "p", "hp", "gz", "b", "el", "hx", "pal", "pe"))
+            test = {"兄弟": f"FILTER({el} = {pe})", "子孫": f"{pe} lyo:elementGenerates {el} .",
+                    "妻財": f"{pe} lyo:elementOvercomes {el} .", "官鬼": f"{el} lyo:elementOvercomes {pe} .",
+                    "父母": f"{el} lyo:elementGenerates {pe} ."}[tok[2:]]
+            return (f"?cast lyo:changedHexagram {ch} ; lyo:primaryHexagram {hx} . {hx} lyo:palace {pal} . "
+                    f"{pal} lyo:element {pe} . {var} lyo:position {p} . {ch} lyo:hasPosition {hp} . "
+                    f"{hp} lyo:index {p} ; lyo:stemBranch {gz} . {gz} lyo:branch {b} . {b} lyo:element {el} . {test}")
         if tok == "絕處逢生":  # the line is the use-god a RescueFromSeverance state (易冒's five ways) rescues
             return f"{self.fresh('rs')} a lyo:RescueFromSeverance ; lyo:stateOf ?cast ; lyo:involves {var} ."
         if tok.startswith("神煞:"):

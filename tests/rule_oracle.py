@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from oracle import BITS_TRIGRAM, BRANCH_ELEMENT, CLASH, COMBINE, HARM, PUNISH, SELF_PUNISH
+from oracle import BITS_TRIGRAM, BRANCH_ELEMENT, CLASH, COMBINE, HARM, PUNISH, SELF_PUNISH, hexagram_lines, relative
 
 GEN = {"木": "火", "火": "土", "土": "金", "金": "水", "水": "木"}
 OVER = {"木": "土", "土": "水", "水": "火", "火": "金", "金": "木"}
@@ -111,6 +111,11 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
         return min(shi, ying) < line["position"] < max(shi, ying)
     if tok == "絕處逢生":  # the rescued use-god line (for a hidden use-god: its flying line, as for 用神)
         return any(s["term"] == "絕處逢生" and line["position"] in s["lines"] for s in chart["states"])
+    if tok.startswith("之:"):  # the changed hexagram's line at this position, relative to the primary palace
+        if chart["changed"] is None:
+            return False
+        gz = hexagram_lines(chart["changed"]["name"])[line["position"] - 1]
+        return relative(chart["primary"]["palace_element"], BRANCH_ELEMENT[gz[1]]) == tok[2:]
     if tok.startswith("伏:"):
         return line["hidden"] is not None and line["hidden"]["relative"] == tok[2:]
     if tok.startswith("伏宮:"):
