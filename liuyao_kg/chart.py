@@ -32,7 +32,9 @@ def _source(row: dict) -> dict | None:
 def chart(kg, cast_iri: str) -> dict:
     """Assemble the chart dict of a cast already derived in `kg`."""
     p = {"cast": cast_iri}
-    hexes = {r["which"]: _hexagram(r) for r in queries.run(kg, "chart-hexagrams", **p)}
+    hex_rows = queries.run(kg, "chart-hexagrams", **p)
+    hexes = {r["which"]: _hexagram(r) for r in hex_rows}
+    sex = next((r["sex"] for r in hex_rows if r["sex"]), None)
     pillars: dict[str, dict] = {}
     void: list[str] = []
     for r in queries.run(kg, "chart-pillars", **p):
@@ -112,6 +114,7 @@ def chart(kg, cast_iri: str) -> dict:
         "month": month,
         "day": pillars.get("day"),
         "year": pillars.get("year"),
+        "sex": sex,
         "void": void,
         "lines": [lines[i] for i in sorted(lines)],
         "relations": relations,

@@ -124,6 +124,8 @@ def _parse_clause(text: str):
             return CastClause(key, value)
         if key in ("內", "外") and value in ("陽卦", "陰卦"):
             return CastClause(key, value)
+        if key == "占" and value in ("男", "女"):
+            return CastClause(key, value)
         raise ConditionError(f"unknown cast fact {text!r}")
     raise ConditionError(f"cannot read clause {text!r}")
 
@@ -304,6 +306,8 @@ class _Compiler:
             k = self.fresh("k")
             return (f"{{ SELECT ?cast (COUNT({m}) AS {k}) WHERE {{ ?cast lyo:hasLine {m} . {m} a lyo:MovingLine . }} "
                     f"GROUP BY ?cast }} FILTER({k} >= 3)")
+        if c.key == "占":  # the asker's sex (男占 / 女占); a cast without it is neither
+            return f'?cast lyo:askerSex "{c.value}" .'
         if c.key in ("本卦", "之卦"):
             prop = "primaryHexagram" if c.key == "本卦" else "changedHexagram"
             return f"?cast lyo:{prop} lyr:Hexagram{HEXAGRAM_NUMBERS[c.value]:02d} ."

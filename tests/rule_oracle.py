@@ -193,6 +193,8 @@ def _cast(chart, key: str, value: str) -> bool:
         if value == "亂動":
             return sum(line["moving"] for line in chart["lines"]) >= 3
         return value in {s["term"] for s in chart["states"]}
+    if key == "占":
+        return chart.get("sex") == value
     if key == "本卦":
         return primary["name"] == value
     if key == "之卦":

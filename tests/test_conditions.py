@@ -32,6 +32,7 @@ CONDITIONS = [
     "a = 伏:官鬼", "a = 伏宮:妻財 世", "not g = 官鬼; f = 父母 伏:官鬼", "a = 靜; 伏a 克 a", "a = 伏:妻財; a 克 伏a",
     "a = 靜; 日 沖 伏a", "a = 伏:子孫; 月 生 伏a", "a = 靜; 伏a 比和 日", "a = 動; 伏a 克 變a", "a = 伏:官鬼; b = 動; b 合 伏a",
     "a = 伏:子孫; s = 世; 伏a 刑 s", "a = 靜; 伏a 害 月", "a = 靜; 伏a 合 日",
+    "占:男", "占:女; a = 妻財 動", "not 占:男", "not 占:女; 卦:獨發",
     "a = 之:官鬼", "a = 內卦 之:妻財; b = 內卦 之:子孫", "a = 靜 之:兄弟", "a = 動 !之:父母", "not a = 之:子孫",
 ]
 
@@ -41,8 +42,9 @@ def charts():
     kg = liuyao_kg.default_graph()
     out = []
     fixed = [("999999", "午", "丙子", "求財"), ("777777", "寅", "辛亥", "疾病"), ("787986", "巳", "癸未", "婚姻")]
-    for values, month, day, topic in sample_casts(60, seed=5) + fixed:
-        chart = liuyao_kg.cast(values, month=month, day=day, topic=topic, year="甲子")
+    for i, (values, month, day, topic) in enumerate(sample_casts(60, seed=5) + fixed):
+        sex = ("男", "女", None)[i % 3]  # the asker's sex given for two casts in three
+        chart = liuyao_kg.cast(values, month=month, day=day, topic=topic, year="甲子", sex=sex)
         graphs = [ox.NamedNode(chart["cast"]), ox.NamedNode(chart["cast"] + "/inferred"),
                   ox.NamedNode(ns.GRAPH_REFERENCE), ox.NamedNode(ns.GRAPH_ONTOLOGY)]
         out.append((chart, graphs))
@@ -66,7 +68,7 @@ def test_compiled_condition_agrees_with_direct_evaluation(charts, condition):
 
 @pytest.mark.parametrize("bad, message", [
     ("a = 妻財 飛", "unknown line token '飛'"), ("a 克 b", "not a bound line name"), ("卦:奇", "unknown cast fact"),
-    ("x = ", "has no tokens"), ("a = 神煞:大殺", "unknown 神煞"), ("宮:陽卦", "unknown cast fact"), ("a = 神煞:咸池/Triad", "no 咸池 table under school"), ("a = 世; a = 應", "bound twice"), ("內 沖 外", "only 生, 克 and 比和"), ("", "empty"),
+    ("x = ", "has no tokens"), ("a = 神煞:大殺", "unknown 神煞"), ("宮:陽卦", "unknown cast fact"), ("占:中", "unknown cast fact"), ("a = 神煞:咸池/Triad", "no 咸池 table under school"), ("a = 世; a = 應", "bound twice"), ("內 沖 外", "only 生, 克 and 比和"), ("", "empty"),
 ])
 def test_a_bad_condition_is_refused_with_the_reason(bad, message):
     with pytest.raises(ConditionError, match=message):

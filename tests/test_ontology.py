@@ -49,7 +49,7 @@ targetBranch""".split()
 DATATYPE_PROPERTIES = """position lineValue castId topic castAt kingWenNumber linePattern shiPosition yingPosition
 index yang spiritOrder cycleIndex sparqlConstruct provenanceNote chapter quote koreanRendering seedFile
 paragraphIndex startOffset endOffset stemIndex branchIndex condition conclusion polarity appliesToTopic
-executable nonExecutableReason schoolName""".split()
+executable nonExecutableReason schoolName askerSex""".split()
 ANNOTATION_PROPERTIES = ["derives", "definesTerm"]
 
 
