@@ -35,6 +35,7 @@ def chart(kg, cast_iri: str) -> dict:
     hex_rows = queries.run(kg, "chart-hexagrams", **p)
     hexes = {r["which"]: _hexagram(r) for r in hex_rows}
     sex = next((r["sex"] for r in hex_rows if r["sex"]), None)
+    birth = next((r["birth"] for r in hex_rows if r["birth"]), None)
     pillars: dict[str, dict] = {}
     void: list[str] = []
     for r in queries.run(kg, "chart-pillars", **p):
@@ -115,6 +116,7 @@ def chart(kg, cast_iri: str) -> dict:
         "day": pillars.get("day"),
         "year": pillars.get("year"),
         "sex": sex,
+        "birth": birth,
         "void": void,
         "lines": [lines[i] for i in sorted(lines)],
         "relations": relations,

@@ -205,6 +205,9 @@ class _Compiler:
             p, b = self.fresh("pl"), self.fresh("b")
             prop = {"臨日": "hasDay", "臨月": "hasMonth", "臨年": "hasYear"}[tok]
             return f"?cast lyo:{prop} {p} . {p} lyo:branch {b} . {var} lyo:branch {b} ."
+        if tok == "臨命":  # the line's branch is the asker's birth-year branch (本命, --birth)
+            b = self.fresh("b")
+            return f"?cast lyo:birthBranch {b} . {var} lyo:branch {b} ."
         if tok in ("陽爻", "陰爻"):
             v = self.fresh("v")
             return f"{var} lyo:lineValue {v} . FILTER({v} IN {'(7, 9)' if tok == '陽爻' else '(6, 8)'})"

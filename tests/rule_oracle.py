@@ -103,6 +103,8 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
     if tok in ("臨日", "臨月", "臨年"):
         pillar = chart[{"臨日": "day", "臨月": "month", "臨年": "year"}[tok]]
         return pillar is not None and line["branch"] == pillar["branch"]
+    if tok == "臨命":
+        return chart.get("birth") is not None and line["branch"] == chart["birth"]
     if tok in ("陽爻", "陰爻"):
         return (line["value"] in (7, 9)) == (tok == "陽爻")
     if tok == "間爻":

@@ -32,7 +32,7 @@ CONDITIONS = [
     "a = 伏:官鬼", "a = 伏宮:妻財 世", "not g = 官鬼; f = 父母 伏:官鬼", "a = 靜; 伏a 克 a", "a = 伏:妻財; a 克 伏a",
     "a = 靜; 日 沖 伏a", "a = 伏:子孫; 月 生 伏a", "a = 靜; 伏a 比和 日", "a = 動; 伏a 克 變a", "a = 伏:官鬼; b = 動; b 合 伏a",
     "a = 伏:子孫; s = 世; 伏a 刑 s", "a = 靜; 伏a 害 月", "a = 靜; 伏a 合 日",
-    "占:男", "占:女; a = 妻財 動", "not 占:男", "not 占:女; 卦:獨發",
+    "a = 臨命", "a = 臨命 官鬼", "a = 臨命 日墓", "not a = 臨命", "占:男", "占:女; a = 妻財 動", "not 占:男", "not 占:女; 卦:獨發",
     "a = 之:官鬼", "a = 內卦 之:妻財; b = 內卦 之:子孫", "a = 靜 之:兄弟", "a = 動 !之:父母", "not a = 之:子孫",
 ]
 
@@ -44,7 +44,8 @@ def charts():
     fixed = [("999999", "午", "丙子", "求財"), ("777777", "寅", "辛亥", "疾病"), ("787986", "巳", "癸未", "婚姻")]
     for i, (values, month, day, topic) in enumerate(sample_casts(60, seed=5) + fixed):
         sex = ("男", "女", None)[i % 3]  # the asker's sex given for two casts in three
-        chart = liuyao_kg.cast(values, month=month, day=day, topic=topic, year="甲子", sex=sex)
+        birth = "子丑寅卯辰巳午未申酉戌亥"[i % 12] if i % 2 else None  # 本命 for every other cast
+        chart = liuyao_kg.cast(values, month=month, day=day, topic=topic, year="甲子", sex=sex, birth=birth)
         graphs = [ox.NamedNode(chart["cast"]), ox.NamedNode(chart["cast"] + "/inferred"),
                   ox.NamedNode(ns.GRAPH_REFERENCE), ox.NamedNode(ns.GRAPH_ONTOLOGY)]
         out.append((chart, graphs))
