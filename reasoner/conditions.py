@@ -230,6 +230,12 @@ class _Compiler:
             return (f"?cast lyo:changedHexagram {ch} ; lyo:primaryHexagram {hx} . {hx} lyo:palace {pal} . "
                     f"{pal} lyo:element {pe} . {var} lyo:position {p} . {ch} lyo:hasPosition {hp} . "
                     f"{hp} lyo:index {p} ; lyo:stemBranch {gz} . {gz} lyo:branch {b} . {b} lyo:element {el} . {test}")
+        if tok in ("伏旺相", "伏休囚"):  # the hidden line under this line (later convention), its strength in the month
+            h, e, m, mb, se, s = (self.fresh(x) for x in ("hid", "e", "m", "mb", "se", "s"))
+            alts = ", ".join(f"lyr:Strength_{STRENGTH_IDS[x]}" for x in STRENGTH_GROUPS[tok[1:]])
+            return (f"{var} lyo:hasHidden {h} . {h} lyo:element {e} . ?cast lyo:hasMonth {m} . {m} lyo:branch {mb} . "
+                    f"{se} lyo:monthBranch {mb} ; lyo:forElement {e} ; lyo:strength {s} . "
+                    f"FILTER NOT EXISTS {{ {se} lyo:school {self.fresh('sch')} }} FILTER({s} IN ({alts}))")
         if tok == "絕處逢生":  # the line is the use-god a RescueFromSeverance state (易冒's five ways) rescues
             return f"{self.fresh('rs')} a lyo:RescueFromSeverance ; lyo:stateOf ?cast ; lyo:involves {var} ."
         if tok.startswith("神煞:"):

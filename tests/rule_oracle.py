@@ -9,7 +9,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from oracle import BITS_TRIGRAM, BRANCH_ELEMENT, CLASH, COMBINE, HARM, PUNISH, SELF_PUNISH, hexagram_lines, relative
+from oracle import (BITS_TRIGRAM, BRANCH_ELEMENT, CLASH, COMBINE, HARM, PUNISH, SELF_PUNISH, hexagram_lines, relative,
+                    strength)
 
 GEN = {"木": "火", "火": "土", "土": "金", "金": "水", "水": "木"}
 OVER = {"木": "土", "土": "水", "水": "火", "火": "金", "金": "木"}
@@ -120,6 +121,9 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
         return relative(chart["primary"]["palace_element"], BRANCH_ELEMENT[gz[1]]) == tok[2:]
     if tok.startswith("伏:"):
         return line["hidden"] is not None and line["hidden"]["relative"] == tok[2:]
+    if tok in ("伏旺相", "伏休囚"):
+        hidden = line["hidden"]
+        return hidden is not None and strength(chart["month"]["element"], BRANCH_ELEMENT[hidden["branch"]]) in GROUPS[tok[1:]]
     if tok.startswith("伏宮:"):
         return line["hidden_palace"]["relative"] == tok[3:]
     if tok.startswith("神煞:"):
