@@ -77,7 +77,7 @@ def test_regenerating_the_shensha_rules_is_a_no_op():
 
 
 def test_a_real_cast_carries_the_shensha_of_its_day_month_and_year():
-    # 787986 = 賁 之 ... : lines 卯 丑 亥 午 申 戌 (bottom up); 癸未 day, 巳 month, 甲子 year.
+    # 787986 = 豐 之 賁: lines 卯 丑 亥 午 申 戌 (bottom up); 癸未 day, 巳 month, 甲子 year.
     chart = liuyao_kg.cast("787986", month="巳", day="癸未", year="甲子", topic="婚姻")
     got = {line["position"]: (line["branch"], line["shensha"]) for line in chart["lines"]}
     assert got == {
