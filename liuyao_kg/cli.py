@@ -13,6 +13,7 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--day", help="day stem-branch (辛亥)")
     p.add_argument("--year", help="year stem-branch (壬午)")
     p.add_argument("--birth", help="the asker's birth-year branch (本命)")
+    p.add_argument("--sex", help="the asker's sex: 男 or 女 (m / f), for the 男占 / 女占 readings")
     p.add_argument("--date", help="ISO date-time with zone, e.g. 2024-02-04T16:28+08:00 (instead of --month/--day)")
     p.add_argument("--day-boundary", choices=["00:00", "23:00"], default="00:00", help="when a day starts")
     p.add_argument("--topic", help="question topic, e.g. 求財 婚姻 疾病")
@@ -93,7 +94,8 @@ def _cmd_cast(args) -> int:
 
     kg = _graph(args)
     chart = liuyao_kg.cast(args.spec, lines=args.lines, month=args.month, day=args.day, year=args.year,
-                           birth=args.birth, date=args.date, topic=args.topic, about=args.about, day_boundary=args.day_boundary, kg=kg)
+                           birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
+                           day_boundary=args.day_boundary, kg=kg)
     if args.format == "json":
         print(json.dumps(chart, ensure_ascii=False, indent=2))
     elif args.format in ("turtle", "json-ld"):
@@ -144,7 +146,8 @@ def _cmd_why(args) -> int:
 
     kg = _graph(args)
     chart = liuyao_kg.cast(args.spec, lines=args.lines, month=args.month, day=args.day, year=args.year,
-                           birth=args.birth, date=args.date, topic=args.topic, about=args.about, day_boundary=args.day_boundary, kg=kg)
+                           birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
+                           day_boundary=args.day_boundary, kg=kg)
     sys.stdout.write(explain(kg, chart, line=args.line, rule=args.rule))
     return 0
 

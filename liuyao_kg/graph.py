@@ -22,7 +22,7 @@ LAYERS = (
     (ns.GRAPH_ONTOLOGY, ("lyo.ttl",)),
     (ns.GRAPH_REFERENCE, ("reference.ttl",)),
     (ns.GRAPH_RULES, ("rules/chart.ttl", "rules/relations.ttl", "rules/line-states.ttl", "rules/cast-states.ttl",
-                      "rules/chapters.ttl")),
+                      "rules/shensha.ttl", "rules/chapters.ttl")),
     (ns.GRAPH_PASSAGES, ("passages.ttl", "chapter-passages.ttl")),
 )
 

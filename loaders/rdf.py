@@ -85,6 +85,8 @@ def cast_quads(ci: CastInput) -> list[Quad]:
 
     if ci.birth_branch is not None:
         add(cast, _lyo("birthBranch"), branch_iri(ci.birth_branch))
+    if ci.sex is not None:
+        add(cast, _lyo("askerSex"), Literal(ci.sex))
     if ci.cast_at is not None:
         add(cast, _lyo("castAt"), Literal(ci.cast_at, datatype=_DATETIME))
     if ci.label:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from oracle import BITS_TRIGRAM
+from oracle import (BITS_TRIGRAM, BRANCH_ELEMENT, CLASH, COMBINE, HARM, PUNISH, SELF_PUNISH, hexagram_lines, relative,
+                    strength)
 
 GEN = {"木": "火", "火": "土", "土": "金", "金": "水", "水": "木"}
 OVER = {"木": "土", "土": "水", "水": "火", "火": "金", "金": "木"}
@@ -21,6 +22,48 @@ POSITIONS = {"初爻": 1, "二爻": 2, "三爻": 3, "四爻": 4, "五爻": 5, "�
 GROUPS = {"旺相": {"旺", "相"}, "休囚": {"休", "囚", "死"}}
 REL = {"生", "克", "剋", "沖", "合", "刑", "害", "比和"}
 CAST_TERMS = {"六沖變六合", "六合變六沖", "合處逢沖", "獨發", "獨靜", "兩現"}
+
+# 神煞, written out here from the classic tables (not from the package): name → (pillar, key → branches).
+BR = "子丑寅卯辰巳午未申酉戌亥"
+_FRAMES = ("申子辰", "寅午戌", "巳酉丑", "亥卯未")
+
+
+def _frame(targets):
+    return {b: t for f, t in zip(_FRAMES, targets) for b in f}
+
+
+SHENSHA = {
+    "貴人": ("day_stem", {"甲": "丑未", "戊": "丑未", "庚": "丑未", "乙": "子申", "己": "子申", "丙": "亥酉",
+                          "丁": "亥酉", "壬": "卯巳", "癸": "卯巳", "辛": "午寅"}),
+    "祿": ("day_stem", dict(zip("甲乙丙丁戊己庚辛壬癸", "寅卯巳午巳午申酉亥子"))),
+    "驛馬": ("day_branch", _frame("寅申亥巳")),
+    "咸池": ("day_branch", _frame("酉卯午子")),
+    "劫殺": ("day_branch", _frame("巳亥寅申")),
+    "亡神": ("month", dict(zip("寅卯辰巳午未申酉戌亥子丑", "亥子丑寅卯辰巳午未申酉戌"))),  # 天玄賦: 正月從亥起順行
+    "亡神/TriadShenSha": ("day_branch", _frame("亥巳申寅")),
+    "將星": ("day_branch", _frame("子午酉卯")),
+    "華蓋": ("day_branch", _frame("辰戌丑未")),
+    "天喜": ("month", dict(zip("寅卯辰巳午未申酉戌亥子丑", "戌戌戌丑丑丑辰辰辰未未未"))),
+    "喪門": ("year", {b: BR[(i + 2) % 12] for i, b in enumerate(BR)}),
+    "弔客": ("year", {b: BR[(i - 2) % 12] for i, b in enumerate(BR)}),
+}
+SHENSHA_ALIAS = {"桃花": "咸池", "天乙貴人": "貴人", "祿神": "祿"}
+
+
+def shensha_branches(chart: dict, name: str) -> str:
+    """The branches carrying the 神煞 `name` (optionally `name/School`) for the chart's pillars."""
+    base, sep, school = name.partition("/")
+    basis, table = SHENSHA[SHENSHA_ALIAS.get(base, base) + sep + school]
+    if basis == "day_stem":
+        key = chart["day"]["stem"]
+    elif basis == "day_branch":
+        key = chart["day"]["branch"]
+    else:
+        pillar = chart.get(basis)
+        if pillar is None:
+            return ""
+        key = pillar["branch"]
+    return table.get(key, "")
 
 
 def _trigrams(chart: dict) -> tuple[str, str]:
@@ -65,12 +108,30 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
     if tok in ("臨日", "臨月", "臨年"):
         pillar = chart[{"臨日": "day", "臨月": "month", "臨年": "year"}[tok]]
         return pillar is not None and line["branch"] == pillar["branch"]
+    if tok == "臨命":
+        return chart.get("birth") is not None and line["branch"] == chart["birth"]
     if tok in ("陽爻", "陰爻"):
         return (line["value"] in (7, 9)) == (tok == "陽爻")
     if tok == "間爻":
         shi = next(x["position"] for x in chart["lines"] if "世" in x["roles"])
         ying = next(x["position"] for x in chart["lines"] if "應" in x["roles"])
         return min(shi, ying) < line["position"] < max(shi, ying)
+    if tok == "絕處逢生":  # the rescued use-god line (for a hidden use-god: its flying line, as for 用神)
+        return any(s["term"] == "絕處逢生" and line["position"] in s["lines"] for s in chart["states"])
+    if tok.startswith("之:"):  # the changed hexagram's line at this position, relative to the primary palace
+        if chart["changed"] is None:
+            return False
+        gz = hexagram_lines(chart["changed"]["name"])[line["position"] - 1]
+        return relative(chart["primary"]["palace_element"], BRANCH_ELEMENT[gz[1]]) == tok[2:]
+    if tok.startswith("伏:"):
+        return line["hidden"] is not None and line["hidden"]["relative"] == tok[2:]
+    if tok in ("伏旺相", "伏休囚"):
+        hidden = line["hidden"]
+        return hidden is not None and strength(chart["month"]["element"], BRANCH_ELEMENT[hidden["branch"]]) in GROUPS[tok[1:]]
+    if tok.startswith("伏宮:"):
+        return line["hidden_palace"]["relative"] == tok[3:]
+    if tok.startswith("神煞:"):
+        return line["branch"] in shensha_branches(chart, tok[3:])
     if tok.startswith("日:"):
         return line["stage_day"] == tok[2:]
     if tok.startswith("月:"):
@@ -94,6 +155,9 @@ def _endpoint(chart, name: str, env: dict):
         return "month", chart["month"]["element"]
     if name == "年":
         return ("year", chart["year"]["element"]) if chart.get("year") else None
+    if name.startswith("伏"):
+        hidden = chart["lines"][env[name[1:]] - 1]["hidden"]
+        return (f"hidden:{env[name[1:]]}", BRANCH_ELEMENT[hidden["branch"]], hidden["branch"]) if hidden else None
     if name.startswith("變"):
         line = chart["lines"][env[name[1:]] - 1]
         return (f"change:{line['position']}", line["change"]["element"]) if line["change"] else None
@@ -109,10 +173,22 @@ def _relation(chart, a, rel, b, env) -> bool:
     x, y = _endpoint(chart, a, env), _endpoint(chart, b, env)
     if x is None or y is None:
         return False
+    if a.startswith("伏") or b.startswith("伏"):  # by value: a hidden line is not in chart["relations"]
+        bx, by = _branch(chart, a, env), _branch(chart, b, env)
+        return {"生": GEN[x[1]] == y[1], "克": OVER[x[1]] == y[1], "剋": OVER[x[1]] == y[1], "比和": x[1] == y[1],
+                "沖": bx + by in CLASH, "合": bx + by in COMBINE, "害": bx + by in HARM,
+                "刑": bx + by in PUNISH or (bx == by and bx in SELF_PUNISH)}[rel]
     if rel == "比和":
         return x[0] != y[0] and x[1] == y[1]
     rel = "克" if rel == "剋" else rel
     return {"from": x[0], "to": y[0], "relation": rel} in chart["relations"]
+
+
+def _branch(chart, name: str, env: dict) -> str:
+    if name in ("日", "月", "年"):
+        return chart[{"日": "day", "月": "month", "年": "year"}[name]]["branch"]
+    line = chart["lines"][env[name[1:] if name[:1] in ("變", "伏") else name] - 1]
+    return {"變": (line["change"] or {}).get("branch"), "伏": (line["hidden"] or {}).get("branch")}.get(name[:1], line["branch"])
 
 
 def _cast(chart, key: str, value: str) -> bool:
@@ -128,6 +204,8 @@ def _cast(chart, key: str, value: str) -> bool:
             return sum(line["moving"] for line in chart["lines"]) >= 3
         return value in {s["term"] for s in chart["states"]}
     if key == "占":
+        if value in ("男", "女"):  # the asker's sex
+            return chart.get("sex") == value
         return chart["about"] is not None and value in ("*", chart["about"])
     if key == "本卦":
         return primary["name"] == value
@@ -136,7 +214,10 @@ def _cast(chart, key: str, value: str) -> bool:
     if key == "宮":
         return primary["palace"] == value
     lower, upper = _trigrams(chart)
-    return (lower if key == "內" else upper) == value
+    trigram = lower if key == "內" else upper
+    if value in ("陽卦", "陰卦"):  # family gender: father and sons yang, mother and daughters yin
+        return (trigram in ("乾", "震", "坎", "艮")) == (value == "陽卦")
+    return trigram == value
 
 
 def _clauses(text: str) -> list[str]:

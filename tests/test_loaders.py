@@ -426,3 +426,26 @@ def test_quads_load_into_a_store_and_are_idempotent():
     rows = list(store.query(
         f"SELECT ?v WHERE {{ GRAPH <{ci.iri}> {{ <{ci.iri}/line/6> <{LYO}lineValue> ?v }} }}"))
     assert [r["v"].value for r in rows] == ["6"]
+
+
+# --- the asker's sex (男占 / 女占) ---
+
+@pytest.mark.parametrize("given, stored", [("男", "男"), ("女", "女"), ("m", "男"), ("Female", "女"), (" 여 ", "女")])
+def test_the_askers_sex_is_normalised_to_nan_or_nu(given, stored):
+    ci = make_cast_input("787986", month="巳", day="癸未", sex=given)
+    assert ci.sex == stored
+
+
+def test_an_unknown_sex_is_refused_naming_the_field():
+    from liuyao_kg.loaders.errors import BadSex
+    with pytest.raises(BadSex) as e:
+        make_cast_input("787986", month="巳", day="癸未", sex="x")
+    assert e.value.field == "sex"
+
+
+def test_the_sex_enters_the_cast_id_only_when_given():
+    plain = make_cast_input("787986", month="巳", day="癸未")
+    assert "sex" not in plain.content()  # casts without it keep the ids they had
+    assert make_cast_input("787986", month="巳", day="癸未", sex="男").id != plain.id
+    assert make_cast_input("787986", month="巳", day="癸未", sex="女").id != make_cast_input(
+        "787986", month="巳", day="癸未", sex="男").id
