@@ -165,7 +165,8 @@ class SparqlClient:
             self._note_server(result)
             return result.convert()
         except Exception as exc:  # noqa: BLE001 - every transport or server error becomes a redacted one
-            raise self._fail("query", exc) from None
+            error = self._fail("query", exc)
+        raise error  # outside the handler: the original exception is not even kept as its context
 
     def _note_server(self, result) -> None:
         if self.server is None:
@@ -203,8 +204,13 @@ class SparqlClient:
             text = "DEFINE sql:big-data-const 1\n" + text
         try:
             self._wrapper(text).query()
+            return
         except Exception as exc:  # noqa: BLE001
-            raise self._fail("update", exc) from None
+            error = self._fail("update", exc)
+        raise error
+
+
+_XSD_BOOLEAN = ns.XSD + "boolean"
 
 
 def _term(b: dict):
@@ -217,6 +223,8 @@ def _term(b: dict):
     if "xml:lang" in b:
         return ox.Literal(value, language=b["xml:lang"])
     if "datatype" in b:
+        if b["datatype"] == _XSD_BOOLEAN and value in ("1", "0"):
+            value = "true" if value == "1" else "false"  # Virtuoso writes booleans as 1/0: the canonical form
         return ox.Literal(value, datatype=ox.NamedNode(b["datatype"]))
     return ox.Literal(value)
 
