@@ -236,6 +236,7 @@ _LEX = re.compile(r'''
   | (?P<string>"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^'\\]|\\.|'(?!''))*\'\'\'
                |"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
   | (?P<iri><[^<>"{}|^`\\\s]*>)
+  | (?P<var>[?$][A-Za-z0-9_\u00b7\u00c0-\uffff]+)
   | (?P<word>[A-Za-z_][A-Za-z0-9_-]*)
   | (?P<brace>\{)
   | (?P<open>\()
@@ -253,12 +254,12 @@ def _where_group(text: str) -> tuple[int, int, bool]:
     has_from = False
     for m in _LEX.finditer(text):
         kind = m.lastgroup
-        if kind in ("comment", "string", "iri"):
+        if kind in ("comment", "string", "iri", "var"):
             last_word = None
             continue
         if kind == "word":
             w = m.group().upper()
-            if w in ("SELECT", "CONSTRUCT", "ASK", "DESCRIBE"):
+            if w in ("SELECT", "ASK"):  # the forms `select` runs; a CONSTRUCT template is not a WHERE group
                 seen_select = True
             elif seen_select and depth == 0 and w == "FROM":
                 has_from = True

@@ -46,6 +46,11 @@ def test_parameters_become_a_values_block_of_escaped_rdf_terms():
     assert len(rows) == 1 and rows[0]["a"].value == 'x" } UNION { ?p ?q ?r } #\\'
 
 
+def test_a_variable_named_where_is_not_the_where_keyword():
+    out = prepare("SELECT ?where { ?where ?p ?o }", {"p": ox.NamedNode("http://x/p")}, ["http://g"])
+    assert out == "SELECT ?where FROM <http://g>\n{\n  VALUES (?p) { (<http://x/p>) }\n ?where ?p ?o }"
+
+
 def test_a_blank_node_or_a_bad_name_is_not_a_parameter():
     with pytest.raises(TypeError):
         prepare("SELECT ?a WHERE { ?a ?b ?c }", {"a": ox.BlankNode()})
