@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -122,6 +123,16 @@ class Virtuoso:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
+def _die_with_parent() -> None:
+    """In the child: get SIGTERM when the test process dies, however it dies (Linux prctl PR_SET_PDEATHSIG)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
 def _answers(url: str) -> bool:
     q = urllib.parse.urlencode({"query": "ASK {}"})
     try:
@@ -139,7 +150,8 @@ def start(timeout: float = 120.0) -> Virtuoso:
     (root / "virtuoso.ini").write_text(_ini(Path(ini).read_text(), root, v.isql_port, v.http_port))
     out = open(root / "stdout.log", "wb")
     v.process = subprocess.Popen([server, "+foreground", "+configfile", str(root / "virtuoso.ini")],
-                                 cwd=root, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                                 cwd=root, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 preexec_fn=_die_with_parent)
     deadline = time.monotonic() + timeout
     try:
         while not _answers(v.sparql):
