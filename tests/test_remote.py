@@ -148,7 +148,7 @@ def _param_sets(iris: list[str], fired_rule: str) -> dict[str, list[dict]]:
     return {
         "branch-relations": [{"a": "未", "b": "午"}, {"a": "子", "b": "卯"}, {"a": "辰", "b": "辰"}],
         "cast-judgments": casts, "cast-states": casts, "chart-hexagrams": casts, "chart-lines": casts,
-        "chart-pillars": casts, "chart-relations": casts, "chart-roles": casts,
+        "chart-pillars": casts, "chart-relations": casts, "chart-roles": casts, "chart-question": casts,
         "casts-where-rule-fired": [{"rule": fired_rule}],
         "casts-where-use-god": [{"first": "月破", "second": "化絕"}, {"first": "MonthBroken", "second": "MonthBroken"}],
         "line-states": [{"cast": i, "position": p} for i in iris for p in (1, 5)],
