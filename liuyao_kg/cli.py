@@ -22,7 +22,13 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
 
 
 def _store(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", help="directory of a persistent store (default: in memory)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--store", help="directory of a persistent store (default: in memory)")
+    where.add_argument("--endpoint", metavar="URL",
+                       help="a SPARQL 1.1 endpoint as the store (credentials from LIUYAO_ENDPOINT_USER and "
+                            "LIUYAO_ENDPOINT_PASSWORD; see README, Remote SPARQL endpoint)")
+    p.add_argument("--update-endpoint", metavar="URL",
+                   help="the endpoint's SPARQL Update URL, if not the query URL (or LIUYAO_UPDATE_ENDPOINT)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     _cast_args(why)
     why.add_argument("--line", type=int, help="a line position (1–6): explain its states")
     why.add_argument("--rule", help="a chapter rule IRI (or its last path segment): explain that judgment")
+    _store(why)
 
     ld = sub.add_parser("load", help="load a batch of casts (JSON Lines, YAML or CSV)")
     ld.add_argument("file")
@@ -63,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from liuyao_kg.loaders.errors import CastInputError
     from liuyao_kg.queries import QueryParameterError
+    from liuyao_kg.remote import RemoteStoreError
 
     try:
         return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load, "rules": _cmd_rules,
@@ -70,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     except (CastInputError, QueryParameterError) as e:
         print(f"liuyao: error: {e}", file=sys.stderr)
         return 2
+    except RemoteStoreError as e:  # its message never holds credentials
+        print(f"liuyao: error: {e}", file=sys.stderr)
+        return 1
     finally:
         kg = getattr(args, "_kg", None)
         if kg is not None:
@@ -77,14 +88,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _graph(args):
-    """The store named by --store (opened once per command, closed by main), else the in-memory one."""
+    """The store named by --store or --endpoint (opened once per command, closed by main), else the in-memory one."""
     from liuyao_kg import default_graph
     from liuyao_kg.graph import KnowledgeGraph
 
-    if not getattr(args, "store", None):
-        return default_graph()
-    if getattr(args, "_kg", None) is None:
+    if getattr(args, "_kg", None) is not None:
+        return args._kg
+    if getattr(args, "endpoint", None):
+        from liuyao_kg.remote import Endpoint, RemoteKnowledgeGraph
+
+        args._kg = RemoteKnowledgeGraph(Endpoint.from_env(args.endpoint, args.update_endpoint))
+    elif getattr(args, "store", None):
         args._kg = KnowledgeGraph(args.store)
+    else:
+        return default_graph()
     return args._kg
 
 
