@@ -14,6 +14,7 @@ equivalent form both engines read the same way; each rewrite is listed in `REWRI
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 
 import pyoxigraph as ox
@@ -25,6 +26,7 @@ from liuyao_kg.reasoner.dependencies import RulePlan, plan
 from liuyao_kg.reasoner.engine import Rule, RuleScopeError, _TOPIC, cast_of, inferred_graph
 
 _PROLOGUE = sparql_prologue()
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
 
 def to_rdflib(term):
@@ -35,6 +37,10 @@ def to_rdflib(term):
     if isinstance(term, ox.Literal):
         if term.language:
             return Literal(term.value, lang=term.language)
+        if term.datatype.value == _XSD_STRING:
+            # RDF 1.1: a simple literal *is* an xsd:string. rdflib keeps `"x"` and `"x"^^xsd:string`
+            # apart (`=` and IN compare them unequal), so strings go in as rdflib's simple literals.
+            return Literal(term.value)
         return Literal(term.value, datatype=URIRef(term.datatype.value), normalize=False)
     if isinstance(term, ox.DefaultGraph):
         return None
@@ -83,21 +89,25 @@ class RdflibEngine:
         for q in quads:
             ds.add(_quad(q))
         out: list[ox.Quad] = []
-        try:
-            for stratum, recursive in zip(self.plan.strata, self.plan.recursive):
-                while True:
-                    added = 0
-                    for iri in stratum:
-                        scope = self.rules[iri].topics
-                        if scope is not None and not scope & topics:
-                            continue
-                        added += self._apply(iri, out, graphs)
-                    if not recursive or added == 0:
-                        break
-        finally:
-            for g in graphs:
-                for name in (g.value, inferred_graph(g.value)):
-                    ds.remove_graph(URIRef(name))
+        with warnings.catch_warnings():
+            # rdflib 7.x warns "Dataset.default_context is deprecated" from inside its own triple
+            # lookups (hundreds of thousands per cast); nothing a caller can act on.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            try:
+                for stratum, recursive in zip(self.plan.strata, self.plan.recursive):
+                    while True:
+                        added = 0
+                        for iri in stratum:
+                            scope = self.rules[iri].topics
+                            if scope is not None and not scope & topics:
+                                continue
+                            added += self._apply(iri, out, graphs)
+                        if not recursive or added == 0:
+                            break
+            finally:
+                for g in graphs:
+                    for name in (g.value, inferred_graph(g.value)):
+                        ds.remove_graph(URIRef(name))
         return out
 
     def _apply(self, iri: str, out: list[ox.Quad], graphs: set) -> int:
