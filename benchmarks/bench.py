@@ -128,6 +128,7 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
     if stack == "oracle":
         from oracle import oracle_chart
 
+        oracle_chart(tuple(int(c) for c in warm_item[0][0]), warm_item[0][1], warm_item[0][2])
         for v, m, d, _ in items:
             timed(lambda: oracle_chart(tuple(int(c) for c in v), m, d), 1)
     elif stack == "najia":
