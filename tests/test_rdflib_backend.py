@@ -50,3 +50,14 @@ def test_the_rule_binding_is_written_inside_the_where_group():
     text = rule_query(rule)
     assert text.rstrip().endswith(f"VALUES ?rule {{ <{rule.iri}> }} }}")
     assert text.count("{") == text.count("}")
+
+
+def test_a_knowledge_graph_can_derive_with_the_rdflib_backend():
+    import liuyao_kg
+
+    ref = KnowledgeGraph(chapter_rules=False, backend="rdflib")
+    assert type(ref.engine).__name__ == "RdflibEngine"
+    ox_chart = liuyao_kg.cast("節之中孚", month="寅", day="辛亥", kg=KnowledgeGraph(chapter_rules=False))
+    assert liuyao_kg.cast("節之中孚", month="寅", day="辛亥", kg=ref) == ox_chart
+    with pytest.raises(ValueError):
+        KnowledgeGraph(backend="jena")
