@@ -9,7 +9,7 @@ Stacks (each size of each stack runs in its own subprocess, so its peak memory i
   engine-batch         Engine.derive, state + chapter rules, CHUNK casts per call (best chunk from the sweep)
   engine-states-batch  Engine.derive, state rules only (states, no judgments), CHUNK casts per call
   rdflib-derive        reasoner/rdflib_engine.RdflibEngine: the same rules and plan on rdflib, one cast per call
-  swrl-pellet          benchmarks/swrl_stack.py: the SWRL-expressible states, owlready2 + Pellet, 50 casts per run
+  swrl-pellet          benchmarks/swrl_stack.py: the SWRL-expressible states, owlready2 + Pellet, 10 casts per run
   najia                benchmarks/najia_stack.py: najia's chart layer (palace, 納甲, 六親, 六神, 世應, 伏神)
   oracle               tests/oracle.py: the plain-Python chart and states (no judgments), one cast at a time
 
@@ -55,7 +55,7 @@ STACKS = {
     "engine-batch": "Engine.derive, state + chapter rules, CHUNK casts per call",
     "engine-states-batch": "Engine.derive, state rules only, CHUNK casts per call",
     "rdflib-derive": "RdflibEngine.derive (same rules and plan on rdflib), state + chapter rules, one cast per call",
-    "swrl-pellet": "owlready2 + Pellet, SWRL rules for the SWRL-expressible states, 50 casts per reasoner run",
+    "swrl-pellet": "owlready2 + Pellet, SWRL rules for the SWRL-expressible states, 10 casts per reasoner run",
     "najia": "najia 2.0.1 chart layer (palace, 納甲, 六親, 六神, 世應, 伏神), one cast at a time",
     "oracle": "tests/oracle.py plain-Python chart and states (no judgments), one cast at a time",
 }
@@ -65,7 +65,7 @@ WORK = {"engine-cast": "states+judgments+chart", "engine-derive": "states+judgme
 #: the engine stack each stack's ratio is taken against (same work, or the engine doing more)
 RATIO_BASE = {"rdflib-derive": "engine-derive", "swrl-pellet": "engine-states-batch", "oracle": "engine-states-batch",
               "najia": "engine-states-batch", "engine-cast": "engine-batch", "engine-derive": "engine-batch"}
-SWRL_CHUNK = 50
+SWRL_CHUNK = 10
 
 
 def casts(n: int, seed: int = 7) -> list[tuple[str, str, str, str]]:

@@ -10,7 +10,10 @@ from the same reference graph. SWRL rules (below, `RULES`) then derive, with Pel
   relations: 生 克 沖 合 between the endpoints of a cast (lines, changed lines, month, day)
   line states (LINE_STATES): 月破 旬空 日沖 暗動 沖散 月合 日合 日墓 動墓 化墓 化絕 化空 化破 化沖 化合
              回頭生 回頭克 化進/化退 (both schools) 進神 退神
-  cast states: 六沖 六合 變六沖 變六合 (primary / changed hexagram in the reference class)
+  line states also: 空沖則實 (a void line clashed by the day or a moving line)
+  relations also: 害
+  cast states: 六沖 六合 變六沖 變六合 (primary / changed hexagram in the reference class), 六沖變六合,
+             六合變六沖, 合處逢沖 (世 or 應 of a six-combine hexagram clashed or harmed by the day)
 
 What SWRL cannot do, and how it is handled here:
   * mint individuals (DL-safe rules have no existential head): a changed line is a node per line,
@@ -22,13 +25,14 @@ What SWRL cannot do, and how it is handled here:
   * everything that needs negation-as-failure, counting or closed-world reading is out of reach of a
     monotonic open-world reasoner: 獨發/獨靜 (exactly one moving / static line), 伏神 (a relative
     *absent* from the hexagram), 兩現 (exactly two), 用神 choice (a relative, else the hidden one, else
-    世), 六合變六沖 / 六沖變六合 as combined with their absence elsewhere, 空沖則實, the rescue and
-    tomb patterns built on those, and nearly every chapter judgment (NOT EXISTS, counts, 'no
+    世), the 旺相休囚 of the 易冒 school (its exceptions are written with NOT EXISTS), the rescue
+    patterns and the tomb patterns written with NOT EXISTS, and nearly every chapter judgment (NOT EXISTS, counts, 'no
     other line …'). 六神, 卦身, 世身, 十二長生, 旺相休囚 need modular arithmetic or multi-key table
-    look-ups with school variants; they are left out rather than half-done.
+    look-ups (the 火珠林 旺相休囚 and 干長生 are plain three-key joins SWRL could write, not written here).
 """
 from __future__ import annotations
 
+import os
 import re
 import time
 import types
@@ -44,14 +48,16 @@ LINE_STATES = (
     "ChangeRetreat/LaterAdvance", "ChangeAdvance/TianXuan", "ChangeRetreat/TianXuan", "JinShen/TianXuan",
     "TuiShen/TianXuan",
 )
-CAST_STATES = ("SixClashPrimary", "SixCombinePrimary", "SixClashChanged", "SixCombineChanged")
-RELATIONS = ("generates", "overcomes", "clashes", "combines")
+LINE_STATES += ("VoidFilledByClash",)
+CAST_STATES = ("SixClashPrimary", "SixCombinePrimary", "SixClashChanged", "SixCombineChanged", "ClashToCombine",
+               "CombineToClash", "ClashAtCombine")
+RELATIONS = ("generates", "overcomes", "clashes", "combines", "harms")
 
 # (predicate local name, object is a literal)
 REF_PREDICATES = {
     "hasPosition": False, "index": True, "stemBranch": False, "palace": False, "element": False,
     "shiPosition": True, "yingPosition": True, "stem": False, "branch": False, "branchClashes": False,
-    "branchCombines": False, "advancesTo": False, "elementGenerates": False, "elementOvercomes": False,
+    "branchCombines": False, "branchHarms": False, "advancesTo": False, "elementGenerates": False, "elementOvercomes": False,
     "tombBranch": False, "forElement": False, "atBranch": False, "stage": False,
 }
 REF_CLASSES = ("SixClashHexagram", "SixCombineHexagram", "JinShenPillar", "TuiShenPillar", "StageEntry")
@@ -84,7 +90,8 @@ RULES = [
     *[f"Endpoint(?a), Endpoint(?b), inCast(?a, ?c), inCast(?b, ?c), {k}(?a, ?x), {k}(?b, ?y), {ref}(?x, ?y)"
       f" -> {rel}(?a, ?b)"
       for k, ref, rel in (("element", "elementGenerates", "generates"), ("element", "elementOvercomes", "overcomes"),
-                          ("branch", "branchClashes", "clashes"), ("branch", "branchCombines", "combines"))],
+                          ("branch", "branchClashes", "clashes"), ("branch", "branchCombines", "combines"),
+                          ("branch", "branchHarms", "harms"))],
     # line states
     f"{_C}, hasMonth(?c, ?m), clashes(?m, ?l) -> MonthBroken(?l)",
     f"{_C}, hasDay(?c, ?d), voidBranch(?d, ?b), branch(?l, ?b) -> Void(?l)",
@@ -116,6 +123,14 @@ RULES = [
     "Cast(?c), primaryHexagram(?c, ?h), SixCombineHexagram(?h) -> SixCombinePrimary(?c)",
     "Cast(?c), changedHexagram(?c, ?h), SixClashHexagram(?h) -> SixClashChanged(?c)",
     "Cast(?c), changedHexagram(?c, ?h), SixCombineHexagram(?h) -> SixCombineChanged(?c)",
+    "SixClashPrimary(?c), SixCombineChanged(?c) -> ClashToCombine(?c)",
+    "SixCombinePrimary(?c), SixClashChanged(?c) -> CombineToClash(?c)",
+    # 空沖則實: a void line clashed by the day or by a moving line (a UNION is one rule per branch)
+    f"{_C}, Void(?l), hasDay(?c, ?d), clashes(?d, ?l) -> VoidFilledByClash(?l)",
+    f"{_C}, Void(?l), inCast(?o, ?c), MovingLine(?o), clashes(?o, ?l) -> VoidFilledByClash(?l)",
+    # 合處逢沖: a six-combine hexagram whose 世 or 應 line is clashed or harmed by the day
+    *[f"SixCombinePrimary(?c), hasDay(?c, ?d), hasLine(?c, ?l), hasRole(?l, {role}), {rel}(?d, ?l) -> ClashAtCombine(?c)"
+      for role in ("RoleShi", "RoleYing") for rel in ("clashes", "harms")],
 ]
 
 _DATA = {"lineValue", "position", "index", "shiPosition", "yingPosition"}
@@ -215,6 +230,8 @@ class SwrlStack:
         import owlready2 as o2
 
         o2.JAVA_EXE = pellet_java()
+        # Pellet's heap (owlready2's default is 2000 MB); `$PELLET_MEMORY_MB` to change it
+        o2.reasoning.JAVA_MEMORY = int(os.environ.get("PELLET_MEMORY_MB", "2000"))
         self.ref_facts, self.ref_members, self.void = reference_facts(store)
 
     def derive(self, casts: list[list[ox.Quad]]) -> tuple[set, dict]:
