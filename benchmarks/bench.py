@@ -332,6 +332,7 @@ def profile(n: int, chunk: int) -> dict:
         engine.derive([q for c in inputs[i:i + chunk] for q in c])
     prof.disable()
     wall = time.perf_counter() - t0
+    small_calls = dict(calls)
     s = io.StringIO()
     st = pstats.Stats(prof, stream=s)
     top = sorted(st.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:12]
@@ -351,6 +352,22 @@ def profile(n: int, chunk: int) -> dict:
         sec = sum(per_rule.get(i, 0.0) for i in stratum)
         if sec:
             strata.append({"stratum": k, "rules": len(stratum), "recursive": engine.plan.recursive[k], "s": round(sec, 3)})
+    # the same casts in chunks four times larger: which rules' cost per cast grows with the chunk
+    big = 4 * chunk
+    small_rules = dict(per_rule)
+    per_rule.clear()
+    calls.clear()
+    t1 = time.perf_counter()
+    for i in range(0, len(inputs), big):
+        engine.derive([q for c in inputs[i:i + big] for q in c])
+    wall_big = time.perf_counter() - t1
+    big_rules = dict(per_rule)
+    growth = sorted(((iri, big_rules.get(iri, 0.0), small_rules[iri]) for iri in small_rules),
+                    key=lambda r: -(r[1] - r[2]))[:10]
+    per_rule.clear()
+    per_rule.update(small_rules)
+    calls.clear()
+    calls.update(small_calls)
     rules_total = sum(per_rule.values())
     derive_calls = math.ceil(n / chunk)
     evaluations = sum(calls.values())
@@ -364,6 +381,10 @@ def profile(n: int, chunk: int) -> dict:
                       for iri, sec in sorted(per_rule.items(), key=lambda kv: -kv[1])[:15]],
         "top_strata": sorted(strata, key=lambda r: -r["s"])[:8],
         "top_functions_tottime": functions,
+        "chunk_x4": {"chunk": big, "wall_s": round(wall_big, 3),
+                     "rules_growing_most": [{"rule": iri.rsplit("/rule/", 1)[-1], "s_at_chunk": round(a, 3),
+                                             f"s_at_chunk_x4": round(b, 3)} for iri, b, a in
+                                            [(i, bb, aa) for i, bb, aa in growth]]},
     }
 
 
