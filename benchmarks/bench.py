@@ -274,7 +274,20 @@ def check_najia(n: int) -> dict:
             diff = najia_stack.differences(najia_stack.chart(values, d), najia_stack.ours(oracle_chart(values, m, d)))
             if diff:
                 vs_oracle.append({"cast": [values, m, d], "differences": diff})
+    from najia.utils import get_type, xkong
+    from oracle import hexagram_info, name_to_bits, void_of
+
+    void_bad = [[gz, xkong(gz), "".join(void_of(gz))] for gz in OJ if xkong(gz) != "".join(void_of(gz))]
+    tr = str.maketrans({"冲": "沖", "归": "歸", "游": "遊"})
+    kind_bad = []
+    for name in KING_WEN:  # najia names one kind (遊魂/歸魂 before 六沖 before 六合); it must be among ours
+        kind = get_type("".join(map(str, name_to_bits(name)))).translate(tr)
+        ours = hexagram_info(name)["kind"]
+        if (kind and kind not in ours) or (not kind and ours):
+            kind_bad.append([name, kind, ours])
     return {"fields": "palace, 世, 應, per line 納甲 stem-branch, 六親, 六神, 伏神 (stem-branch, 六親), changed-line 六親",
+            "void_all_60_days": {"disagreements": len(void_bad), "examples": void_bad[:10]},
+            "hexagram_kind_all_64": {"disagreements": len(kind_bad), "examples": kind_bad[:10]},
             "vs_engine": {"casts": n, "disagreements": len(vs_engine), "examples": vs_engine[:20]},
             "vs_oracle_all_pairs": {"casts": total, "disagreements": len(vs_oracle), "examples": vs_oracle[:20]}}
 
