@@ -19,7 +19,6 @@ from collections.abc import Iterable
 
 import pyoxigraph as ox
 from rdflib import BNode, Dataset, Literal, URIRef
-from rdflib.graph import Graph
 
 from liuyao_kg.namespaces import sparql_prologue
 from liuyao_kg.reasoner.dependencies import RulePlan, plan
@@ -146,7 +145,10 @@ def rule_query(rule: Rule) -> str:
     text = rule.construct
     start = _where_group(text)
     body = text[start:].rstrip()
-    assert body.endswith("}"), rule.iri
+    if not body.endswith("}") or "?rule" in body:
+        # a solution modifier after the WHERE group, or ?rule read inside it, would make the two
+        # placements of VALUES differ; no rule does either
+        raise ValueError(f"rule {rule.iri}: cannot move the ?rule binding into its WHERE group")
     return f"{_PROLOGUE}{text[:start]}{{ {body}\nVALUES ?rule {{ <{rule.iri}> }} }}"
 
 
