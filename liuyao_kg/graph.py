@@ -65,10 +65,15 @@ def layer_quads() -> dict[str, list[ox.Quad]]:
 class KnowledgeGraph:
     """A store plus the engine that derives cast states into it."""
 
-    def __init__(self, path: str | Path | None = None, *, chapter_rules: bool = True):
-        """`chapter_rules=False` derives the chart states only (no judgments): what the state tests need."""
+    def __init__(self, path: str | Path | None = None, *, chapter_rules: bool = True, backend: str = "oxigraph"):
+        """`chapter_rules=False` derives the chart states only (no judgments): what the state tests need.
+        `backend="rdflib"` evaluates the same rules with rdflib (reasoner/rdflib_engine.py, ~100x slower;
+        a cross-check and benchmark reference); the store itself is pyoxigraph either way."""
+        if backend not in ("oxigraph", "rdflib"):
+            raise ValueError(f"unknown backend {backend!r}: 'oxigraph' or 'rdflib'")
         self.path = path
         self.chapter_rules = chapter_rules
+        self.backend = backend
         self.store = ox.Store(str(path)) if path is not None else ox.Store()
         load_layers(self.store, atomic=path is not None)
         self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
@@ -98,6 +103,10 @@ class KnowledgeGraph:
             rules = [r for r in rules if not r.chapter]
         reference = [q for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE)
                      for q in self.store.quads_for_pattern(None, None, None, ox.NamedNode(g))]
+        if self.backend == "rdflib":
+            from liuyao_kg.reasoner.rdflib_engine import RdflibEngine
+
+            return RdflibEngine(rules, reference)
         return Engine(rules, reference)
 
     def has_cast(self, cast_iri: str) -> bool:
