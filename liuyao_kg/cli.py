@@ -55,6 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
     ld.add_argument("--on-error", choices=["skip", "abort"], default="skip",
                     help="skip: load the good casts and report the bad; abort: load nothing if any is bad")
     _store(ld)
+
+    sv = sub.add_parser("serve", help="a SPARQL 1.1 Protocol endpoint over the store (read-only by default)")
+    _store(sv)
+    sv.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
+    sv.add_argument("--port", type=int, default=7878)
+    sv.add_argument("--allow-update", action="store_true",
+                    help="accept SPARQL updates (they write the store as given; no derivation)")
     return parser
 
 
@@ -65,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load, "rules": _cmd_rules,
-                "why": _cmd_why}[args.command](args)
+                "why": _cmd_why, "serve": _cmd_serve}[args.command](args)
     except (CastInputError, QueryParameterError) as e:
         print(f"liuyao: error: {e}", file=sys.stderr)
         return 2
@@ -155,6 +162,13 @@ def _cmd_load(args) -> int:
     report = load_file(_graph(args), args.file, on_error=args.on_error)
     print(json.dumps(report, ensure_ascii=False, indent=2))
     return 0 if not report["rejected"] or args.on_error == "skip" else 1
+
+
+def _cmd_serve(args) -> int:
+    from liuyao_kg.serve import serve
+
+    serve(_graph(args).store, args.host, args.port, allow_update=args.allow_update)
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
