@@ -54,7 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     ld.add_argument("file")
     ld.add_argument("--on-error", choices=["skip", "abort"], default="skip",
                     help="skip: load the good casts and report the bad; abort: load nothing if any is bad")
+    ld.add_argument("--quiet", action="store_true", help="no progress line and no summary on stderr")
     _store(ld)
+
+    up = sub.add_parser("upgrade", help="replace an on-disk store's layers with this package's and re-derive every cast")
+    up.add_argument("--store", required=True, help="directory of the persistent store to upgrade")
+    up.add_argument("--batch", type=int, default=200, help="casts derived together (default 200)")
+    up.add_argument("--force", action="store_true", help="re-derive every cast even if the store is current")
+    up.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
     sv = sub.add_parser("serve", help="a SPARQL 1.1 Protocol endpoint over the store (read-only by default)")
     _store(sv)
@@ -69,11 +76,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from liuyao_kg.loaders.errors import CastInputError
     from liuyao_kg.queries import QueryParameterError
+    from liuyao_kg.versioning import OutdatedStoreError
 
     try:
         return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load, "rules": _cmd_rules,
-                "why": _cmd_why, "serve": _cmd_serve}[args.command](args)
-    except (CastInputError, QueryParameterError) as e:
+                "why": _cmd_why, "serve": _cmd_serve, "upgrade": _cmd_upgrade}[args.command](args)
+    except (CastInputError, QueryParameterError, OutdatedStoreError) as e:
         print(f"liuyao: error: {e}", file=sys.stderr)
         return 2
     finally:
@@ -162,6 +170,17 @@ def _cmd_load(args) -> int:
     report = load_file(_graph(args), args.file, on_error=args.on_error)
     print(json.dumps(report, ensure_ascii=False, indent=2))
     return 0 if not report["rejected"] or args.on_error == "skip" else 1
+
+
+def _cmd_upgrade(args) -> int:
+    from liuyao_kg.progress import Progress
+    from liuyao_kg.upgrade import upgrade
+
+    bar = Progress("upgrade: re-deriving casts", quiet=args.quiet)
+    report = upgrade(args.store, batch=args.batch, force=args.force, on_progress=lambda done, total: bar.update(done, total))
+    bar.close()
+    print(json.dumps(report, ensure_ascii=False, indent=2))
+    return 0
 
 
 def _cmd_serve(args) -> int:
