@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     ld.add_argument("--on-error", choices=["skip", "abort"], default="skip",
                     help="skip: load the good casts and report the bad; abort: load nothing if any is bad")
     ld.add_argument("--quiet", action="store_true", help="no progress line and no summary on stderr")
+    ld.add_argument("--jobs", type=int, default=None,
+                    help="worker processes deriving casts (default: the number of CPUs; 1 = in this process)")
     _store(ld)
 
     up = sub.add_parser("upgrade", help="replace an on-disk store's layers with this package's and re-derive every cast")
@@ -165,9 +167,20 @@ def _cmd_why(args) -> int:
 
 
 def _cmd_load(args) -> int:
-    from liuyao_kg.batch import load_file
+    import time
+    from pathlib import Path
 
-    report = load_file(_graph(args), args.file, on_error=args.on_error)
+    from liuyao_kg.batch import load_file, summary
+    from liuyao_kg.progress import Progress
+
+    name = Path(args.file).name
+    bar = Progress(f"load {name}", quiet=args.quiet)
+    stats: dict = {}
+    t0 = time.perf_counter()
+    report = load_file(_graph(args), args.file, on_error=args.on_error, jobs=args.jobs, progress=bar, stats=stats)
+    bar.close()
+    if not args.quiet:
+        sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1)))
     print(json.dumps(report, ensure_ascii=False, indent=2))
     return 0 if not report["rejected"] or args.on_error == "skip" else 1
 

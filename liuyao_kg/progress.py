@@ -44,7 +44,7 @@ class Progress:
             filled = int(frac * self.width)
             if self.tty:
                 parts.append("[" + "#" * filled + "." * (self.width - filled) + "]")
-            parts.append(f"{frac:4.0%} {done:,}/{total:,}")
+            parts.append(f"{frac:.0%} {done:,}/{total:,}")
         else:
             parts.append(f"{done:,}")
         parts.append(f"{done / elapsed:,.1f}/s")
