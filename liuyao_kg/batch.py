@@ -9,7 +9,8 @@ The file is read twice, lazily (JSON Lines and CSV record by record; see loaders
    own Engine built from the package's layers, or in this process when ``jobs`` is 1 or the file
    holds a single chunk — and this process alone writes each chunk's asserted and inferred quads
    into the store, in one atomic ``load`` per chunk, in file order. At most ``2 × jobs`` chunks are in
-   flight, so memory does not grow with the file.
+   flight, and the store is flushed after each chunk (RocksDB otherwise keeps the written data in its
+   memtables), so memory does not grow with the file.
 
 A cast already in the store, or earlier in the same file (same content), is reported as skipped:
 re-running a load writes nothing.
@@ -128,6 +129,8 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
         nonlocal done
         future, items = in_flight.popleft()
         kg.store.load(future.result(), format=ox.RdfFormat.N_QUADS)  # one chunk, atomically
+        if kg.path is not None:
+            kg.store.flush()  # write the memtables out: without it the writer's memory grows with the file
         for rid, ci in items:
             report["loaded"].append(rid)
             pending.discard(ci.iri)

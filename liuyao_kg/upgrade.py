@@ -79,6 +79,8 @@ def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
     for i in range(0, len(casts), batch):
         report["inferred_quads"] += _rederive(kg, casts[i:i + batch])
         report["casts"] += len(casts[i:i + batch])
+        if kg.path is not None:
+            kg.store.flush()  # bounded memory: write the memtables out after each batch
         if on_progress is not None:
             on_progress(report["casts"], len(casts))
     for graph in outdated:
