@@ -62,7 +62,23 @@ def build_parser() -> argparse.ArgumentParser:
     ld.add_argument("file")
     ld.add_argument("--on-error", choices=["skip", "abort"], default="skip",
                     help="skip: load the good casts and report the bad; abort: load nothing if any is bad")
+    ld.add_argument("--quiet", action="store_true", help="no progress line and no summary on stderr")
+    ld.add_argument("--jobs", type=int, default=None,
+                    help="worker processes deriving casts (default: the number of CPUs; 1 = in this process)")
     _store(ld)
+
+    up = sub.add_parser("upgrade", help="replace an on-disk store's layers with this package's and re-derive every cast")
+    up.add_argument("--store", required=True, help="directory of the persistent store to upgrade")
+    up.add_argument("--batch", type=int, default=200, help="casts derived together (default 200)")
+    up.add_argument("--force", action="store_true", help="re-derive every cast even if the store is current")
+    up.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+    sv = sub.add_parser("serve", help="a SPARQL 1.1 Protocol endpoint over the store (read-only by default)")
+    _store(sv)
+    sv.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
+    sv.add_argument("--port", type=int, default=7878)
+    sv.add_argument("--allow-update", action="store_true",
+                    help="accept SPARQL updates (they write the store as given; no derivation)")
     return parser
 
 
@@ -71,11 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     from liuyao_kg.loaders.errors import CastInputError
     from liuyao_kg.queries import QueryParameterError
     from liuyao_kg.remote import RemoteStoreError
+    from liuyao_kg.versioning import OutdatedStoreError
 
     try:
         return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load, "rules": _cmd_rules,
-                "why": _cmd_why}[args.command](args)
-    except (CastInputError, QueryParameterError) as e:
+                "why": _cmd_why, "serve": _cmd_serve, "upgrade": _cmd_upgrade}[args.command](args)
+    except (CastInputError, QueryParameterError, OutdatedStoreError) as e:
         print(f"liuyao: error: {e}", file=sys.stderr)
         return 2
     except RemoteStoreError as e:  # its message never holds credentials
@@ -170,11 +187,40 @@ def _cmd_why(args) -> int:
 
 
 def _cmd_load(args) -> int:
-    from liuyao_kg.batch import load_file
+    import time
+    from pathlib import Path
 
-    report = load_file(_graph(args), args.file, on_error=args.on_error)
+    from liuyao_kg.batch import load_file, summary
+    from liuyao_kg.progress import Progress
+
+    name = Path(args.file).name
+    bar = Progress(f"load {name}", quiet=args.quiet)
+    stats: dict = {}
+    t0 = time.perf_counter()
+    report = load_file(_graph(args), args.file, on_error=args.on_error, jobs=args.jobs, progress=bar, stats=stats)
+    bar.close()
+    if not args.quiet:
+        sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1)))
     print(json.dumps(report, ensure_ascii=False, indent=2))
     return 0 if not report["rejected"] or args.on_error == "skip" else 1
+
+
+def _cmd_upgrade(args) -> int:
+    from liuyao_kg.progress import Progress
+    from liuyao_kg.upgrade import upgrade
+
+    bar = Progress("upgrade: re-deriving casts", quiet=args.quiet)
+    report = upgrade(args.store, batch=args.batch, force=args.force, on_progress=lambda done, total: bar.update(done, total))
+    bar.close()
+    print(json.dumps(report, ensure_ascii=False, indent=2))
+    return 0
+
+
+def _cmd_serve(args) -> int:
+    from liuyao_kg.serve import serve
+
+    serve(_graph(args).store, args.host, args.port, allow_update=args.allow_update)
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,6 +7,7 @@ for what the reasoner derived. Adding a cast is one atomic `extend`: it is in co
 from __future__ import annotations
 
 import gc
+import warnings
 from collections.abc import Iterable
 from functools import cached_property
 from importlib import resources
@@ -15,6 +16,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
+from liuyao_kg import versioning
 from liuyao_kg.reasoner.engine import Engine, inferred_graph, load_rules
 
 #: (graph IRI, resource files in liuyao_kg.ontology) for the fixed layers of the store.
@@ -75,7 +77,17 @@ class KnowledgeGraph:
         self.chapter_rules = chapter_rules
         self.backend = backend
         self.store = ox.Store(str(path)) if path is not None else ox.Store()
+        missing = [g for g, _ in LAYERS if not self._has_graph(g)]
         load_layers(self.store, atomic=path is not None)
+        for graph in missing:
+            versioning.record(self.store, graph)
+        #: {layer graph: (recorded version, package version)} when the store was written by another rule base
+        self.outdated = versioning.outdated_layers(self.store)
+        if self.outdated:
+            warnings.warn(f"store {path}: layer(s) {', '.join(g.rsplit('/', 1)[1] for g in self.outdated)} differ from "
+                          f"this package's; its casts were derived with another rule base. Reads work; writes are "
+                          f"refused until `liuyao upgrade --store {path}`", versioning.OutdatedStoreWarning,
+                          stacklevel=2)
         self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
 
     def close(self) -> None:
@@ -118,6 +130,9 @@ class KnowledgeGraph:
         for q in asserted:
             by_cast.setdefault(q.graph_name.value, []).append(q)
         fresh = [q for iri, qs in by_cast.items() if not self.has_cast(iri) for q in qs]
+        if fresh and self.outdated:
+            raise versioning.OutdatedStoreError(f"store {self.path} is outdated (its layers were written by another "
+                                                f"rule base): run `liuyao upgrade --store {self.path}` first")
         if fresh:
             inferred = self.engine.derive(fresh)
             self.store.extend(fresh + inferred)

@@ -35,7 +35,8 @@ import yaml
 from .cast_input import CastInput, make_cast_input
 from .errors import BatchError, CastInputError, DuplicateRecordId
 
-__all__ = ["read_batch", "parse_batch", "load_records", "good_casts", "rejected", "FIELDS", "FORMATS"]
+__all__ = ["read_batch", "iter_batch", "count_records", "batch_format", "parse_batch", "load_records", "iter_results",
+           "good_casts", "rejected", "FIELDS", "FORMATS"]
 
 FIELDS = ("id", "spec", "hexagram", "changed", "lines", "month", "day", "year", "birth", "date",
           "topic", "about", "sex", "day_boundary")
@@ -45,8 +46,10 @@ _SUFFIX = {".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml
 Result = tuple[str, "CastInput | CastInputError"]
 
 
-def _records_jsonl(text: str) -> Iterable[tuple[int, object]]:
-    for n, raw in enumerate(text.splitlines(), 1):
+def _records_jsonl(text) -> Iterable[tuple[int, object]]:
+    """Records of JSON Lines text, or of an open text file (read lazily, line by line)."""
+    lines = text.splitlines() if isinstance(text, str) else (raw.rstrip("\r\n") for raw in text)
+    for n, raw in enumerate(lines, 1):
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
         try:
@@ -55,7 +58,9 @@ def _records_jsonl(text: str) -> Iterable[tuple[int, object]]:
             yield n, CastInputError(f"not valid JSON: {exc.msg} (column {exc.colno})", field="record", value=raw)
 
 
-def _records_yaml(text: str) -> Iterable[tuple[int, object]]:
+def _records_yaml(text) -> Iterable[tuple[int, object]]:
+    if not isinstance(text, str):
+        text = text.read()  # a YAML list is one document: it is read whole
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
@@ -69,8 +74,9 @@ def _records_yaml(text: str) -> Iterable[tuple[int, object]]:
         yield item_node.start_mark.line + 1, item
 
 
-def _records_csv(text: str) -> Iterable[tuple[int, object]]:
-    reader = csv.reader(io.StringIO(text))
+def _records_csv(text) -> Iterable[tuple[int, object]]:
+    """Records of CSV text, or of an open text file (opened with newline="", read lazily)."""
+    reader = csv.reader(io.StringIO(text) if isinstance(text, str) else text)
     header = None
     for row in reader:
         start = reader.line_num
@@ -130,7 +136,11 @@ def _build(rec) -> CastInput:
 
 def load_records(records: Iterable[tuple[int, object]]) -> list[Result]:
     """(line, mapping) pairs → results; duplicate ids are rejected (see module docstring)."""
-    results: list[Result] = []
+    return list(iter_results(records))
+
+
+def iter_results(records: Iterable[tuple[int, object]]) -> Iterable[Result]:
+    """Like :func:`load_records`, one result at a time (only the ids seen so far are kept)."""
     seen: dict[str, int] = {}
     for index, (line, rec) in enumerate(records, 1):
         rid = None
@@ -148,8 +158,7 @@ def load_records(records: Iterable[tuple[int, object]]) -> list[Result]:
         except CastInputError as exc:
             exc.record_id, exc.line = rid, line
             result = exc
-        results.append((rid, result))
-    return results
+        yield rid, result
 
 
 def _apply_policy(results: list[Result], on_error: str, source: str) -> list[Result]:
@@ -171,15 +180,43 @@ def parse_batch(text: str, format: str, *, on_error: str = "skip", source: str =
     return _apply_policy(load_records(reader(text)), on_error, source)
 
 
-def read_batch(path, *, format: str | None = None, on_error: str = "skip") -> list[Result]:
-    """Read a batch file; the format comes from the suffix (.jsonl .ndjson .yaml .yml .csv) unless given."""
+def batch_format(path, format: str | None = None) -> str:
+    """The batch format of a file: given, or from its suffix (.jsonl .ndjson .yaml .yml .csv)."""
     p = Path(path)
     fmt = format or _SUFFIX.get(p.suffix.lower())
     if fmt is None:
         raise BatchError(f"cannot tell the batch format of {p.name!r}: use .jsonl, .yaml or .csv, or pass format=",
                          value=str(p))
+    fmt = {"json": "jsonl", "ndjson": "jsonl", "yml": "yaml"}.get(fmt, fmt)
+    if fmt not in FORMATS:
+        raise BatchError(f"unknown batch format {format!r}: use jsonl, yaml or csv", value=format)
+    return fmt
+
+
+def read_batch(path, *, format: str | None = None, on_error: str = "skip") -> list[Result]:
+    """Read a batch file; the format comes from the suffix (.jsonl .ndjson .yaml .yml .csv) unless given."""
+    p = Path(path)
+    fmt = batch_format(p, format)
     text = p.read_text(encoding="utf-8-sig")
     return parse_batch(text, fmt, on_error=on_error, source=p.name)
+
+
+def _raw_records(path, format: str | None):
+    fmt = batch_format(path, format)
+    reader = {"jsonl": _records_jsonl, "yaml": _records_yaml, "csv": _records_csv}[fmt]
+    with open(path, encoding="utf-8-sig", newline="" if fmt == "csv" else None) as f:
+        yield from reader(f)
+
+
+def iter_batch(path, *, format: str | None = None) -> Iterable[Result]:
+    """The results of :func:`read_batch` (policy "skip"), read lazily: JSON Lines and CSV files are read
+    record by record, so memory does not grow with the file (a YAML list is one document, read whole)."""
+    return iter_results(_raw_records(path, format))
+
+
+def count_records(path, *, format: str | None = None) -> int:
+    """How many records a batch file holds (read lazily; records are not validated)."""
+    return sum(1 for _ in _raw_records(path, format))
 
 
 def good_casts(results: Iterable[Result]) -> list[CastInput]:

@@ -1,0 +1,86 @@
+"""Peak memory and throughput of `liuyao load` for generated batches of different sizes.
+
+    python scripts/bench_load.py --sizes 2000 20000 --jobs 2
+
+Each size: a seeded random batch (JSON Lines) is written to a temporary directory (nothing is kept),
+then `liuyao load FILE --store TMP --quiet --jobs J` runs in a fresh subprocess, which reports its own
+peak RSS (resource.getrusage RUSAGE_SELF: the parent, reader and single writer) and the largest of its
+children's (RUSAGE_CHILDREN: the derivation workers). Prints one JSON object per size.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
+JIAZI = ["甲乙丙丁戊己庚辛壬癸"[i % 10] + BRANCHES[i % 12] for i in range(60)]
+
+_CHILD = r"""
+import json, os, resource, sys, time
+argv, states_only = json.loads(sys.argv[1]), sys.argv[2] == "1"
+t0 = time.perf_counter()
+if states_only:  # the library, chart-state rules only (KnowledgeGraph(chapter_rules=False))
+    from liuyao_kg.batch import load_file
+    from liuyao_kg.graph import KnowledgeGraph
+    kg = KnowledgeGraph(argv[3], chapter_rules=False)
+    load_file(kg, argv[1], jobs=int(argv[6]))
+    kg.close()
+    code = 0
+else:  # the command as a user runs it (every rule, chapter judgments included)
+    from liuyao_kg.cli import main
+    real = sys.stdout
+    sys.stdout = open(os.devnull, "w")
+    code = main(argv)
+    sys.stdout = real
+seconds = time.perf_counter() - t0
+me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"code": code, "seconds": round(seconds, 1),
+                  "cpu_s_parent": round(me.ru_utime + me.ru_stime, 1),
+                  "cpu_s_workers": round(kids.ru_utime + kids.ru_stime, 1),
+                  "parent_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+                  "worker_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)}))
+"""
+
+
+def write_batch(path: Path, n: int, seed: int = 4) -> None:
+    from liuyao_kg.ontology import tables as T
+
+    rnd = random.Random(seed)
+    topics = [t[0] for t in T.TOPICS]
+    with open(path, "w", encoding="utf-8") as f:
+        for i in range(n):
+            rec = {"id": f"c{i}", "spec": "".join(rnd.choice("6789") for _ in range(6)),
+                   "month": rnd.choice(BRANCHES), "day": rnd.choice(JIAZI), "topic": topics[i % len(topics)]}
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000])
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=4)
+    ap.add_argument("--states-only", action="store_true",
+                    help="derive the chart states only (no chapter judgments): about 5x cheaper per cast")
+    args = ap.parse_args()
+    for n in args.sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            batch = Path(tmp) / "casts.jsonl"
+            write_batch(batch, n, args.seed)
+            argv = ["load", str(batch), "--store", str(Path(tmp) / "kg"), "--quiet", "--jobs", str(args.jobs)]
+            out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(argv), "1" if args.states_only else "0"], capture_output=True, text=True,
+                                 check=True)
+            result = json.loads(out.stdout.strip().splitlines()[-1])
+            result.update(casts=n, jobs=args.jobs, rules="states only" if args.states_only else "all", casts_per_s=round(n / result["seconds"], 1),
+                          input_mb=round(batch.stat().st_size / 2**20, 2),
+                          store_mb=round(sum(p.stat().st_size for p in (Path(tmp) / "kg").rglob("*")
+                                             if p.is_file()) / 2**20, 1))
+            print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""`liuyao load` at scale: progress and summary on stderr, no-op re-runs, worker processes, streaming."""
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from liuyao_kg import namespaces as ns
+from liuyao_kg.batch import load_file
+from liuyao_kg.cli import main
+from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.loaders import BatchError
+from liuyao_kg.loaders.batch import iter_batch
+from liuyao_kg.progress import Progress
+
+from samples import sample_casts
+
+
+def _write_batch(path, n, seed=11, bad_every=0):
+    with open(path, "w", encoding="utf-8") as f:
+        for i, (values, month, day, topic) in enumerate(sample_casts(n, seed)):
+            rec = {"id": f"c{i}", "spec": values, "month": month, "day": day, "topic": topic}
+            if bad_every and i % bad_every == bad_every - 1:
+                rec["day"] = "甲丑"
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    return path
+
+
+def _quads(kg):
+    """Every quad of every cast graph (asserted and inferred)."""
+    return {q for q in kg.store if q.graph_name.value.startswith(ns.CAST)}
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_redraws_one_line_on_a_terminal_and_writes_plain_lines_elsewhere():
+    tty = _Tty()
+    p = Progress("load x", stream=tty, tty_interval=0)
+    p.update(5, 10, loaded=4, skipped=1, rejected=0)
+    p.close()
+    out = tty.getvalue()
+    assert out.startswith("\rload x  [############............]  50% 5/10") and "\x1b[K" in out
+    assert "loaded 4 · skipped 1 · rejected 0" in out and out.endswith("\n")
+    log = io.StringIO()
+    p = Progress("load x", stream=log, interval=0)
+    p.update(5, 10)
+    p.close()
+    assert "\r" not in log.getvalue() and log.getvalue().splitlines()[0].startswith("load x  50% 5/10")
+    quiet = io.StringIO()
+    p = Progress("load x", stream=quiet, quiet=True)
+    p.update(1, 2)
+    p.close()
+    assert quiet.getvalue() == ""
+
+
+def test_load_prints_progress_and_a_summary_with_each_rejection_and_rerun_is_a_no_op(tmp_path, capsys):
+    batch = _write_batch(tmp_path / "casts.jsonl", 6, bad_every=3)
+    store = str(tmp_path / "kg")
+    code = main(["load", str(batch), "--store", store, "--jobs", "1"])
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert code == 0 and report["loaded"] == ["c0", "c1", "c3", "c4"]
+    assert [r["id"] for r in report["rejected"]] == ["c2", "c5"]
+    assert "load casts.jsonl" in err and "6/6" in err
+    assert "6 record(s): loaded 4, already present (skipped as duplicate) 0, rejected 2" in err
+    assert "rejected: record 'c2', line 3, field day: " in err and "甲丑" in err
+    with KnowledgeGraph(store) as kg:
+        before = _quads(kg)
+    code = main(["load", str(batch), "--store", store, "--quiet"])
+    out, err = capsys.readouterr()
+    again = json.loads(out)
+    assert code == 0 and err == "" and again["loaded"] == [] and again["skipped"] == report["loaded"]
+    with KnowledgeGraph(store) as kg:
+        assert _quads(kg) == before  # nothing written
+
+
+def test_a_cast_repeated_in_the_file_is_loaded_once(tmp_path):
+    batch = tmp_path / "dup.jsonl"
+    batch.write_text('{"id": "a", "spec": "787986", "month": "寅", "day": "辛亥"}\n'
+                     '{"id": "b", "spec": "787986", "month": "寅", "day": "辛亥"}\n', encoding="utf-8")
+    report = load_file(KnowledgeGraph(chapter_rules=False), batch, chunk=1)
+    assert report == {"loaded": ["a"], "skipped": ["b"], "rejected": []}
+
+
+def test_two_worker_processes_load_exactly_what_one_process_loads(tmp_path):
+    batch = _write_batch(tmp_path / "casts.jsonl", 24, seed=5, bad_every=10)
+    one, two = KnowledgeGraph(chapter_rules=False), KnowledgeGraph(chapter_rules=False)
+    stats1, stats2 = {}, {}
+    r1 = load_file(one, batch, jobs=1, chunk=5, stats=stats1)
+    r2 = load_file(two, batch, jobs=2, chunk=5, stats=stats2)
+    assert stats1["jobs"] == 1 and stats2["jobs"] == 2
+    assert r1 == r2 and len(r1["loaded"]) == 22 and len(r1["rejected"]) == 2
+    assert _quads(one) == _quads(two) and len(_quads(one)) > 22 * 100
+    assert load_file(two, batch, jobs=2, chunk=5)["loaded"] == []
+
+
+def test_abort_loads_nothing_even_with_workers(tmp_path):
+    batch = _write_batch(tmp_path / "casts.jsonl", 12, bad_every=12)
+    kg = KnowledgeGraph(chapter_rules=False)
+    before = len(kg.store)
+    with pytest.raises(BatchError, match="1 of 12 record"):
+        load_file(kg, batch, on_error="abort", jobs=2, chunk=3)
+    assert len(kg.store) == before
+
+
+def test_the_batch_is_read_lazily(tmp_path):
+    batch = _write_batch(tmp_path / "casts.jsonl", 3)
+    it = iter(iter_batch(batch))
+    assert next(it)[0] == "c0"
+    batch.write_text("")  # the open file is read line by line: the rest is no longer there
+    assert [rid for rid, _ in it] in ([], ["c1", "c2"])

@@ -1,0 +1,134 @@
+"""Versioned layers: an on-disk store written by an older rule base is detected and upgraded in place."""
+from __future__ import annotations
+
+import json
+import warnings
+
+import pyoxigraph as ox
+import pytest
+
+from liuyao_kg import namespaces as ns
+from liuyao_kg.cli import main
+from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.loaders import make_cast_input
+from liuyao_kg.loaders.rdf import cast_quads
+from liuyao_kg.reasoner.engine import inferred_graph
+from liuyao_kg.upgrade import cast_iris, upgrade
+from liuyao_kg.versioning import (GRAPH_META, OutdatedStoreError, OutdatedStoreWarning, outdated_layers,
+                                  package_versions, record, recorded_versions)
+
+CASTS = [("大畜之小畜", "午", "己巳", "疾病"), ("節之中孚", "寅", "辛亥", "求財"), ("否之臨", "寅", "己亥", None)]
+RULE = ns.LYRULE + "MonthBroken"
+
+
+def _asserted():
+    return [q for spec, m, d, t in CASTS for q in cast_quads(make_cast_input(spec, month=m, day=d, topic=t))]
+
+
+def _graph(store, g):
+    return set(store.quads_for_pattern(None, None, None, ox.NamedNode(g)))
+
+
+@pytest.fixture(scope="module")
+def fresh_inferred():
+    """Each cast's inferred graph as a fresh in-memory store with this package's rules derives it."""
+    kg = KnowledgeGraph()
+    iris = kg.add_quads(_asserted())
+    return {c: _graph(kg.store, inferred_graph(c)) for c in iris}
+
+
+def _old_store(path):
+    """A store whose rules lack MonthBroken, with casts derived by that rule base, recorded as an old version."""
+    kg = KnowledgeGraph(path)
+    kg.store.update(f"DELETE WHERE {{ GRAPH <{ns.GRAPH_RULES}> {{ <{RULE}> ?p ?o }} }}")
+    kg.__dict__.pop("engine", None)
+    iris = kg.add_quads(_asserted())
+    record(kg.store, ns.GRAPH_RULES, "sha256:old")
+    asserted = {c: _graph(kg.store, c) for c in iris}
+    kg.close()
+    return iris, asserted
+
+
+def test_a_fresh_store_records_the_package_version_of_every_layer(tmp_path):
+    with KnowledgeGraph(tmp_path / "kg") as kg:
+        assert recorded_versions(kg.store) == package_versions() and not kg.outdated
+        meta = {q.predicate.value for q in kg.store.quads_for_pattern(None, None, None, ox.NamedNode(GRAPH_META))}
+        assert {ns.DCTERMS + "hasVersion", ns.OWL + "versionInfo", ns.PROV + "generatedAtTime",
+                ns.DCTERMS + "source"} <= meta
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # reopening a current store warns about nothing
+        KnowledgeGraph(tmp_path / "kg").close()
+
+
+def test_an_outdated_store_warns_refuses_writes_and_upgrade_rederives_every_cast(tmp_path, fresh_inferred):
+    path = tmp_path / "kg"
+    iris, asserted = _old_store(path)
+    states = lambda store, c: {q.object.value for q in _graph(store, inferred_graph(c))
+                               if q.predicate.value == ns.RDF + "type"}
+    with pytest.warns(OutdatedStoreWarning, match="rules"):
+        kg = KnowledgeGraph(path)
+    try:
+        assert set(kg.outdated) == {ns.GRAPH_RULES}
+        assert ns.LYO + "MonthBroken" not in states(kg.store, iris[0])  # derived without the rule
+        assert _graph(kg.store, inferred_graph(iris[0])) != fresh_inferred[iris[0]]
+        new = cast_quads(make_cast_input("乾", month="子", day="甲子"))
+        with pytest.raises(OutdatedStoreError, match="liuyao upgrade"):
+            kg.add_quads(new)
+        assert kg.add_quads(_asserted()) == iris  # known casts: nothing to write, no error
+    finally:
+        kg.close()
+
+    seen = []
+    report = upgrade(path, batch=2, on_progress=lambda done, total: seen.append((done, total)))
+    assert report["casts"] == 3 and list(report["layers"]) == ["rules"]
+    assert report["layers"]["rules"]["from"] == "sha256:old" and report["layers"]["rules"]["added"] > 0
+    assert seen == [(2, 3), (3, 3)]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OutdatedStoreWarning)
+        kg = KnowledgeGraph(path)
+    try:
+        assert not kg.outdated and recorded_versions(kg.store) == package_versions()
+        assert sorted(cast_iris(kg.store)) == sorted(iris)
+        for c in iris:
+            assert _graph(kg.store, c) == asserted[c]  # asserted graphs untouched
+            assert _graph(kg.store, inferred_graph(c)) == fresh_inferred[c]  # equal to a fresh derivation
+        assert ns.LYO + "MonthBroken" in states(kg.store, iris[0])
+        fresh_rules = KnowledgeGraph().store
+        assert _graph(kg.store, ns.GRAPH_RULES) == _graph(fresh_rules, ns.GRAPH_RULES)
+    finally:
+        kg.close()
+    assert upgrade(path)["casts"] == 0  # a current store: nothing to do
+
+
+def test_a_store_that_predates_versioning_is_outdated(tmp_path):
+    path = tmp_path / "kg"
+    with KnowledgeGraph(path) as kg:
+        kg.store.remove_graph(ox.NamedNode(GRAPH_META))
+    with pytest.warns(OutdatedStoreWarning):
+        kg = KnowledgeGraph(path)
+    try:
+        assert set(kg.outdated) == set(package_versions()) and all(old is None for old, _ in kg.outdated.values())
+    finally:
+        kg.close()
+    report = upgrade(path)
+    assert set(report["layers"]) == {"ontology", "reference", "rules", "passages"}
+    with KnowledgeGraph(path) as kg:
+        assert not outdated_layers(kg.store)
+
+
+def test_the_cli_refuses_to_load_into_an_outdated_store_and_upgrades_it(tmp_path, capsys):
+    path = tmp_path / "kg"
+    iris, _ = _old_store(path)
+    batch = tmp_path / "casts.jsonl"
+    batch.write_text('{"id": "q", "spec": "乾", "month": "子", "day": "甲子"}\n', encoding="utf-8")
+    with pytest.warns(OutdatedStoreWarning):
+        code = main(["load", str(batch), "--store", str(path), "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 2 and "liuyao upgrade --store" in err
+    code = main(["upgrade", "--store", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 0 and json.loads(out)["casts"] == 3 and "re-deriving" in err
+    code = main(["load", str(batch), "--store", str(path), "--quiet"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and json.loads(out)["loaded"] == ["q"]
