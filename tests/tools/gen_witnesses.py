@@ -29,7 +29,7 @@ sys.path.insert(0, str(TESTS))
 
 from oracle import (  # noqa: E402
     BRANCH_ELEMENT, BRANCHES, CLASH, COMBINE, GENERATES, HARM, JIAZI, OVERCOMES, PALACE_OF, PUNISH, SELF_PUNISH,
-    SIX_CLASH_HEX, SIX_COMBINE_HEX, STEMS, BITS_TRIGRAM, bits_to_name, oracle_chart,
+    SIX_CLASH_HEX, SIX_COMBINE_HEX, BITS_TRIGRAM, bits_to_name, oracle_chart,
 )
 from rule_oracle import evaluate  # noqa: E402
 
@@ -41,7 +41,6 @@ REASONS = TESTS / "data" / "rule_witness_reasons.yaml"
 TOPICS = [t[0] for t in T.TOPICS]
 USE_GOD = {t[0]: t[4] for t in T.TOPICS}  # topic -> Wealth | Officer | Parents | Offspring | Brothers | Shi
 KIND_RELATIVE = {"Wealth": "妻財", "Officer": "官鬼", "Parents": "父母", "Offspring": "子孫", "Brothers": "兄弟"}
-STEM_ELEMENT = dict(zip(STEMS, "木木火火土土金金水水"))
 YEAR_SHARE = 0.25  # share of sampled casts that carry a year (太歲) pillar
 
 
