@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     rl.add_argument("--sample", type=int, default=1000,
                     help="never-fired: casts drawn from 64×64 pairs × 12 months × 60 days × topics (default 1000)")
     rl.add_argument("--seed", type=int, default=0, help="never-fired: the sample's seed (same seed, same sample)")
+    rl.add_argument("--years", action="store_true", help="never-fired: also draw a year stem-branch (太歲) per cast")
 
     why = sub.add_parser("why", help="trace a judgment or a line state back to its rule, facts and passages")
     _cast_args(why)
@@ -138,7 +139,7 @@ def _cmd_rules(args) -> int:
         if args.sample < 1:
             print("liuyao: error: --sample must be at least 1", file=sys.stderr)
             return 2
-        report = never_fired(args.sample, args.seed,
+        report = never_fired(args.sample, args.seed, years=args.years,
                              progress=lambda done, n: print(f"derived {done}/{n}", file=sys.stderr, flush=True))
         print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else never_fired_text(report),
               end="" if args.format != "json" else "\n")

@@ -18,16 +18,21 @@ JIAZI = [STEMS[i % 10] + BRANCHES[i % 12] for i in range(60)]
 BATCH = 200  # casts derived together
 
 
-def sample_space(n: int, seed: int) -> list[tuple[str, str, str, str]]:
-    """n casts (values bottom-up, month branch, day stem-branch, topic) drawn uniformly, with replacement."""
+def sample_space(n: int, seed: int, *, years: bool = False) -> list[tuple]:
+    """n casts (values bottom-up, month branch, day stem-branch, topic[, year stem-branch]) drawn uniformly,
+    with replacement. Without `years` the casts carry no year pillar (rules reading 年 cannot fire)."""
     from liuyao_kg.loaders.cast_input import TOPIC_NAMES
 
     rnd = random.Random(seed)
-    return [("".join(rnd.choice("6789") for _ in range(6)), rnd.choice(BRANCHES), rnd.choice(JIAZI),
-             rnd.choice(TOPIC_NAMES)) for _ in range(n)]
+    out = []
+    for _ in range(n):
+        cast = ("".join(rnd.choice("6789") for _ in range(6)), rnd.choice(BRANCHES), rnd.choice(JIAZI),
+                rnd.choice(TOPIC_NAMES))
+        out.append(cast + (rnd.choice(JIAZI),) if years else cast)
+    return out
 
 
-def never_fired(n: int, seed: int = 0, *, batch: int = BATCH, progress=None) -> dict:
+def never_fired(n: int, seed: int = 0, *, years: bool = False, batch: int = BATCH, progress=None) -> dict:
     """Derive a sample of n casts and report the executable chapter rules that fired on none of them."""
     from liuyao_kg.graph import KnowledgeGraph
     from liuyao_kg.loaders.cast_input import make_cast_input
@@ -35,13 +40,13 @@ def never_fired(n: int, seed: int = 0, *, batch: int = BATCH, progress=None) -> 
 
     if n < 1:
         raise ValueError("the sample needs at least one cast")
-    casts = sample_space(n, seed)
+    casts = sample_space(n, seed, years=years)
     kg = KnowledgeGraph()
     distinct = set()
     for i in range(0, len(casts), batch):
         quads = []
-        for values, month, day, topic in casts[i:i + batch]:
-            ci = make_cast_input(values, month=month, day=day, topic=topic)
+        for values, month, day, topic, *year in casts[i:i + batch]:
+            ci = make_cast_input(values, month=month, day=day, topic=topic, year=year[0] if year else None)
             if ci.iri not in distinct:
                 distinct.add(ci.iri)
                 quads += cast_quads(ci)
@@ -51,7 +56,7 @@ def never_fired(n: int, seed: int = 0, *, batch: int = BATCH, progress=None) -> 
     rows = queries.run(kg, "rules-never-fired")
     executable = queries.run(kg, "rules-coverage")
     kg.close()
-    return {"sample": n, "seed": seed, "distinct_casts": len(distinct),
+    return {"sample": n, "seed": seed, "years": years, "distinct_casts": len(distinct),
             "executable_rules": sum(r["executable"] for r in executable),
             "never_fired": [{"rule": r["rule"], "work": r["work"], "chapter": r["chapter"], "topics": r["topics"].split(),
                              "condition": r["condition"], "quote": r["quote"]} for r in rows]}
@@ -59,7 +64,8 @@ def never_fired(n: int, seed: int = 0, *, batch: int = BATCH, progress=None) -> 
 
 def never_fired_text(report: dict) -> str:
     out = [f"{len(report['never_fired'])} of {report['executable_rules']} executable rules never fired on "
-           f"{report['sample']} casts (seed {report['seed']}, {report['distinct_casts']} distinct)"]
+           f"{report['sample']} casts (seed {report['seed']}, {report['distinct_casts']} distinct"
+           + (", with a year)" if report.get("years") else "; no year pillar: rules reading 年 cannot fire)")]
     for r in report["never_fired"]:
         rid = r["rule"].split("/ch/", 1)[-1]
         out.append(f"\n{rid}  [{r['work']} {r['chapter']}; {' '.join(r['topics'])}]")

@@ -29,6 +29,13 @@ def test_the_sample_is_uniform_and_deterministic_by_seed():
     assert a == b and a != c
     values, month, day, topic = a[0]
     assert len(values) == 6 and set(values) <= set("6789") and len(month) == 1 and len(day) == 2 and topic
+    assert all(len(c) == 5 and len(c[4]) == 2 for c in sample_space(5, 7, years=True))
+
+
+def test_cli_never_fired_with_years(capsys):
+    assert main(["rules", "never-fired", "--sample", "3", "--seed", "2", "--years", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["years"] is True and report["distinct_casts"] == 3
 
 
 def test_cli_never_fired_json_and_text(capsys):
@@ -41,6 +48,7 @@ def test_cli_never_fired_json_and_text(capsys):
     assert main(["rules", "never-fired", "--sample", "4", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{len(ids)} of {report['executable_rules']} executable rules never fired on 4 casts")
+    assert "no year pillar" in out.splitlines()[0]
     assert IMPOSSIBLE in out and "quote: 六爻無水火逢空" in out
 
 
