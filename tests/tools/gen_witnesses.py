@@ -69,6 +69,9 @@ def base_chart(values: str, month: str, day: str, year: str | None) -> dict:
         d = dict(ln)
         d["value"] = int(v)
         d["states"] = [{"term": t, "school": s} for t, s in ln["states"]]
+        for k in ("hidden", "hidden_palace"):  # the JSON shape gives the element of a hidden line too
+            if d[k] is not None:
+                d[k] = d[k] | {"element": BRANCH_ELEMENT[d[k]["branch"]]}
         lines.append(d)
     endpoints = [(f"line:{ln['position']}", ln["branch"]) for ln in lines]
     endpoints += [(f"change:{ln['position']}", ln["change"]["branch"]) for ln in lines if ln["change"]]
