@@ -39,7 +39,9 @@ class Witnessed:
         self.iri = {}
         quads = []
         for wid, c in casts.items():
-            ci = make_cast_input(str(c["values"]), month=c["month"], day=c["day"], topic=c["topic"], year=c["year"])
+            sex = {"sex": c["sex"]} if c.get("sex") else {}  # only casts of rules reading 占:男/女 carry one
+            ci = make_cast_input(str(c["values"]), month=c["month"], day=c["day"], topic=c["topic"], year=c["year"],
+                                 **sex)
             self.iri[wid] = ci.iri
             quads += cast_quads(ci)
         self.kg.add_quads(quads)
@@ -62,7 +64,7 @@ def witnessed():
 
 def _describe(wid: str) -> str:
     c = WITNESSES["casts"][wid]
-    return f"{wid} ({c['values']} month {c['month']} day {c['day']} topic {c['topic']} year {c['year']})"
+    return f"{wid} ({c['values']} month {c['month']} day {c['day']} topic {c['topic']} year {c['year']} sex {c.get('sex')})"
 
 
 @pytest.mark.parametrize("key", sorted(RULES))

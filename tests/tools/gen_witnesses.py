@@ -9,7 +9,8 @@ pair, month branch, day stem-branch, topic among the topics rules use, a year fo
 then, for each rule still unfired (or still always-fired), a targeted search in the part of the space
 its cast facts allow (本卦/之卦/宮/內/外/六沖/六合/獨發/無動/亂動 … fix the hexagram pair). A greedy set cover
 then keeps few casts. `--verify` derives the chosen casts with the real engine (one batch) and checks every
-witness there too. The rule base is read at run time from ontology/chapters/*.yaml, so new rules and new
+witness there too. Rules the fast chart still never fired (a state tests/oracle.py does not model, or a rare
+cast) get `--engine` casts each derived by the real engine. The rule base is read at run time from ontology/chapters/*.yaml, so new rules and new
 executable rules only need a re-run; a token rule_oracle does not know raises (naming the rule).
 """
 from __future__ import annotations
@@ -93,7 +94,7 @@ def base_chart(values: str, month: str, day: str, year: str | None) -> dict:
             "void": o["void"], "lines": lines, "relations": _relations(endpoints), "states": states}
 
 
-def with_topic(chart: dict, topic: str) -> dict:
+def with_topic(chart: dict, topic: str, sex: str | None = None) -> dict:
     kind = USE_GOD[topic]
     if kind == "Shi":
         pos = [ln["position"] for ln in chart["lines"] if "世" in ln["roles"]]
@@ -105,7 +106,7 @@ def with_topic(chart: dict, topic: str) -> dict:
     states = [s for s in chart["states"] if s["term"] != "用神"]
     if pos:
         states.append({"term": "用神", "lines": pos})
-    return chart | {"states": states, "topic": topic}
+    return chart | {"states": states, "topic": topic, "sex": sex}
 
 
 # --- the rule base -----------------------------------------------------------------------------------
@@ -118,6 +119,7 @@ class Rule:
         self.quote = r["quote"]
         topics = bc._topics(header, r)
         self.topics = list(TOPICS) if "any" in topics else [t for t in topics if t in TOPICS]
+        self.reads_sex = "占:" in self.when
         self.cast_facts = [c.strip() for c in re.split(r"[;\n]", self.when)
                            if c.strip() and not c.strip().startswith("not ") and ":" in c and "=" not in c]
 
@@ -177,10 +179,12 @@ def _fact_ok(fact: str, s: dict) -> bool:
     }.get(value, True)
 
 
-def random_cast(rnd: random.Random, topics: list[str], values_pool=None, year_share=YEAR_SHARE) -> tuple:
+def random_cast(rnd: random.Random, topics: list[str], values_pool=None, year_share=YEAR_SHARE, sex=False) -> tuple:
+    """(values, month, day, topic, year or None, sex or None); a sex (占:男/女) only when the rule reads it."""
     values = rnd.choice(values_pool)["values"] if values_pool else "".join(rnd.choice("6789") for _ in range(6))
     year = rnd.choice(JIAZI) if rnd.random() < year_share else None
-    return values, rnd.choice(BRANCHES), rnd.choice(JIAZI), rnd.choice(topics), year
+    cast = values, rnd.choice(BRANCHES), rnd.choice(JIAZI), rnd.choice(topics), year
+    return cast + (rnd.choice("男女") if sex else None,)
 
 
 class Charts:
@@ -190,14 +194,14 @@ class Charts:
         self.cache = {}
 
     def get(self, cast) -> dict:
-        values, month, day, topic, year = cast
+        values, month, day, topic, year, sex = cast
         key = (values, month, day, year)
         base = self.cache.get(key)
         if base is None:
             if len(self.cache) > 50000:
                 self.cache.clear()
             base = self.cache[key] = base_chart(values, month, day, year)
-        return with_topic(base, topic)
+        return with_topic(base, topic, sex)
 
 
 # --- search and cover --------------------------------------------------------------------------------
@@ -218,7 +222,7 @@ def search(rules: list[Rule], n_random: int, n_targeted: int, seed: int, sweeps:
         return fired
 
     # fail fast on an unknown token: every rule once on one chart
-    probe = charts.get(("787986", "寅", "辛亥", used_topics[0], "甲子"))
+    probe = charts.get(("787986", "寅", "辛亥", used_topics[0], "甲子", "男"))
     for r in rules:
         fires(r, probe)
 
@@ -238,7 +242,7 @@ def search(rules: list[Rule], n_random: int, n_targeted: int, seed: int, sweeps:
             continue
         pool = [s for s in SPACE if all(_fact_ok(f, s) for f in r.cast_facts)] if need_fire else None
         for _ in range(n_targeted):
-            cast = random_cast(rnd, r.topics, pool or None, year_share=0.5)
+            cast = random_cast(rnd, r.topics, pool or None, year_share=0.5, sex=r.reads_sex)
             chart = charts.get(cast)
             hit = fires(r, chart)
             if hit and need_fire:
@@ -260,7 +264,7 @@ def search(rules: list[Rule], n_random: int, n_targeted: int, seed: int, sweeps:
         for _ in range(sweeps):
             rnd.shuffle(pool)
             for s in pool:
-                cast = random_cast(rnd, r.topics, [s], year_share=0.5)
+                cast = random_cast(rnd, r.topics, [s], year_share=0.5, sex=r.reads_sex)
                 if fires(r, charts.get(cast)):
                     ever_fired |= add(cast)
                     break
@@ -269,6 +273,30 @@ def search(rules: list[Rule], n_random: int, n_targeted: int, seed: int, sweeps:
     log(f"after targeted search: {len(ever_fired)} of {len(rules)} rules fired, {len(ever_quiet)} quiet; "
         f"{len(candidates)} candidate casts")
     return candidates, by_topic
+
+
+def engine_search(rules: list[Rule], targets: set[int], per_rule: int, seed: int, log=print) -> dict[tuple, frozenset]:
+    """For rules the fast chart never fired (a state or fact tests/oracle.py does not model, or a rare cast):
+    casts from each rule's allowed part of the space, derived by the real engine in one batch. Returns the
+    casts that fire a target, with every rule the engine fired on them."""
+    rnd = random.Random(seed + 1)
+    casts = []
+    for i in sorted(targets):
+        r = rules[i]
+        pool = [s for s in SPACE if all(_fact_ok(f, s) for f in r.cast_facts)]
+        casts += [random_cast(rnd, r.topics, pool or None, year_share=0.5, sex=r.reads_sex) for _ in range(per_rule)]
+    casts = list(dict.fromkeys(casts))
+    t = time.time()
+    got = derive(casts)
+    index = {r.iri: i for i, r in enumerate(rules)}
+    out = {}
+    for c in casts:
+        fired = frozenset(index[x] for x in got[c] if x in index)
+        if fired & targets:
+            out[c] = fired
+    hit = set().union(*out.values()) & targets if out else set()
+    log(f"engine search: {len(casts)} casts in {time.time() - t:.0f}s; {len(hit)} of {len(targets)} unfired rules fired")
+    return out
 
 
 def cover(rules, candidates, by_topic):
@@ -284,7 +312,7 @@ def cover(rules, candidates, by_topic):
 
     # ties broken by a stable key so the result is deterministic
     def key(c):
-        return c[:4] + (c[4] or "",)
+        return c[:4] + (c[4] or "", c[5] or "")
 
     heap = [(-gain(c, f), key(c), c) for c, f in candidates.items()]
     heapq.heapify(heap)
@@ -320,8 +348,8 @@ def derive(casts: list[tuple]) -> dict[tuple, set[str]]:
     iri = {}
     quads = []
     for c in casts:
-        values, month, day, topic, year = c
-        ci = make_cast_input(values, month=month, day=day, topic=topic, year=year)
+        values, month, day, topic, year, sex = c
+        ci = make_cast_input(values, month=month, day=day, topic=topic, year=year, **({"sex": sex} if sex else {}))
         iri[c] = ci.iri
         quads += cast_quads(ci)
     kg.add_quads(quads)
@@ -342,21 +370,24 @@ def _flow(d: dict) -> str:
 
 def write(rules, chosen, fire_w, quiet_w, args, path=OUT, reasons=None):
     reasons = reasons or {}
-    order = sorted(chosen, key=lambda c: (c[3], c[0], c[1], c[2], c[4] or ""))
+    order = sorted(chosen, key=lambda c: (c[3], c[0], c[1], c[2], c[4] or "", c[5] or ""))
     ids = {c: f"w{k + 1:03d}" for k, c in enumerate(order)}
     out = ["# GENERATED by tests/tools/gen_witnesses.py: do not edit by hand; re-run it when rules change.",
-           "# casts: witness casts (values bottom-up, month branch, day stem-branch, topic, year or null).",
+           "# casts: witness casts (values bottom-up, month branch, day stem-branch, topic, year or null[, sex]).",
            "# rules: per executable chapter rule (file stem/id) its condition and the witness casts where it",
            "# fires (fire) and where it does not (not_fire); a rule no search could fire (keep quiet) has",
            "# status never-fired-in-search (always-fired-in-search) and the reason from rule_witness_reasons.yaml.",
            "generator: " + _flow({"script": "tests/tools/gen_witnesses.py", "seed": args.seed, "random": args.random,
-                                  "targeted": args.targeted, "sweeps": args.sweeps}),
+                                  "targeted": args.targeted, "sweeps": args.sweeps, "engine": args.engine}),
            "summary: " + _flow({"executable_rules": len(rules), "casts": len(order),
                                  "never_fired": sum(i not in fire_w for i in range(len(rules))),
                                  "always_fired": sum(i in fire_w and i not in quiet_w for i in range(len(rules)))}),
            "casts:"]
     for c in order:
-        out.append(f"  {ids[c]}: " + _flow({"values": c[0], "month": c[1], "day": c[2], "topic": c[3], "year": c[4]}))
+        record = {"values": c[0], "month": c[1], "day": c[2], "topic": c[3], "year": c[4]}
+        if c[5]:
+            record["sex"] = c[5]
+        out.append(f"  {ids[c]}: " + _flow(record))
     out.append("rules:")
     for i, r in enumerate(rules):
         e = {"when": r.when}
@@ -389,13 +420,21 @@ def main(argv=None) -> int:
     ap.add_argument("--random", type=int, default=20000, help="casts sampled uniformly")
     ap.add_argument("--targeted", type=int, default=4000, help="tries per rule still unfired / always fired")
     ap.add_argument("--sweeps", type=int, default=3, help="full sweeps of the 4,096 value strings per unfired rule")
+    ap.add_argument("--engine", type=int, default=30,
+                    help="casts per still-unfired rule derived with the real engine (0: none)")
     ap.add_argument("--verify", action="store_true", help="derive the chosen casts with the real engine and check")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
     rules = executable_rules()
     print(f"{len(rules)} executable rules", flush=True)
-    candidates, by_topic = search(rules, args.random, args.targeted, args.seed, args.sweeps,
-                                  log=lambda m: print(m, flush=True))
+    def log(message):
+        print(message, flush=True)
+
+    candidates, by_topic = search(rules, args.random, args.targeted, args.seed, args.sweeps, log=log)
+    fired = set().union(*candidates.values())
+    targets = {i for i in range(len(rules)) if i not in fired}
+    if targets and args.engine:
+        candidates.update(engine_search(rules, targets, args.engine, args.seed, log=log))
     chosen, fire_w, quiet_w = cover(rules, candidates, by_topic)
     print(f"cover: {len(chosen)} casts; {len(fire_w)} rules with a firing witness, {len(quiet_w)} with a quiet one",
           flush=True)
