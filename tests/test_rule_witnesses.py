@@ -39,7 +39,7 @@ class Witnessed:
         self.iri = {}
         quads = []
         for wid, c in casts.items():
-            sex = {"sex": c["sex"]} if c.get("sex") else {}  # only casts of rules reading 占:男/女 carry one
+            sex = {k: c[k] for k in ("sex", "about") if c.get(k)}  # only casts of rules reading 占: carry them
             ci = make_cast_input(str(c["values"]), month=c["month"], day=c["day"], topic=c["topic"], year=c["year"],
                                  birth=c.get("birth"), **sex)
             self.iri[wid] = ci.iri
@@ -64,7 +64,7 @@ def witnessed():
 
 def _describe(wid: str) -> str:
     c = WITNESSES["casts"][wid]
-    return f"{wid} ({c['values']} month {c['month']} day {c['day']} topic {c['topic']} year {c['year']} sex {c.get('sex')} birth {c.get('birth')})"
+    return f"{wid} ({c['values']} month {c['month']} day {c['day']} topic {c['topic']} year {c['year']} sex {c.get('sex')} birth {c.get('birth')} about {c.get('about')})"
 
 
 @pytest.mark.parametrize("key", sorted(RULES))

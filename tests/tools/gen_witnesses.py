@@ -43,7 +43,10 @@ OUT = TESTS / "data" / "rule_witnesses.yaml"
 REASONS = TESTS / "data" / "rule_witness_reasons.yaml"
 TOPICS = [t[0] for t in T.TOPICS]
 USE_GOD = {t[0]: t[4] for t in T.TOPICS}  # topic -> Wealth | Officer | Parents | Offspring | Brothers | Shi
-KIND_RELATIVE = {"Wealth": "妻財", "Officer": "官鬼", "Parents": "父母", "Offspring": "子孫", "Brothers": "兄弟"}
+KIND_RELATIVE = {"Wealth": "妻財", "Officer": "官鬼", "Parents": "父母", "Offspring": "子孫", "Brothers": "兄弟",
+                 "Siblings": "兄弟"}
+# whom the question concerns (占:妻 …), where the package has it: zh -> (use-god kind, topics it applies to)
+SUBJECTS = {t[0]: (t[4], t[5]) for t in getattr(T, "SUBJECTS", [])}
 YEAR_SHARE = 0.25  # share of sampled casts that carry a year (太歲) pillar
 
 
@@ -96,8 +99,9 @@ def base_chart(values: str, month: str, day: str, year: str | None) -> dict:
             "void": o["void"], "lines": lines, "relations": _relations(endpoints), "states": states}
 
 
-def with_topic(chart: dict, topic: str, sex: str | None = None, birth: str | None = None) -> dict:
-    kind = USE_GOD[topic]
+def with_topic(chart: dict, topic: str, sex: str | None = None, birth: str | None = None,
+               about: str | None = None) -> dict:
+    kind = SUBJECTS[about][0] if about else USE_GOD[topic]
     if kind == "Shi":
         pos = [ln["position"] for ln in chart["lines"] if "世" in ln["roles"]]
     else:
@@ -108,7 +112,7 @@ def with_topic(chart: dict, topic: str, sex: str | None = None, birth: str | Non
     states = [s for s in chart["states"] if s["term"] != "用神"]
     if pos:
         states.append({"term": "用神", "lines": pos})
-    return chart | {"states": states, "topic": topic, "sex": sex, "birth": birth}
+    return chart | {"states": states, "topic": topic, "sex": sex, "birth": birth, "about": about}
 
 
 # --- the rule base -----------------------------------------------------------------------------------
@@ -123,6 +127,8 @@ class Rule:
         self.topics = list(TOPICS) if "any" in topics else [t for t in topics if t in TOPICS]
         self.reads_sex = "占:" in self.when
         self.reads_birth = "命" in self.when  # 臨命: the asker's birth branch (本命)
+        said = set(re.findall(r"占:([^\s;)]+)", self.when)) - {"男", "女"}
+        self.about = tuple(sorted(SUBJECTS)) if "*" in said else tuple(sorted(said & set(SUBJECTS)))
         self.cast_facts = [c.strip() for c in re.split(r"[;\n]", self.when)
                            if c.strip() and not c.strip().startswith("not ") and ":" in c and "=" not in c]
 
@@ -183,13 +189,18 @@ def _fact_ok(fact: str, s: dict) -> bool:
 
 
 def random_cast(rnd: random.Random, topics: list[str], values_pool=None, year_share=YEAR_SHARE, sex=False,
-                birth=False) -> tuple:
-    """(values, month, day, topic, year or None, sex or None, birth branch or None); a sex (占:男/女) and a
-    birth branch (臨命) only when the rule reads them."""
+                birth=False, about=()) -> tuple:
+    """(values, month, day, topic, year or None, sex or None, birth branch or None, about or None); a sex
+    (占:男/女), a birth branch (臨命) and whom the question concerns (占:妻 …, drawn from `about`) only when
+    the rule reads them."""
     values = rnd.choice(values_pool)["values"] if values_pool else "".join(rnd.choice("6789") for _ in range(6))
     year = rnd.choice(JIAZI) if rnd.random() < year_share else None
     cast = values, rnd.choice(BRANCHES), rnd.choice(JIAZI), rnd.choice(topics), year
-    return cast + (rnd.choice("男女") if sex else None, rnd.choice(BRANCHES) if birth else None)
+    subject = None
+    if about:
+        fits = [a for a in about if cast[3] in SUBJECTS[a][1]]
+        subject = rnd.choice(fits) if fits else None
+    return cast + (rnd.choice("男女") if sex else None, rnd.choice(BRANCHES) if birth else None, subject)
 
 
 class Charts:
@@ -199,14 +210,14 @@ class Charts:
         self.cache = {}
 
     def get(self, cast) -> dict:
-        values, month, day, topic, year, sex, birth = cast
+        values, month, day, topic, year, sex, birth, about = cast
         key = (values, month, day, year)
         base = self.cache.get(key)
         if base is None:
             if len(self.cache) > 50000:
                 self.cache.clear()
             base = self.cache[key] = base_chart(values, month, day, year)
-        return with_topic(base, topic, sex, birth)
+        return with_topic(base, topic, sex, birth, about)
 
 
 # --- search and cover --------------------------------------------------------------------------------
@@ -227,7 +238,7 @@ def search(rules: list[Rule], n_random: int, n_targeted: int, seed: int, sweeps:
         return fired
 
     # fail fast on an unknown token: every rule once on one chart
-    probe = charts.get(("787986", "寅", "辛亥", used_topics[0], "甲子", "男", "子"))
+    probe = charts.get(("787986", "寅", "辛亥", used_topics[0], "甲子", "男", "子", None))
     for r in rules:
         fires(r, probe)
 
@@ -247,7 +258,7 @@ def search(rules: list[Rule], n_random: int, n_targeted: int, seed: int, sweeps:
             continue
         pool = [s for s in SPACE if all(_fact_ok(f, s) for f in r.cast_facts)] if need_fire else None
         for _ in range(n_targeted):
-            cast = random_cast(rnd, r.topics, pool or None, year_share=0.5, sex=r.reads_sex, birth=r.reads_birth)
+            cast = random_cast(rnd, r.topics, pool or None, year_share=0.5, sex=r.reads_sex, birth=r.reads_birth, about=r.about)
             chart = charts.get(cast)
             hit = fires(r, chart)
             if hit and need_fire:
@@ -269,7 +280,7 @@ def search(rules: list[Rule], n_random: int, n_targeted: int, seed: int, sweeps:
         for _ in range(sweeps):
             rnd.shuffle(pool)
             for s in pool:
-                cast = random_cast(rnd, r.topics, [s], year_share=0.5, sex=r.reads_sex, birth=r.reads_birth)
+                cast = random_cast(rnd, r.topics, [s], year_share=0.5, sex=r.reads_sex, birth=r.reads_birth, about=r.about)
                 if fires(r, charts.get(cast)):
                     ever_fired |= add(cast)
                     break
@@ -289,7 +300,7 @@ def engine_search(rules: list[Rule], targets: set[int], per_rule: int, seed: int
     for i in sorted(targets):
         r = rules[i]
         pool = [s for s in SPACE if all(_fact_ok(f, s) for f in r.cast_facts)]
-        casts += [random_cast(rnd, r.topics, pool or None, year_share=0.5, sex=r.reads_sex, birth=r.reads_birth) for _ in range(per_rule)]
+        casts += [random_cast(rnd, r.topics, pool or None, year_share=0.5, sex=r.reads_sex, birth=r.reads_birth, about=r.about) for _ in range(per_rule)]
     casts = list(dict.fromkeys(casts))
     t = time.time()
     got = derive(casts)
@@ -317,7 +328,7 @@ def cover(rules, candidates, by_topic):
 
     # ties broken by a stable key so the result is deterministic
     def key(c):
-        return c[:4] + (c[4] or "", c[5] or "", c[6] or "")
+        return c[:4] + (c[4] or "", c[5] or "", c[6] or "", c[7] or "")
 
     heap = [(-gain(c, f), key(c), c) for c, f in candidates.items()]
     heapq.heapify(heap)
@@ -353,9 +364,9 @@ def derive(casts: list[tuple]) -> dict[tuple, set[str]]:
     iri = {}
     quads = []
     for c in casts:
-        values, month, day, topic, year, sex, birth = c
-        ci = make_cast_input(values, month=month, day=day, topic=topic, year=year, birth=birth,
-                             **({"sex": sex} if sex else {}))
+        values, month, day, topic, year, sex, birth, about = c
+        extra = {k: v for k, v in (("sex", sex), ("about", about)) if v}
+        ci = make_cast_input(values, month=month, day=day, topic=topic, year=year, birth=birth, **extra)
         iri[c] = ci.iri
         quads += cast_quads(ci)
     kg.add_quads(quads)
@@ -394,11 +405,11 @@ def _flow(d: dict) -> str:
 
 def write(rules, chosen, fire_w, quiet_w, args, path=OUT, reasons=None):
     reasons = reasons or {}
-    order = sorted(chosen, key=lambda c: (c[3], c[0], c[1], c[2], c[4] or "", c[5] or "", c[6] or ""))
+    order = sorted(chosen, key=lambda c: (c[3], c[0], c[1], c[2], c[4] or "", c[5] or "", c[6] or "", c[7] or ""))
     ids = {c: f"w{k + 1:03d}" for k, c in enumerate(order)}
     out = ["# GENERATED by tests/tools/gen_witnesses.py: do not edit by hand; re-run it when rules change.",
-           "# casts: witness casts (values bottom-up, month branch, day stem-branch, topic, year or null; sex and",
-           "# birth branch only for rules reading 占: / 臨命).",
+           "# casts: witness casts (values bottom-up, month branch, day stem-branch, topic, year or null; sex, birth",
+           "# branch and about (whom the question concerns) only for rules reading 占:男/女, 臨命, 占:<subject>).",
            "# rules: per executable chapter rule (file stem/id) its condition and the witness casts where it",
            "# fires (fire) and where it does not (not_fire); a rule no search could fire (keep quiet) has",
            "# status never-fired-in-search (always-fired-in-search) and the reason from rule_witness_reasons.yaml.",
@@ -414,6 +425,8 @@ def write(rules, chosen, fire_w, quiet_w, args, path=OUT, reasons=None):
             record["sex"] = c[5]
         if c[6]:
             record["birth"] = c[6]
+        if c[7]:
+            record["about"] = c[7]
         out.append(f"  {ids[c]}: " + _flow(record))
     out.append("rules:")
     for i, r in enumerate(rules):
