@@ -32,7 +32,10 @@ def _source(row: dict) -> dict | None:
 def chart(kg, cast_iri: str) -> dict:
     """Assemble the chart dict of a cast already derived in `kg`."""
     p = {"cast": cast_iri}
-    hexes = {r["which"]: _hexagram(r) for r in queries.run(kg, "chart-hexagrams", **p)}
+    hex_rows = queries.run(kg, "chart-hexagrams", **p)
+    hexes = {r["which"]: _hexagram(r) for r in hex_rows}
+    sex = next((r["sex"] for r in hex_rows if r["sex"]), None)
+    birth = next((r["birth"] for r in hex_rows if r["birth"]), None)
     pillars: dict[str, dict] = {}
     void: list[str] = []
     for r in queries.run(kg, "chart-pillars", **p):
@@ -70,6 +73,7 @@ def chart(kg, cast_iri: str) -> dict:
     relations.sort(key=lambda x: (x["from"], x["to"], x["relation"]))
     cast_states: dict[str, dict] = {}
     line_states: dict[tuple, dict] = {}
+    shensha: dict[int, set] = defaultdict(set)
     for r in queries.run(kg, "cast-states", **p):
         base = {"term": r["term"], "school": r["school"], "rule": r["rule"], "source": _source(r)}
         if r["variant"]:
@@ -78,6 +82,9 @@ def chart(kg, cast_iri: str) -> dict:
             key = (r["subjectPos"], r["state"])
             value = {k: r[k] for k in ("stage", "strength") if r[k]}
             st = line_states.setdefault(key, base | value)
+            if r["shensha"]:
+                name = r["term"] + (f"/{r['school']}" if r["school"] else "")
+                shensha[r["subjectPos"]].add(name)
             if r["involvedPos"] is not None:
                 st.setdefault("lines", [])
                 if r["involvedPos"] not in st["lines"]:
@@ -90,6 +97,8 @@ def chart(kg, cast_iri: str) -> dict:
                 st["lines"].append(r["involvedPos"])
     for (pos, _), st in sorted(line_states.items(), key=lambda kv: (kv[0][0], kv[1]["term"], kv[1]["school"] or "")):
         lines[pos]["states"].append(st)
+    for pos, line in lines.items():  # 神煞 carried by the line, in the condition language's syntax (NAME[/School])
+        line["shensha"] = sorted(shensha.get(pos, ()))
     judgments: dict[str, dict] = {}
     for r in queries.run(kg, "cast-judgments", **p):
         j = judgments.setdefault(r["judgment"], {
@@ -99,13 +108,18 @@ def chart(kg, cast_iri: str) -> dict:
                        "quote": r["quote"], "korean": r["korean"], "start": r["start"], "end": r["end"]}})
         if r["position"] is not None and r["position"] not in j["lines"]:
             j["lines"].append(r["position"])
+    question = next(iter(queries.run(kg, "chart-question", **p)), {})
     return {
         "cast": cast_iri,
+        "topic": question.get("topic"),
+        "about": question.get("about"),
         "primary": hexes.get("primary"),
         "changed": hexes.get("changed"),
         "month": month,
         "day": pillars.get("day"),
         "year": pillars.get("year"),
+        "sex": sex,
+        "birth": birth,
         "void": void,
         "lines": [lines[i] for i in sorted(lines)],
         "relations": relations,

@@ -13,13 +13,22 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--day", help="day stem-branch (辛亥)")
     p.add_argument("--year", help="year stem-branch (壬午)")
     p.add_argument("--birth", help="the asker's birth-year branch (本命)")
+    p.add_argument("--sex", help="the asker's sex: 男 or 女 (m / f), for the 男占 / 女占 readings")
     p.add_argument("--date", help="ISO date-time with zone, e.g. 2024-02-04T16:28+08:00 (instead of --month/--day)")
     p.add_argument("--day-boundary", choices=["00:00", "23:00"], default="00:00", help="when a day starts")
     p.add_argument("--topic", help="question topic, e.g. 求財 婚姻 疾病")
+    p.add_argument("--about", help="whom the question concerns (來者何人: 父母 夫 妻 子 兄弟 朋友 奴僕); "
+                                   "selects the use-god for 疾病 (and 夫/妻 for 婚姻)")
 
 
 def _store(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", help="directory of a persistent store (default: in memory)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--store", help="directory of a persistent store (default: in memory)")
+    where.add_argument("--endpoint", metavar="URL",
+                       help="a SPARQL 1.1 endpoint as the store (credentials from LIUYAO_ENDPOINT_USER and "
+                            "LIUYAO_ENDPOINT_PASSWORD; see README, Remote SPARQL endpoint)")
+    p.add_argument("--update-endpoint", metavar="URL",
+                   help="the endpoint's SPARQL Update URL, if not the query URL (or LIUYAO_UPDATE_ENDPOINT)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     _cast_args(why)
     why.add_argument("--line", type=int, help="a line position (1–6): explain its states")
     why.add_argument("--rule", help="a chapter rule IRI (or its last path segment): explain that judgment")
+    _store(why)
 
     ld = sub.add_parser("load", help="load a batch of casts (JSON Lines, YAML or CSV)")
     ld.add_argument("file")
@@ -65,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from liuyao_kg.loaders.errors import CastInputError
     from liuyao_kg.queries import QueryParameterError
+    from liuyao_kg.remote import RemoteStoreError
 
     try:
         return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load, "rules": _cmd_rules,
@@ -72,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     except (CastInputError, QueryParameterError) as e:
         print(f"liuyao: error: {e}", file=sys.stderr)
         return 2
+    except RemoteStoreError as e:  # its message never holds credentials
+        print(f"liuyao: error: {e}", file=sys.stderr)
+        return 1
     finally:
         kg = getattr(args, "_kg", None)
         if kg is not None:
@@ -79,14 +93,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _graph(args):
-    """The store named by --store (opened once per command, closed by main), else the in-memory one."""
+    """The store named by --store or --endpoint (opened once per command, closed by main), else the in-memory one."""
     from liuyao_kg import default_graph
     from liuyao_kg.graph import KnowledgeGraph
 
-    if not getattr(args, "store", None):
-        return default_graph()
-    if getattr(args, "_kg", None) is None:
+    if getattr(args, "_kg", None) is not None:
+        return args._kg
+    if getattr(args, "endpoint", None):
+        from liuyao_kg.remote import Endpoint, RemoteKnowledgeGraph
+
+        args._kg = RemoteKnowledgeGraph(Endpoint.from_env(args.endpoint, args.update_endpoint))
+    elif getattr(args, "store", None):
         args._kg = KnowledgeGraph(args.store)
+    else:
+        return default_graph()
     return args._kg
 
 
@@ -96,7 +116,8 @@ def _cmd_cast(args) -> int:
 
     kg = _graph(args)
     chart = liuyao_kg.cast(args.spec, lines=args.lines, month=args.month, day=args.day, year=args.year,
-                           birth=args.birth, date=args.date, topic=args.topic, day_boundary=args.day_boundary, kg=kg)
+                           birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
+                           day_boundary=args.day_boundary, kg=kg)
     if args.format == "json":
         print(json.dumps(chart, ensure_ascii=False, indent=2))
     elif args.format in ("turtle", "json-ld"):
@@ -158,7 +179,8 @@ def _cmd_why(args) -> int:
 
     kg = _graph(args)
     chart = liuyao_kg.cast(args.spec, lines=args.lines, month=args.month, day=args.day, year=args.year,
-                           birth=args.birth, date=args.date, topic=args.topic, day_boundary=args.day_boundary, kg=kg)
+                           birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
+                           day_boundary=args.day_boundary, kg=kg)
     sys.stdout.write(explain(kg, chart, line=args.line, rule=args.rule))
     return 0
 

@@ -22,40 +22,60 @@ LAYERS = (
     (ns.GRAPH_ONTOLOGY, ("lyo.ttl",)),
     (ns.GRAPH_REFERENCE, ("reference.ttl",)),
     (ns.GRAPH_RULES, ("rules/chart.ttl", "rules/relations.ttl", "rules/line-states.ttl", "rules/cast-states.ttl",
-                      "rules/chapters.ttl")),
+                      "rules/shensha.ttl", "rules/chapters.ttl")),
     (ns.GRAPH_PASSAGES, ("passages.ttl", "chapter-passages.ttl")),
 )
 
 
-def _layer_quads(graph: str, files: Iterable[str]) -> list[ox.Quad]:
+def _layer_bytes(files: Iterable[str]) -> Iterable[bytes]:
     base = resources.files("liuyao_kg.ontology")
-    out: list[ox.Quad] = []
-    g = ox.NamedNode(graph)
     for name in files:
-        data = base.joinpath(name).read_bytes()
-        out.extend(ox.Quad(t.subject, t.predicate, t.object, g)
-                   for t in ox.parse(data, format=ox.RdfFormat.TURTLE))
-    return out
+        yield base.joinpath(name).read_bytes()
+
+
+def load_layers(store: ox.Store, *, only_missing: bool = True, atomic: bool = True) -> None:
+    """Parse the package's Turtle files into their layer graphs (natively: no Python term objects).
+
+    pyoxigraph applies each `load` as one transaction. With `atomic`, a layer made of several files
+    is first parsed into a scratch store and written with a single load, so a persistent store never
+    holds half a layer; an in-memory store, which cannot outlive a failure, skips that step.
+    """
+    for graph, files in LAYERS:
+        g = ox.NamedNode(graph)
+        if only_missing and _graph_nonempty(store, g):
+            continue
+        target = ox.Store() if atomic and len(files) > 1 else store
+        for data in _layer_bytes(files):
+            target.load(data, format=ox.RdfFormat.TURTLE, to_graph=g)
+        if target is not store:
+            store.load(target.dump(format=ox.RdfFormat.N_QUADS), format=ox.RdfFormat.N_QUADS)
+
+
+def _graph_nonempty(store: ox.Store, g: ox.NamedNode) -> bool:
+    return next(iter(store.quads_for_pattern(None, None, None, g)), None) is not None
 
 
 def layer_quads() -> dict[str, list[ox.Quad]]:
     """Quads of every fixed layer, parsed from the package's Turtle files."""
-    return {graph: _layer_quads(graph, files) for graph, files in LAYERS}
+    store = ox.Store()
+    load_layers(store)
+    return {graph: list(store.quads_for_pattern(None, None, None, ox.NamedNode(graph))) for graph, _ in LAYERS}
 
 
 class KnowledgeGraph:
     """A store plus the engine that derives cast states into it."""
 
-    def __init__(self, path: str | Path | None = None, *, chapter_rules: bool = True):
-        """`chapter_rules=False` derives the chart states only (no judgments): what the state tests need."""
+    def __init__(self, path: str | Path | None = None, *, chapter_rules: bool = True, backend: str = "oxigraph"):
+        """`chapter_rules=False` derives the chart states only (no judgments): what the state tests need.
+        `backend="rdflib"` evaluates the same rules with rdflib (reasoner/rdflib_engine.py, ~100x slower;
+        a cross-check and benchmark reference); the store itself is pyoxigraph either way."""
+        if backend not in ("oxigraph", "rdflib"):
+            raise ValueError(f"unknown backend {backend!r}: 'oxigraph' or 'rdflib'")
         self.path = path
         self.chapter_rules = chapter_rules
+        self.backend = backend
         self.store = ox.Store(str(path)) if path is not None else ox.Store()
-        layers = layer_quads()
-        for graph, quads in layers.items():
-            if not self._has_graph(graph):
-                self.store.extend(quads)
-        self._reference = layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE]
+        load_layers(self.store, atomic=path is not None)
         self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
 
     def close(self) -> None:
@@ -74,15 +94,20 @@ class KnowledgeGraph:
         self.close()
 
     def _has_graph(self, graph: str) -> bool:
-        return self.store.contains_named_graph(ox.NamedNode(graph)) and next(
-            iter(self.store.quads_for_pattern(None, None, None, ox.NamedNode(graph))), None) is not None
+        return _graph_nonempty(self.store, ox.NamedNode(graph))
 
     @cached_property
     def engine(self) -> Engine:
         rules = load_rules(self.store, ns.GRAPH_RULES)
         if not self.chapter_rules:
             rules = [r for r in rules if not r.chapter]
-        return Engine(rules, self._reference)
+        reference = [q for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE)
+                     for q in self.store.quads_for_pattern(None, None, None, ox.NamedNode(g))]
+        if self.backend == "rdflib":
+            from liuyao_kg.reasoner.rdflib_engine import RdflibEngine
+
+            return RdflibEngine(rules, reference)
+        return Engine(rules, reference)
 
     def has_cast(self, cast_iri: str) -> bool:
         return self._has_graph(cast_iri)

@@ -1,7 +1,7 @@
 """Batches of casts: JSON Lines, YAML (a list of mappings) or CSV.
 
 Keys / columns (all optional except what a cast needs): ``id``, ``spec`` *or* ``hexagram`` (with
-optional ``changed``), ``lines``, ``month``, ``day``, ``year``, ``birth``, ``date``, ``topic``,
+optional ``changed``), ``lines``, ``month``, ``day``, ``year``, ``birth``, ``date``, ``topic``, ``about``, ``sex``,
 ``day_boundary``. An unknown key is an error for that record (it is usually a typo).
 
 Result: a list of ``(record id, CastInput | CastInputError)`` in file order. A record without an
@@ -38,7 +38,7 @@ from .errors import BatchError, CastInputError, DuplicateRecordId
 __all__ = ["read_batch", "parse_batch", "load_records", "good_casts", "rejected", "FIELDS", "FORMATS"]
 
 FIELDS = ("id", "spec", "hexagram", "changed", "lines", "month", "day", "year", "birth", "date",
-          "topic", "day_boundary")
+          "topic", "about", "sex", "day_boundary")
 FORMATS = ("jsonl", "yaml", "csv")
 _SUFFIX = {".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml", ".csv": "csv"}
 
@@ -123,7 +123,7 @@ def _build(rec) -> CastInput:
         raise CastInputError("changed needs hexagram (the primary)", field="changed", value=changed)
     if hexagram is not None:
         spec = f"{hexagram}之{changed}" if changed is not None else hexagram
-    kwargs = {k: get(k) for k in ("lines", "month", "day", "year", "birth", "date", "topic")}
+    kwargs = {k: get(k) for k in ("lines", "month", "day", "year", "birth", "date", "topic", "about", "sex")}
     boundary = get("day_boundary") or "00:00"
     return make_cast_input(spec, day_boundary=boundary, id=get("id"), **kwargs)
 

@@ -1,12 +1,12 @@
-"""One validated cast: six line values, the pillars, the optional birth branch, topic and date.
+"""One validated cast: six line values, the pillars, the optional birth branch, asker's sex, topic and date.
 
 :func:`make_cast_input` is the single entry point; it either returns a complete :class:`CastInput`
 or raises a :class:`~liuyao_kg.loaders.errors.CastInputError` (a cast is all-or-nothing).
 
 Identity: the cast IRI is ``https://w3id.org/liuyao-kg/cast/<id>`` where ``<id>`` is the first 16
 hex characters of the SHA-256 of a canonical JSON serialisation of the cast's *content* – the line
-values, month branch, month stem-branch (if known), day stem-branch, year stem-branch, birth branch
-and topic. The input form (name or values, simplified or traditional) does not change it; the
+values, month branch, month stem-branch (if known), day stem-branch, year stem-branch, birth branch,
+the asker's sex (only when given, so casts without it keep their ids) and topic. The input form (name or values, simplified or traditional) does not change it; the
 user's record id (``id=``, kept as ``label``) does not enter it; the ``date`` instant does, normalised
 to UTC (the same moment written in two zones is one cast; the same lines at another moment are another).
 """
@@ -21,17 +21,29 @@ from liuyao_kg.namespaces import CAST
 from liuyao_kg.ontology import tables
 
 from .calendar import DAY_BOUNDARIES, pillars_for
-from .errors import BadDate, InconsistentCast, MissingField, UnknownTopic
+from .errors import BadDate, BadSex, InconsistentCast, MissingField, UnknownSubject, UnknownTopic
 from .lines import hexagram_name, parse_lines
 from .pillars import month_stem_for_year, parse_birth, parse_day, parse_month, parse_year
 
-__all__ = ["CastInput", "make_cast_input", "normalise_topic", "content_id", "TOPIC_NAMES"]
+__all__ = ["CastInput", "make_cast_input", "normalise_topic", "normalise_about", "normalise_sex", "content_id",
+           "TOPIC_NAMES", "SUBJECT_NAMES"]
+
+# The asker's sex (男占 / 女占): stored as 男 or 女.
+_SEX_LOOKUP = {"男": "男", "女": "女", "m": "男", "male": "男", "man": "男", "f": "女", "female": "女",
+               "woman": "女", "남": "男", "여": "女"}
 
 TOPIC_NAMES = tuple(t[0] for t in tables.TOPICS)
 _TOPIC_LOOKUP: dict[str, str] = {}
 for _zh, _id, _en, _ko, _ in tables.TOPICS:
     for _key in (_zh, _id.lower(), _en.lower(), _ko):
         _TOPIC_LOOKUP[_key] = _zh
+SUBJECT_NAMES = tuple(t[0] for t in tables.SUBJECTS)
+_SUBJECT_TOPICS = {zh: topics for zh, _id, _en, _ko, _rel, topics in tables.SUBJECTS}
+_SUBJECT_LOOKUP: dict[str, str] = {}
+for _zh, _id, _en, _ko, _rel, _topics in tables.SUBJECTS:
+    for _key in (_zh, _id.lower(), _en.lower(), _en.lower().split()[-1], _ko):
+        _SUBJECT_LOOKUP[_key] = _zh
+_SUBJECT_LOOKUP.update({"仆": "奴僕", "奴仆": "奴僕", "兄": "兄弟", "弟": "兄弟"})
 # simplified characters in topic names (only those that occur there)
 _TOPIC_VARIANTS = {"财": "財", "产": "產", "蚕": "蠶", "时": "時", "国": "國", "战": "戰", "书": "書"}
 
@@ -48,7 +60,10 @@ class CastInput:
     month_gz: str | None = None
     year_gz: str | None = None
     birth_branch: str | None = None
+    sex: str | None = None
     topic: str | None = None
+    #: whom the question concerns (來者何人), as a tables.SUBJECTS name
+    about: str | None = None
     cast_at: str | None = None
     day_boundary: str = "00:00"
     label: str | None = None
@@ -84,6 +99,9 @@ class CastInput:
             "year_gz": self.year_gz,
             "birth_branch": self.birth_branch,
             "topic": self.topic,
+            # only when given, so the ids of casts without them are those of earlier versions
+            **({"about": self.about} if self.about is not None else {}),
+            **({"sex": self.sex} if self.sex is not None else {}),
             # The moment of casting is content: the same lines cast at another time are another cast.
             "instant": _utc(self.cast_at),
         }
@@ -115,12 +133,35 @@ def normalise_topic(value) -> str:
     return found
 
 
+def normalise_about(value, topic: str | None) -> str:
+    """Whom the question concerns (妻, wife, 아내 …) → the zh name; only for topics that read it."""
+    text = value.strip() if isinstance(value, str) else ""
+    found = _SUBJECT_LOOKUP.get(text) or _SUBJECT_LOOKUP.get(text.lower())
+    if found is None:
+        raise UnknownSubject(f"unknown subject {value!r} (whom the question concerns); known: "
+                             f"{' '.join(SUBJECT_NAMES)}", field="about", value=value)
+    if topic not in _SUBJECT_TOPICS[found]:
+        raise UnknownSubject(
+            f"about {found!r} selects the use-god only in {'/'.join(_SUBJECT_TOPICS[found])} "
+            f"(天玄賦: 看來者何人), not for topic {topic!r}; leave it out or give one of those topics",
+            field="about", value=value)
+    return found
+
+
+def normalise_sex(value) -> str:
+    """The asker's sex: 男 / 女 (also m, male, f, female, 남, 여) → 男 or 女."""
+    found = _SEX_LOOKUP.get(str(value).strip().lower()) if isinstance(value, str) else None
+    if found is None:
+        raise BadSex(f"sex {value!r}: must be 男 or 女 (m / f, male / female)", field="sex", value=value)
+    return found
+
+
 def _blank(v) -> bool:
     return v is None or (isinstance(v, str) and not v.strip())
 
 
 def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, birth=None, date=None,
-                    topic=None, day_boundary: str = "00:00", id: str | None = None) -> CastInput:
+                    topic=None, about=None, sex=None, day_boundary: str = "00:00", id: str | None = None) -> CastInput:
     """Validate one cast and return it; raise a CastInputError naming the field and value otherwise.
 
     ``spec``: values (787986), 單拆重交 notation, a name (節, 水澤節, 节) or a pair (節之中孚);
@@ -144,6 +185,8 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
         year_gz = parse_year(year)
     birth_branch = None if _blank(birth) else parse_birth(birth)
     topic_zh = None if _blank(topic) else normalise_topic(topic)
+    about_zh = None if _blank(about) else normalise_about(about, topic_zh)
+    sex_zh = None if _blank(sex) else normalise_sex(sex)
 
     cast_at = None
     if not _blank(date):
@@ -179,4 +222,5 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
     label = None if id is None else str(id).strip() or None
     return CastInput(values=ls.values, primary=ls.primary, changed=ls.changed, month_branch=month_branch,
                      day_gz=day_gz, month_gz=month_gz, year_gz=year_gz, birth_branch=birth_branch,
-                     topic=topic_zh, cast_at=cast_at, day_boundary=day_boundary, label=label)
+                     sex=sex_zh, topic=topic_zh, about=about_zh, cast_at=cast_at, day_boundary=day_boundary,
+                     label=label)

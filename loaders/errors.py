@@ -71,6 +71,14 @@ class UnknownTopic(CastInputError):
     """A question topic that is not in ``tables.TOPICS``."""
 
 
+class UnknownSubject(CastInputError):
+    """Whom a question concerns (來者) that is not in ``tables.SUBJECTS``, or one its topic does not read."""
+
+
+class BadSex(CastInputError):
+    """An asker's sex other than 男 / 女 (or m / f, male / female)."""
+
+
 class MissingField(CastInputError):
     """A required input is missing (month and day, unless a date is given)."""
 

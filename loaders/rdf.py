@@ -58,6 +58,8 @@ def cast_quads(ci: CastInput) -> list[Quad]:
         add(cast, _lyo("changedHexagram"), hexagram_iri(ci.changed))
     if ci.topic is not None:
         add(cast, _lyo("topic"), Literal(ci.topic))
+    if ci.about is not None:
+        add(cast, _lyo("concerns"), Literal(ci.about))
     for pos, value in enumerate(ci.values, 1):
         line = NamedNode(f"{ci.iri}/line/{pos}")
         add(cast, _lyo("hasLine"), line)
@@ -83,6 +85,8 @@ def cast_quads(ci: CastInput) -> list[Quad]:
 
     if ci.birth_branch is not None:
         add(cast, _lyo("birthBranch"), branch_iri(ci.birth_branch))
+    if ci.sex is not None:
+        add(cast, _lyo("askerSex"), Literal(ci.sex))
     if ci.cast_at is not None:
         add(cast, _lyo("castAt"), Literal(ci.cast_at, datatype=_DATETIME))
     if ci.label:

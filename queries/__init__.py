@@ -10,6 +10,12 @@ Parameters are SPARQL variables of the same name, projected by the query. They a
 store's own binding mechanism (pyoxigraph `substitutions`, SEP-0007), never by pasting text into the query,
 so a value can only ever be a value. Kinds: iri, integer, string, and state (a state class, given
 as its local name or its zh-Hant term, e.g. "MonthBroken" or "月破").
+
+On a remote endpoint (`liuyao_kg.remote`) the same values arrive as a VALUES block at the start of the
+WHERE group, which is joined with the top-level patterns and filters, not pushed into nested groups: so a
+parameter is used in the top-level group (its patterns, its FILTERs, or OPTIONALs), never only inside a
+UNION branch or a subquery (see rules-by-school.rq). A boolean computed by a query is cast explicitly
+(`xsd:boolean(EXISTS { … })`), and an ORDER BY is total wherever the chart keeps only the first row.
 """
 from __future__ import annotations
 

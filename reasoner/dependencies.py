@@ -10,7 +10,8 @@ lists means a rule cannot lie about what it uses.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import hashlib
 import json
@@ -18,15 +19,14 @@ import os
 import tempfile
 from pathlib import Path
 
-import networkx as nx
-from rdflib import URIRef, Variable
-from rdflib.namespace import RDF
-
 from liuyao_kg.namespaces import LYO, PROV, sparql_prologue
 
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+
 #: Properties written only together with a state's type; a dependency on them is carried by the type.
+#: (rdflib and networkx are imported only where needed: a warm start reads plans from the cache.)
 STRUCTURAL = frozenset(
-    URIRef(iri)
+    iri
     for iri in (LYO + "stateOf", LYO + "inCast", LYO + "involves", LYO + "school", LYO + "stateRelative",
                 LYO + "hiddenUseGod", LYO + "stage", LYO + "variant", LYO + "rescuer", LYO + "judgmentOf", LYO + "matchedLine", PROV + "wasDerivedFrom")
 )
@@ -49,13 +49,15 @@ class RuleIO:
 
 
 def _key(triple) -> Key | None:
+    from rdflib import URIRef, Variable
+
     _s, p, o = triple
     if isinstance(p, Variable):
         return ("p", "*", "")
-    if p in STRUCTURAL:
+    if str(p) in STRUCTURAL:
         return None
-    if p == RDF.type:
-        return ("t", str(o), "") if isinstance(o, URIRef) else ("p", str(RDF.type), "")
+    if str(p) == RDF_TYPE:
+        return ("t", str(o), "") if isinstance(o, URIRef) else ("p", RDF_TYPE, "")
     return ("p", str(p), str(o) if isinstance(o, URIRef) else "")
 
 
@@ -104,42 +106,60 @@ def rule_io(construct: str) -> RuleIO:
 _CACHE_VERSION = "1"
 
 
-def _cache_file() -> Path:
+def _cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "liuyao-kg" / f"rule-io-v{_CACHE_VERSION}.json"
+    return Path(base) / "liuyao-kg"
+
+
+def _cache_file() -> Path:
+    return _cache_dir() / f"rule-io-v{_CACHE_VERSION}.json"
+
+
+def _plan_cache_file() -> Path:
+    return _cache_dir() / f"rule-plan-v{_CACHE_VERSION}.json"
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_json(path: Path, entries: dict, keep: int | None = 8) -> None:
+    """Merge entries into a JSON cache file atomically (last `keep` entries); failures are ignored."""
+    try:
+        merged = {**_read_json(path), **entries}
+        if keep is not None:
+            merged = dict(list(merged.items())[-keep:])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(merged, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def rule_ios(constructs: dict[str, str]) -> dict[str, RuleIO]:
     """rule_io for many rules, memoised on disk by the hash of each rule's text.
 
-    Parsing ~70 rules with rdflib's SPARQL parser costs about two seconds; the result depends only
+    Parsing a thousand rules with rdflib's SPARQL parser costs half a minute; the result depends only
     on the text, so a changed rule simply misses the cache. An unwritable cache is not an error.
     """
-    path = _cache_file()
-    try:
-        cache = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        cache = {}
-    out, dirty = {}, False
+    cache = _read_json(_cache_file())
+    out, fresh = {}, {}
     for iri, text in constructs.items():
         key = hashlib.sha256(text.encode("utf-8")).hexdigest()
         entry = cache.get(key)
         if entry is None:
             io = rule_io(text)
-            cache[key] = {k: sorted(map(list, getattr(io, k))) for k in ("reads", "negated", "writes")}
-            dirty = True
+            fresh[key] = {k: sorted(map(list, getattr(io, k))) for k in ("reads", "negated", "writes")}
             out[iri] = io
         else:
             out[iri] = RuleIO(**{k: frozenset(tuple(x) for x in entry[k]) for k in ("reads", "negated", "writes")})
-    if dirty:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(cache, f)
-            os.replace(tmp, path)
-        except OSError:
-            pass
+    if fresh:
+        _write_json(_cache_file(), fresh, keep=None)
     return out
 
 
@@ -147,27 +167,38 @@ def _matches(written: Key, read: Key) -> bool:
     """Could a triple matching the written pattern match the read pattern?"""
     if read[:2] == ("p", "*") or written[:2] == ("p", "*"):
         return True
-    any_type = ("p", str(RDF.type))
+    any_type = ("p", RDF_TYPE)
     if written[0] == "t" or read[0] == "t":
         w_any, r_any = written[:2] == any_type, read[:2] == any_type
         return written == read or (w_any and read[0] == "t") or (r_any and written[0] == "t") or (w_any and r_any)
     return written[1] == read[1] and (not written[2] or not read[2] or written[2] == read[2])
 
 
-@dataclass
 class RulePlan:
-    """Rules grouped into strata: each stratum is a strongly connected set run to a fixpoint."""
+    """Rules grouped into strata: each stratum is a strongly connected set run to a fixpoint.
 
-    graph: nx.DiGraph
-    strata: list[list[str]] = field(default_factory=list)
-    recursive: list[bool] = field(default_factory=list)
-
-
-def plan(ios: dict[str, RuleIO]) -> RulePlan:
-    """Order rules by dependency (networkx); detect cycles through negation.
-
-    Writers are indexed by predicate (or class), so a thousand rules plan in well under a second.
+    The strata are what the engine needs; the dependency graph itself (networkx) is built on demand,
+    for export and inspection, so a warm start does not pay for it.
     """
+
+    def __init__(self, ios: dict[str, RuleIO], strata: list[list[str]], recursive: list[bool]):
+        self.ios = ios
+        self.strata = strata
+        self.recursive = recursive
+
+    @cached_property
+    def graph(self):
+        """The rule dependency graph: an edge a → b when a writes something b reads."""
+        return dependency_graph(self.ios)
+
+
+def dependency_graph(ios: dict[str, RuleIO]):
+    """networkx DiGraph of rule dependencies; edge data: the keys read and whether negated.
+
+    Writers are indexed by predicate (or class), so a thousand rules are linked in well under a second.
+    """
+    import networkx as nx
+
     g = nx.DiGraph()
     g.add_nodes_from(sorted(ios))
     by_key: dict[tuple[str, str], list[tuple[str, Key]]] = {}
@@ -175,7 +206,7 @@ def plan(ios: dict[str, RuleIO]) -> RulePlan:
         for w in io_a.writes:
             by_key.setdefault(w[:2], []).append((a, w))
     wildcard = [pair for k, pairs in by_key.items() if k == ("p", "*") for pair in pairs]
-    any_type = [pair for k, pairs in by_key.items() if k == ("p", str(RDF.type)) for pair in pairs]
+    any_type = [pair for k, pairs in by_key.items() if k == ("p", RDF_TYPE) for pair in pairs]
     all_writes = [pair for pairs in by_key.values() for pair in pairs]
     for b, io_b in ios.items():
         for r in io_b.reads:
@@ -183,7 +214,7 @@ def plan(ios: dict[str, RuleIO]) -> RulePlan:
                 candidates = all_writes
             elif r[0] == "t":
                 candidates = by_key.get(r[:2], []) + any_type + wildcard
-            elif r[:2] == ("p", str(RDF.type)):
+            elif r[:2] == ("p", RDF_TYPE):
                 candidates = [p for k, ps in by_key.items() if k[0] == "t" for p in ps] + any_type + wildcard
             else:
                 candidates = by_key.get(r[:2], []) + wildcard
@@ -196,14 +227,47 @@ def plan(ios: dict[str, RuleIO]) -> RulePlan:
                     else:
                         data["keys"].append(str(r))
                         data["negated"] = data["negated"] or negated
+    return g
+
+
+def _stratify(g) -> tuple[list[list[str]], list[bool]]:
+    import networkx as nx
+
     cond = nx.condensation(g)
-    result = RulePlan(graph=g)
+    strata, recursive_flags = [], []
     for comp in nx.lexicographical_topological_sort(cond, key=lambda c: min(cond.nodes[c]["members"])):
         members = sorted(cond.nodes[comp]["members"])
         sub = g.subgraph(members)
         recursive = len(members) > 1 or any(g.has_edge(m, m) for m in members)
         if recursive and any(d.get("negated") for _, _, d in sub.edges(data=True)):
             raise RuleCycleError(f"rules depend on each other through negation: {members}")
-        result.strata.append(members)
-        result.recursive.append(recursive)
+        strata.append(members)
+        recursive_flags.append(recursive)
+    return strata, recursive_flags
+
+
+def _plan_key(ios: dict[str, RuleIO]) -> str:
+    h = hashlib.sha256()
+    for iri in sorted(ios):
+        io = ios[iri]
+        h.update(json.dumps([iri] + [sorted(map(list, getattr(io, k))) for k in ("reads", "negated", "writes")]).encode())
+    return h.hexdigest()
+
+
+def plan(ios: dict[str, RuleIO]) -> RulePlan:
+    """Order rules by dependency (networkx); detect cycles through negation.
+
+    The strata depend only on the rules' reads and writes, so they are memoised on disk under a hash
+    of those; a rule base that was planned before starts without networkx.
+    """
+    key = _plan_key(ios)
+    cache = _read_json(_plan_cache_file())
+    entry = cache.get(key)
+    if entry is not None:
+        return RulePlan(ios, entry["strata"], entry["recursive"])
+    graph = dependency_graph(ios)
+    strata, recursive = _stratify(graph)
+    result = RulePlan(ios, strata, recursive)
+    result.__dict__["graph"] = graph
+    _write_json(_plan_cache_file(), {key: {"strata": strata, "recursive": recursive}})
     return result

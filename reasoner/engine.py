@@ -85,8 +85,11 @@ class Engine:
     REBUILD_EVERY = 32
 
     def _fresh_store(self) -> None:
+        # Everything sits in the working store's default graph: a query over one graph avoids the
+        # cost of evaluating over the union of named graphs, and which cast an inferred triple
+        # belongs to is read off its subject (`cast_of`), not off a graph name.
         self._work = ox.Store()
-        self._work.extend(self._reference)
+        self._work.extend(ox.Quad(q.subject, q.predicate, q.object) for q in self._reference)
         self._uses = 0
 
     def derive(self, cast_quads: Iterable[ox.Quad]) -> list[ox.Quad]:
@@ -98,7 +101,8 @@ class Engine:
             self._fresh_store()
         self._uses += 1
         work = self._work
-        work.extend(quads)
+        asserted = [ox.Quad(q.subject, q.predicate, q.object) for q in quads]
+        work.extend(asserted)
         out: list[ox.Quad] = []
         try:
             for stratum, recursive in zip(self.plan.strata, self.plan.recursive):
@@ -111,26 +115,27 @@ class Engine:
                         added += self._apply(iri, out, graphs)
                     if not recursive or added == 0:
                         break
-        finally:
-            for g in graphs:  # leave the working store as it was, whether derivation succeeded or not
-                work.remove_graph(g)
-                work.remove_graph(ox.NamedNode(inferred_graph(g.value)))
+        finally:  # leave the working store as it was, whether derivation succeeded or not
+            for q in asserted:
+                work.remove(q)
+            for q in out:
+                work.remove(ox.Quad(q.subject, q.predicate, q.object))
         return out
 
     def _apply(self, iri: str, out: list[ox.Quad], graphs: set) -> int:
         work = self._work
         fresh = []
-        for t in work.query(self._queries[iri], use_default_graph_as_union=True):
+        for t in work.query(self._queries[iri]):
             cast = cast_of(t.subject.value) if isinstance(t.subject, ox.NamedNode) else None
             if cast is None or ox.NamedNode(cast) not in graphs:
                 raise RuleScopeError(f"rule {iri} wrote {t} outside any cast being derived")
-            q = ox.Quad(t.subject, t.predicate, t.object, ox.NamedNode(inferred_graph(cast)))
-            if q not in work:
-                fresh.append(q)
+            triple = ox.Quad(t.subject, t.predicate, t.object)
+            if triple not in work:
+                fresh.append((triple, cast))
         if fresh:
             fresh = list(dict.fromkeys(fresh))
-            work.extend(fresh)
-            out.extend(fresh)
+            work.extend(t for t, _ in fresh)
+            out.extend(ox.Quad(t.subject, t.predicate, t.object, ox.NamedNode(inferred_graph(c))) for t, c in fresh)
         return len(fresh)
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from oracle import BITS_TRIGRAM
+from oracle import (BITS_TRIGRAM, BRANCH_ELEMENT, CLASH, COMBINE, HARM, PUNISH, SELF_PUNISH, hexagram_lines, relative,
+                    strength)
 
 GEN = {"木": "火", "火": "土", "土": "金", "金": "水", "水": "木"}
 OVER = {"木": "土", "土": "水", "水": "火", "火": "金", "金": "木"}
@@ -30,6 +31,48 @@ TRIGRAMS = set(TRIGRAM_ELEMENT)
 class UnknownToken(ValueError):
     """A token or cast fact this evaluator does not know: teach it here before trusting a comparison."""
 
+# 神煞, written out here from the classic tables (not from the package): name → (pillar, key → branches).
+BR = "子丑寅卯辰巳午未申酉戌亥"
+_FRAMES = ("申子辰", "寅午戌", "巳酉丑", "亥卯未")
+
+
+def _frame(targets):
+    return {b: t for f, t in zip(_FRAMES, targets) for b in f}
+
+
+SHENSHA = {
+    "貴人": ("day_stem", {"甲": "丑未", "戊": "丑未", "庚": "丑未", "乙": "子申", "己": "子申", "丙": "亥酉",
+                          "丁": "亥酉", "壬": "卯巳", "癸": "卯巳", "辛": "午寅"}),
+    "祿": ("day_stem", dict(zip("甲乙丙丁戊己庚辛壬癸", "寅卯巳午巳午申酉亥子"))),
+    "驛馬": ("day_branch", _frame("寅申亥巳")),
+    "咸池": ("day_branch", _frame("酉卯午子")),
+    "劫殺": ("day_branch", _frame("巳亥寅申")),
+    "亡神": ("month", dict(zip("寅卯辰巳午未申酉戌亥子丑", "亥子丑寅卯辰巳午未申酉戌"))),  # 天玄賦: 正月從亥起順行
+    "亡神/TriadShenSha": ("day_branch", _frame("亥巳申寅")),
+    "將星": ("day_branch", _frame("子午酉卯")),
+    "華蓋": ("day_branch", _frame("辰戌丑未")),
+    "天喜": ("month", dict(zip("寅卯辰巳午未申酉戌亥子丑", "戌戌戌丑丑丑辰辰辰未未未"))),
+    "喪門": ("year", {b: BR[(i + 2) % 12] for i, b in enumerate(BR)}),
+    "弔客": ("year", {b: BR[(i - 2) % 12] for i, b in enumerate(BR)}),
+}
+SHENSHA_ALIAS = {"桃花": "咸池", "天乙貴人": "貴人", "祿神": "祿"}
+
+
+def shensha_branches(chart: dict, name: str) -> str:
+    """The branches carrying the 神煞 `name` (optionally `name/School`) for the chart's pillars."""
+    base, sep, school = name.partition("/")
+    basis, table = SHENSHA[SHENSHA_ALIAS.get(base, base) + sep + school]
+    if basis == "day_stem":
+        key = chart["day"]["stem"]
+    elif basis == "day_branch":
+        key = chart["day"]["branch"]
+    else:
+        pillar = chart.get(basis)
+        if pillar is None:
+            return ""
+        key = pillar["branch"]
+    return table.get(key, "")
+
 
 def _trigrams(chart: dict) -> tuple[str, str]:
     bits = [1 if line["value"] in (7, 9) else 0 for line in chart["lines"]]
@@ -47,6 +90,10 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
         return tok in line["roles"]
     if tok == "用神":
         return line["position"] in _use_god_positions(chart)
+    if tok == "伏用":
+        use = next((s for s in chart["states"] if s["term"] == "用神"), None)
+        return (use is not None and "relative" in use and line["position"] in use["lines"]
+                and all(x["relative"] != use["relative"] for x in chart["lines"]))
     if tok in ("原神", "忌神"):
         table = GEN if tok == "原神" else OVER
         return any(table[line["element"]] == chart["lines"][p - 1]["element"] for p in _use_god_positions(chart))
@@ -69,12 +116,30 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
     if tok in ("臨日", "臨月", "臨年"):
         pillar = chart[{"臨日": "day", "臨月": "month", "臨年": "year"}[tok]]
         return pillar is not None and line["branch"] == pillar["branch"]
+    if tok == "臨命":
+        return chart.get("birth") is not None and line["branch"] == chart["birth"]
     if tok in ("陽爻", "陰爻"):
         return (line["value"] in (7, 9)) == (tok == "陽爻")
     if tok == "間爻":
         shi = next(x["position"] for x in chart["lines"] if "世" in x["roles"])
         ying = next(x["position"] for x in chart["lines"] if "應" in x["roles"])
         return min(shi, ying) < line["position"] < max(shi, ying)
+    if tok == "絕處逢生":  # the rescued use-god line (for a hidden use-god: its flying line, as for 用神)
+        return any(s["term"] == "絕處逢生" and line["position"] in s["lines"] for s in chart["states"])
+    if tok.startswith("之:"):  # the changed hexagram's line at this position, relative to the primary palace
+        if chart["changed"] is None:
+            return False
+        gz = hexagram_lines(chart["changed"]["name"])[line["position"] - 1]
+        return relative(chart["primary"]["palace_element"], BRANCH_ELEMENT[gz[1]]) == tok[2:]
+    if tok.startswith("伏:"):
+        return line["hidden"] is not None and line["hidden"]["relative"] == tok[2:]
+    if tok in ("伏旺相", "伏休囚"):
+        hidden = line["hidden"]
+        return hidden is not None and strength(chart["month"]["element"], BRANCH_ELEMENT[hidden["branch"]]) in GROUPS[tok[1:]]
+    if tok.startswith("伏宮:"):
+        return line["hidden_palace"]["relative"] == tok[3:]
+    if tok.startswith("神煞:"):
+        return line["branch"] in shensha_branches(chart, tok[3:])
     if tok[:2] in ("日:", "月:") and tok[2:] in STAGES:
         return line["stage_day" if tok[0] == "日" else "stage_month"] == tok[2:]
     if tok in LINE_STATES:
@@ -98,6 +163,9 @@ def _endpoint(chart, name: str, env: dict):
         return "month", chart["month"]["element"]
     if name == "年":
         return ("year", chart["year"]["element"]) if chart.get("year") else None
+    if name.startswith("伏"):
+        hidden = chart["lines"][env[name[1:]] - 1]["hidden"]
+        return (f"hidden:{env[name[1:]]}", BRANCH_ELEMENT[hidden["branch"]], hidden["branch"]) if hidden else None
     if name.startswith("變"):
         line = chart["lines"][env[name[1:]] - 1]
         return (f"change:{line['position']}", line["change"]["element"]) if line["change"] else None
@@ -113,10 +181,22 @@ def _relation(chart, a, rel, b, env) -> bool:
     x, y = _endpoint(chart, a, env), _endpoint(chart, b, env)
     if x is None or y is None:
         return False
+    if a.startswith("伏") or b.startswith("伏"):  # by value: a hidden line is not in chart["relations"]
+        bx, by = _branch(chart, a, env), _branch(chart, b, env)
+        return {"生": GEN[x[1]] == y[1], "克": OVER[x[1]] == y[1], "剋": OVER[x[1]] == y[1], "比和": x[1] == y[1],
+                "沖": bx + by in CLASH, "合": bx + by in COMBINE, "害": bx + by in HARM,
+                "刑": bx + by in PUNISH or (bx == by and bx in SELF_PUNISH)}[rel]
     if rel == "比和":
         return x[0] != y[0] and x[1] == y[1]
     rel = "克" if rel == "剋" else rel
     return {"from": x[0], "to": y[0], "relation": rel} in chart["relations"]
+
+
+def _branch(chart, name: str, env: dict) -> str:
+    if name in ("日", "月", "年"):
+        return chart[{"日": "day", "月": "month", "年": "year"}[name]]["branch"]
+    line = chart["lines"][env[name[1:] if name[:1] in ("變", "伏") else name] - 1]
+    return {"變": (line["change"] or {}).get("branch"), "伏": (line["hidden"] or {}).get("branch")}.get(name[:1], line["branch"])
 
 
 def _cast(chart, key: str, value: str) -> bool:
@@ -133,16 +213,23 @@ def _cast(chart, key: str, value: str) -> bool:
         if value in CAST_TERMS or value in ("變六沖", "變六合"):
             return value in {s["term"] for s in chart["states"]}
         raise UnknownToken(f"rule_oracle: unknown cast fact 卦:{value}")
+    if key == "占":
+        if value in ("男", "女"):  # the asker's sex
+            return chart.get("sex") == value
+        return chart["about"] is not None and value in ("*", chart["about"])
     if key == "本卦":
         return primary["name"] == value
     if key == "之卦":
         return changed is not None and changed["name"] == value
     if key == "宮":
         return primary["palace"] == value
-    if key not in ("內", "外") or value not in TRIGRAMS:
+    if key not in ("內", "外") or value not in TRIGRAMS | {"陽卦", "陰卦"}:
         raise UnknownToken(f"rule_oracle: unknown cast fact {key}:{value}")
     lower, upper = _trigrams(chart)
-    return (lower if key == "內" else upper) == value
+    trigram = lower if key == "內" else upper
+    if value in ("陽卦", "陰卦"):  # family gender: father and sons yang, mother and daughters yin
+        return (trigram in ("乾", "震", "坎", "艮")) == (value == "陽卦")
+    return trigram == value
 
 
 def _clauses(text: str) -> list[str]:

@@ -25,3 +25,13 @@ def test_worked_case_gives_the_commentarys_judgment(cast, rule, lines):
     judgment = fired[LYRULE + "ch/" + rule]
     assert set(judgment["lines"]) == lines
     assert judgment["source"]["seed"] == "000_611f20e21d588b1f.txt"
+
+
+def test_the_sick_persons_relation_selects_the_use_god():
+    """天玄賦 疾病章: 凡占疾病，看來者何人 … 夫占妻看財 — a husband asking about his wife reads 妻財."""
+    chart = liuyao_kg.cast("787986", month="寅", day="辛亥", topic="疾病", about="妻")
+    (use,) = [s for s in chart["states"] if s["term"] == "用神"]
+    assert (use["relative"], use["lines"], use["rule"].rsplit("/", 1)[1]) == ("妻財", [4], "UseGodBySubject")
+    assert chart["about"] == "妻" and chart["topic"] == "疾病"
+    fired = {j["rule"].rsplit("/", 1)[1] for j in chart["judgments"]}
+    assert "ill-usegod-husband-asks-wife" in fired and "ill-usegod-wife-asks-husband" not in fired

@@ -120,3 +120,17 @@ def test_why_traces_a_line_state_to_its_rule_and_quote(capsys):
 def test_the_rule_dependency_graph_exports(capsys, fmt, marker):
     code, out, _ = run(capsys, "rules", "graph", "--format", fmt)
     assert code == 0 and marker in out and "rule/MonthBroken" in out
+
+
+def test_store_and_endpoint_are_exclusive(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["query", "nayin", "--param", "gz=甲子", "--store", "x", "--endpoint", "http://127.0.0.1:9/sparql"])
+    assert e.value.code == 2 and "not allowed with" in capsys.readouterr().err
+
+
+def test_an_unreachable_endpoint_exits_1_without_showing_the_credentials(capsys, monkeypatch):
+    monkeypatch.setenv("LIUYAO_ENDPOINT_PASSWORD", "hunter2-env")
+    code, out, err = run(capsys, "query", "nayin", "--param", "gz=甲子",
+                         "--endpoint", "http://alice:hunter2-url@127.0.0.1:9/sparql")
+    assert code == 1 and out == "" and "liuyao: error: SPARQL query on http://127.0.0.1:9/sparql failed" in err
+    assert "hunter2" not in err and "alice" not in err

@@ -24,7 +24,20 @@ CONDITIONS = [
     "a = 回頭克", "a = 化進", "a = 月破 用神", "卦:兩現", "卦:合處逢沖", "a = 官鬼; 年 克 a", "a = 世; b = 應; a 刑 b",
     "a = 世; b = 應; a 害 b", "a = 靜 暗動", "a = 日墓", "卦:變六合", "之卦:坤", "a = 月:帝旺", "a = 休囚 !動",
     "a = 臨日", "a = 臨月 動", "a = 臨年", "a = 陽爻 動", "a = 陰爻 世", "m = 間爻 動", "m = 間爻; s = 世; m 克 s",
+    "a = 神煞:貴人", "a = 神煞:天乙貴人 世", "a = 神煞:祿", "a = 神煞:驛馬", "a = 神煞:咸池", "a = 神煞:桃花 動",
+    "a = 神煞:劫殺", "a = 神煞:亡神", "a = 神煞:亡神/TriadShenSha", "a = 神煞:將星", "a = 神煞:華蓋", "a = 神煞:天喜",
+    "a = 神煞:喪門", "a = 神煞:弔客", "a = 官鬼 !神煞:劫殺", "not a = 神煞:咸池", "a = 神煞:咸池; s = 世; a 克 s",
+    "a = 絕處逢生", "a = 世 絕處逢生", "a = 用神 !絕處逢生 日:絕",
+    "內:陽卦", "外:陰卦; 內:陽卦", "內:陰卦; 外:陰卦", "not 外:陽卦",
+    "a = 伏:官鬼", "a = 伏宮:妻財 世", "not g = 官鬼; f = 父母 伏:官鬼", "a = 靜; 伏a 克 a", "a = 伏:妻財; a 克 伏a",
+    "a = 靜; 日 沖 伏a", "a = 伏:子孫; 月 生 伏a", "a = 靜; 伏a 比和 日", "a = 動; 伏a 克 變a", "a = 伏:官鬼; b = 動; b 合 伏a",
+    "a = 伏:子孫; s = 世; 伏a 刑 s", "a = 靜; 伏a 害 月", "a = 靜; 伏a 合 日",
+    "a = 臨命", "a = 臨命 官鬼", "a = 臨命 日墓", "not a = 臨命", "占:男", "占:女; a = 妻財 動", "not 占:男", "not 占:女; 卦:獨發",
+    "a = 伏旺相", "a = 伏:妻財 伏休囚", "not a = 伏旺相; b = 伏:官鬼",
+    "a = 之:官鬼", "a = 內卦 之:妻財; b = 內卦 之:子孫", "a = 靜 之:兄弟", "a = 動 !之:父母", "not a = 之:子孫",
+    "占:*", "占:妻", "not 占:*", "u = 伏用", "占:*; u = 用神 !伏用 旬空", "占:父母; u = 用神; w = 妻財 動; w 克 u",
 ]
+SUBJECTS = ["父母", "夫", "妻", "子", "兄弟", "朋友", "奴僕"]
 
 
 @pytest.fixture(scope="module")
@@ -32,12 +45,21 @@ def charts():
     kg = liuyao_kg.default_graph()
     out = []
     fixed = [("999999", "午", "丙子", "求財"), ("777777", "寅", "辛亥", "疾病"), ("787986", "巳", "癸未", "婚姻")]
-    for values, month, day, topic in sample_casts(60, seed=5) + fixed:
-        chart = liuyao_kg.cast(values, month=month, day=day, topic=topic, year="甲子")
-        graphs = [ox.NamedNode(chart["cast"]), ox.NamedNode(chart["cast"] + "/inferred"),
-                  ox.NamedNode(ns.GRAPH_REFERENCE), ox.NamedNode(ns.GRAPH_ONTOLOGY)]
-        out.append((chart, graphs))
+    for i, (values, month, day, topic) in enumerate(sample_casts(60, seed=5) + fixed):
+        sex = ("男", "女", None)[i % 3]  # the asker's sex given for two casts in three
+        birth = "子丑寅卯辰巳午未申酉戌亥"[i % 12] if i % 2 else None  # 本命 for every other cast
+        out.append(_with_graphs(liuyao_kg.cast(values, month=month, day=day, topic=topic, year="甲子", sex=sex,
+                                               birth=birth)))
+    # questions about someone (來者何人): the subject, not the topic, selects the use-god
+    for i, (values, month, day, _topic) in enumerate(sample_casts(28, seed=9)):
+        out.append(_with_graphs(liuyao_kg.cast(values, month=month, day=day, topic="疾病", about=SUBJECTS[i % 7])))
     return kg, out
+
+
+def _with_graphs(chart):
+    graphs = [ox.NamedNode(chart["cast"]), ox.NamedNode(chart["cast"] + "/inferred"),
+              ox.NamedNode(ns.GRAPH_REFERENCE), ox.NamedNode(ns.GRAPH_ONTOLOGY)]
+    return chart, graphs
 
 
 @pytest.mark.parametrize("condition", CONDITIONS)
@@ -57,7 +79,7 @@ def test_compiled_condition_agrees_with_direct_evaluation(charts, condition):
 
 @pytest.mark.parametrize("bad, message", [
     ("a = 妻財 飛", "unknown line token '飛'"), ("a 克 b", "not a bound line name"), ("卦:奇", "unknown cast fact"),
-    ("x = ", "has no tokens"), ("a = 世; a = 應", "bound twice"), ("內 沖 外", "only 生, 克 and 比和"), ("", "empty"),
+    ("x = ", "has no tokens"), ("a = 神煞:大殺", "unknown 神煞"), ("宮:陽卦", "unknown cast fact"), ("占:中", "unknown cast fact"), ("a = 神煞:咸池/Triad", "no 咸池 table under school"), ("a = 世; a = 應", "bound twice"), ("內 沖 外", "only 生, 克 and 比和"), ("", "empty"),
 ])
 def test_a_bad_condition_is_refused_with_the_reason(bad, message):
     with pytest.raises(ConditionError, match=message):

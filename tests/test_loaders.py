@@ -10,7 +10,7 @@ from liuyao_kg.loaders import (BadDate, BadLineValue, CastInput, CastInputError,
                                InconsistentCast, MissingField, UnknownBranch, UnknownHexagram, UnknownStem,
                                UnknownTopic, cast_quads, make_cast_input, parse_birth, parse_day,
                                parse_lines, parse_month, parse_stem_branch, parse_year)
-from liuyao_kg.loaders.errors import BatchError, DuplicateRecordId
+from liuyao_kg.loaders.errors import BatchError, DuplicateRecordId, UnknownSubject
 from liuyao_kg.loaders.lines import hexagram_number, parse_values
 from liuyao_kg.namespaces import CAST, LYO, LYR, RDF, XSD
 
@@ -268,6 +268,22 @@ def test_unknown_topic_lists_the_known_topics():
     assert ei.value.field == "topic"
 
 
+def test_whom_the_question_concerns_is_normalised_and_enters_the_id():
+    base = make_cast_input("節", month="寅", day="辛亥", topic="疾病")
+    for who in ("妻", "wife", "Wife", "아내"):
+        ci = make_cast_input("節", month="寅", day="辛亥", topic="疾病", about=who)
+        assert ci.about == "妻" and ci.iri != base.iri
+    assert base.about is None and "about" not in base.content()
+
+
+def test_a_subject_the_topic_does_not_read_is_refused_by_name():
+    with pytest.raises(UnknownSubject, match="only in 疾病 .*not for topic '求財'"):
+        make_cast_input("節", month="寅", day="辛亥", topic="求財", about="父母")
+    with pytest.raises(UnknownSubject, match="unknown subject '鄰居'") as ei:
+        make_cast_input("節", month="寅", day="辛亥", topic="疾病", about="鄰居")
+    assert ei.value.field == "about"
+
+
 def test_month_and_day_are_required():
     with pytest.raises(MissingField, match="missing month and day"):
         make_cast_input("節")
@@ -410,3 +426,26 @@ def test_quads_load_into_a_store_and_are_idempotent():
     rows = list(store.query(
         f"SELECT ?v WHERE {{ GRAPH <{ci.iri}> {{ <{ci.iri}/line/6> <{LYO}lineValue> ?v }} }}"))
     assert [r["v"].value for r in rows] == ["6"]
+
+
+# --- the asker's sex (男占 / 女占) ---
+
+@pytest.mark.parametrize("given, stored", [("男", "男"), ("女", "女"), ("m", "男"), ("Female", "女"), (" 여 ", "女")])
+def test_the_askers_sex_is_normalised_to_nan_or_nu(given, stored):
+    ci = make_cast_input("787986", month="巳", day="癸未", sex=given)
+    assert ci.sex == stored
+
+
+def test_an_unknown_sex_is_refused_naming_the_field():
+    from liuyao_kg.loaders.errors import BadSex
+    with pytest.raises(BadSex) as e:
+        make_cast_input("787986", month="巳", day="癸未", sex="x")
+    assert e.value.field == "sex"
+
+
+def test_the_sex_enters_the_cast_id_only_when_given():
+    plain = make_cast_input("787986", month="巳", day="癸未")
+    assert "sex" not in plain.content()  # casts without it keep the ids they had
+    assert make_cast_input("787986", month="巳", day="癸未", sex="男").id != plain.id
+    assert make_cast_input("787986", month="巳", day="癸未", sex="女").id != make_cast_input(
+        "787986", month="巳", day="癸未", sex="男").id

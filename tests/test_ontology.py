@@ -28,10 +28,13 @@ CLASSES = """Element Stem Branch StemBranch JinShenPillar TuiShenPillar Nayin Tr
 Generation Relative Spirit LifeStage SeasonalStrength StageEntry StrengthEntry TripleCombineFrame Role Topic
 School Work Cast Endpoint Line MovingLine StaticLine ChangedLine HiddenLine Pillar MonthPillar DayPillar
 YearPillar SixClashHexagram SixCombineHexagram State LineState CastState Rule StateRule Source Passage
-StandardConvention StateVariant ChapterRule Judgment""".split()
+StandardConvention StateVariant ChapterRule Judgment QuestionSubject ShenShaKind ShenShaEntry""".split()
 LINE_STATES = """MonthBroken Void DayClash DarkMovement ClashScattered MonthCombine DayCombine DayTomb MovingTomb
 ChangeToTomb ChangeToSeverance ChangeToVoid ChangeToBroken ChangeToClash ChangeToCombine ReturnGenerate
-ReturnOvercome ChangeAdvance ChangeRetreat JinShen TuiShen StemStage SeasonStrength VoidFilledByClash""".split()
+ReturnOvercome ChangeAdvance ChangeRetreat JinShen TuiShen StemStage SeasonStrength VoidFilledByClash
+ShenShaState""".split()
+SHENSHA_STATES = """HeavenlyNoble Emolument PostHorse SaltyPool RobberyKiller LostSpirit GeneralStar FloweryCanopy
+HeavenlyJoy MourningGate CondolingGuest""".split()
 CAST_STATES = """SixClashPrimary SixCombinePrimary SixClashChanged SixCombineChanged ClashToCombine CombineToClash
 ClashAtCombine SingleMoving SingleStatic TwoPresent UseGodTwice UseGod RescueFromSeverance
 EnterTombWithGhost""".split()
@@ -41,11 +44,12 @@ hasPalaceHidden inCast generates overcomes clashes combines punishes harms branc
 branchHarms branchPunishes elementGenerates elementOvercomes tombBranch tripleCombineFrame hasBranch
 forElement forStem atBranch monthBranch upperTrigram lowerTrigram palace generation hasPosition firstSpirit
 advancesTo useGodRelative useGodRole stateOf involves school citesSource citesPassage work hasEndpoint
-voidBranch stateRelative hiddenUseGod variant rescuer judgmentOf matchedLine""".split()
+voidBranch stateRelative hiddenUseGod variant rescuer judgmentOf matchedLine selectsUseGodIn shenShaKind keyStem
+keyBranch targetBranch""".split()
 DATATYPE_PROPERTIES = """position lineValue castId topic castAt kingWenNumber linePattern shiPosition yingPosition
 index yang spiritOrder cycleIndex sparqlConstruct provenanceNote chapter quote koreanRendering seedFile
 paragraphIndex startOffset endOffset stemIndex branchIndex condition conclusion polarity appliesToTopic
-executable nonExecutableReason schoolName""".split()
+executable nonExecutableReason schoolName concerns askerSex""".split()
 ANNOTATION_PROPERTIES = ["derives", "definesTerm"]
 
 
@@ -90,7 +94,7 @@ def test_tbox_parses_and_names_the_ontology_with_its_version_iri(tbox):
 
 
 @pytest.mark.parametrize("kind, names", [
-    (OWL.Class, CLASSES + LINE_STATES + CAST_STATES),
+    (OWL.Class, CLASSES + LINE_STATES + CAST_STATES + SHENSHA_STATES),
     (OWL.ObjectProperty, OBJECT_PROPERTIES),
     (OWL.DatatypeProperty, DATATYPE_PROPERTIES),
     (OWL.AnnotationProperty, ANNOTATION_PROPERTIES),
@@ -103,7 +107,7 @@ def test_every_term_of_the_vocabulary_contract_is_declared_with_its_kind(tbox, k
 def test_the_tbox_declares_no_lyo_term_outside_the_contract(tbox):
     declared = {str(s)[len(LYO):] for s in tbox.subjects(RDF.type, None)
                 if isinstance(s, URIRef) and str(s).startswith(LYO)}
-    expected = set(CLASSES + LINE_STATES + CAST_STATES + OBJECT_PROPERTIES + DATATYPE_PROPERTIES
+    expected = set(CLASSES + LINE_STATES + CAST_STATES + SHENSHA_STATES + OBJECT_PROPERTIES + DATATYPE_PROPERTIES
                    + ANNOTATION_PROPERTIES)
     assert declared == expected
 
@@ -125,7 +129,8 @@ def test_every_lyo_term_the_project_uses_is_declared_in_the_tbox(tbox):
     assert undeclared == {}
 
 
-@pytest.mark.parametrize("names, parent", [(LINE_STATES, "LineState"), (CAST_STATES, "CastState")])
+@pytest.mark.parametrize("names, parent", [(LINE_STATES, "LineState"), (CAST_STATES, "CastState"),
+                                           (SHENSHA_STATES, "ShenShaState")])
 def test_every_state_class_is_a_direct_subclass_of_line_state_or_cast_state(tbox, names, parent):
     wrong = [n for n in names if (URIRef(LYO + n), RDFS.subClassOf, URIRef(LYO + parent)) not in tbox]
     assert wrong == []
@@ -172,7 +177,8 @@ def test_the_label_check_catches_a_term_without_a_korean_label(tbox):
     ("Element", 5), ("Stem", 10), ("Branch", 12), ("StemBranch", 60), ("Nayin", 30), ("Trigram", 8),
     ("Hexagram", 64), ("HexagramPosition", 384), ("Generation", 8), ("Relative", 5), ("Spirit", 6),
     ("LifeStage", 12), ("SeasonalStrength", 5), ("StageEntry", 60 + 120), ("StrengthEntry", 60 + 60),
-    ("TripleCombineFrame", 4), ("Role", 4), ("Topic", 14), ("School", 8), ("Work", 3),
+    ("TripleCombineFrame", 4), ("Role", 4), ("Topic", 14), ("School", 9), ("Work", 3),
+    ("ShenShaKind", 11), ("ShenShaEntry", 150),
     ("SixClashHexagram", 10), ("SixCombineHexagram", 8), ("JinShenPillar", 4), ("TuiShenPillar", 4),
 ])
 def test_reference_holds_the_expected_number_of_individuals(ref, cls, n):
@@ -390,6 +396,14 @@ def test_topics_name_exactly_one_use_god(ref):
     assert len(rows) == 14 and all(r[1].toPython() == 1 for r in rows)
     assert (URIRef(LYR + "TopicIllness"), URIRef(LYO + "useGodRelative"), URIRef(LYR + "Officer")) in ref
     assert (URIRef(LYR + "TopicSelf"), URIRef(LYO + "useGodRole"), URIRef(LYR + "RoleShi")) in ref
+
+
+def test_whom_a_question_concerns_selects_the_use_god_as_tianxuanfu_says(ref):
+    """天玄賦 疾病章: 子占父母…妻占夫看鬼，夫占妻看財，父占子看子，占兄弟看兄弟，占朋友亦看兄弟，占奴僕亦看子孫."""
+    rows = select(ref, """SELECT ?s ?r WHERE { ?x a lyo:QuestionSubject ; rdfs:label ?s ; lyo:useGodRelative/rdfs:label ?r .
+        FILTER(LANGMATCHES(LANG(?s), "zh-Hant") && LANGMATCHES(LANG(?r), "zh-Hant")) }""")
+    assert {str(a): str(b) for a, b in rows} == {"父母": "父母", "夫": "官鬼", "妻": "妻財", "子": "子孫",
+                                                   "兄弟": "兄弟", "朋友": "兄弟", "奴僕": "子孫"}
 
 
 def test_jin_tui_shen_lists_and_later_advance_pairs(ref):

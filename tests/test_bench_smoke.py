@@ -1,0 +1,38 @@
+"""benchmarks/bench.py runs end to end at size 1 for the fast stacks and writes its JSON.
+
+The benchmark itself is not part of the test run; this only keeps it from rotting. najia is in the
+optional `[bench]` extra, so its stack is left out when it is not installed.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.exhaustive
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench.py"
+
+
+def test_bench_runs_at_size_one(tmp_path):
+    stacks = ["oracle", "engine-states-batch", "engine-derive", "engine-batch"]
+    if importlib.util.find_spec("najia") is not None:
+        stacks.append("najia")
+    out = tmp_path / "results.json"
+    subprocess.run([sys.executable, str(BENCH), "--sizes", "1", "--stacks", ",".join(stacks), "--chunk", "10",
+                    "--check", "3", "--profile-n", "2", "--no-cold-start", "--out", str(out)],
+                   check=True, capture_output=True, text=True, timeout=600)
+    results = json.loads(out.read_text(encoding="utf-8"))
+    row = results["runs"]["1"]
+    assert set(stacks) <= set(row)
+    for s in stacks:
+        assert row[s]["casts"] == 1 and row[s]["ms_per_cast_median"] > 0 and row[s]["peak_rss_mb"] > 0
+    assert results["checks"]["engine_vs_oracle"]["equal"]
+    assert results["checks"]["across_stacks"]["1"]["inferred_quads (states+judgments)"]["equal"]
+    assert results["profile"]["rules_run"] > 0
+    if "najia" in stacks:
+        assert results["checks"]["najia"]["vs_engine"]["disagreements"] == 0
