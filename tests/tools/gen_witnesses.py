@@ -102,6 +102,7 @@ def base_chart(values: str, month: str, day: str, year: str | None) -> dict:
 def with_topic(chart: dict, topic: str, sex: str | None = None, birth: str | None = None,
                about: str | None = None) -> dict:
     kind = SUBJECTS[about][0] if about else USE_GOD[topic]
+    rel = None
     if kind == "Shi":
         pos = [ln["position"] for ln in chart["lines"] if "世" in ln["roles"]]
     else:
@@ -111,7 +112,7 @@ def with_topic(chart: dict, topic: str, sex: str | None = None, birth: str | Non
             pos = [ln["position"] for ln in chart["lines"] if ln["hidden"] and ln["hidden"]["relative"] == rel]
     states = [s for s in chart["states"] if s["term"] != "用神"]
     if pos:
-        states.append({"term": "用神", "lines": pos})
+        states.append({"term": "用神", "lines": pos} | ({"relative": rel} if rel else {}))
     return chart | {"states": states, "topic": topic, "sex": sex, "birth": birth, "about": about}
 
 
