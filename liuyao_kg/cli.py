@@ -48,9 +48,14 @@ def build_parser() -> argparse.ArgumentParser:
     _store(q)
 
     rl = sub.add_parser("rules", help="the chapter rule base: coverage per seed and chapter")
-    rl.add_argument("what", choices=["coverage", "graph"],
-                    help="coverage: rules per chapter, executable or not; graph: the rule dependency graph")
+    rl.add_argument("what", choices=["coverage", "graph", "never-fired"],
+                    help="coverage: rules per chapter, executable or not; graph: the rule dependency graph; "
+                         "never-fired: executable rules that fire on none of a uniform sample of casts")
     rl.add_argument("--format", choices=["text", "json", "graphml", "dot"], default="text")
+    rl.add_argument("--sample", type=int, default=1000,
+                    help="never-fired: casts drawn from 64×64 pairs × 12 months × 60 days × topics (default 1000)")
+    rl.add_argument("--seed", type=int, default=0, help="never-fired: the sample's seed (same seed, same sample)")
+    rl.add_argument("--years", action="store_true", help="never-fired: also draw a year stem-branch (太歲) per cast")
 
     why = sub.add_parser("why", help="trace a judgment or a line state back to its rule, facts and passages")
     _cast_args(why)
@@ -166,6 +171,17 @@ def _cmd_query(args) -> int:
 def _cmd_rules(args) -> int:
     from liuyao_kg.coverage import coverage, coverage_text, dependency_graph
 
+    if args.what == "never-fired":
+        from liuyao_kg.never_fired import never_fired, never_fired_text
+
+        if args.sample < 1:
+            print("liuyao: error: --sample must be at least 1", file=sys.stderr)
+            return 2
+        report = never_fired(args.sample, args.seed, years=args.years,
+                             progress=lambda done, n: print(f"derived {done}/{n}", file=sys.stderr, flush=True))
+        print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else never_fired_text(report),
+              end="" if args.format != "json" else "\n")
+        return 0
     if args.what == "graph":
         sys.stdout.write(dependency_graph(_graph(args), "dot" if args.format == "dot" else "graphml"))
         return 0

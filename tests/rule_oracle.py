@@ -22,6 +22,14 @@ POSITIONS = {"初爻": 1, "二爻": 2, "三爻": 3, "四爻": 4, "五爻": 5, "�
 GROUPS = {"旺相": {"旺", "相"}, "休囚": {"休", "囚", "死"}}
 REL = {"生", "克", "剋", "沖", "合", "刑", "害", "比和"}
 CAST_TERMS = {"六沖變六合", "六合變六沖", "合處逢沖", "獨發", "獨靜", "兩現"}
+LINE_STATES = {"月破", "旬空", "日沖", "暗動", "沖散", "月合", "日合", "日墓", "動墓", "化墓", "化絕", "化空", "化破", "化沖",
+               "化合", "回頭生", "回頭克", "化進", "化退", "進神", "退神"}
+STAGES = {"長生", "沐浴", "冠帶", "臨官", "帝旺", "衰", "病", "死", "墓", "絕", "胎", "養"}
+TRIGRAMS = set(TRIGRAM_ELEMENT)
+
+
+class UnknownToken(ValueError):
+    """A token or cast fact this evaluator does not know: teach it here before trusting a comparison."""
 
 # 神煞, written out here from the classic tables (not from the package): name → (pillar, key → branches).
 BR = "子丑寅卯辰巳午未申酉戌亥"
@@ -132,11 +140,11 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
         return line["hidden_palace"]["relative"] == tok[3:]
     if tok.startswith("神煞:"):
         return line["branch"] in shensha_branches(chart, tok[3:])
-    if tok.startswith("日:"):
-        return line["stage_day"] == tok[2:]
-    if tok.startswith("月:"):
-        return line["stage_month"] == tok[2:]
-    return tok in {s["term"] for s in line["states"]}
+    if tok[:2] in ("日:", "月:") and tok[2:] in STAGES:
+        return line["stage_day" if tok[0] == "日" else "stage_month"] == tok[2:]
+    if tok in LINE_STATES:
+        return tok in {s["term"] for s in line["states"]}
+    raise UnknownToken(f"rule_oracle: unknown line token {tok!r}")
 
 
 def _line_ok(chart, line, tokens) -> bool:
@@ -202,7 +210,9 @@ def _cast(chart, key: str, value: str) -> bool:
             return not any(line["moving"] for line in chart["lines"])
         if value == "亂動":
             return sum(line["moving"] for line in chart["lines"]) >= 3
-        return value in {s["term"] for s in chart["states"]}
+        if value in CAST_TERMS or value in ("變六沖", "變六合"):
+            return value in {s["term"] for s in chart["states"]}
+        raise UnknownToken(f"rule_oracle: unknown cast fact 卦:{value}")
     if key == "占":
         if value in ("男", "女"):  # the asker's sex
             return chart.get("sex") == value
@@ -213,6 +223,8 @@ def _cast(chart, key: str, value: str) -> bool:
         return changed is not None and changed["name"] == value
     if key == "宮":
         return primary["palace"] == value
+    if key not in ("內", "外") or value not in TRIGRAMS | {"陽卦", "陰卦"}:
+        raise UnknownToken(f"rule_oracle: unknown cast fact {key}:{value}")
     lower, upper = _trigrams(chart)
     trigram = lower if key == "內" else upper
     if value in ("陽卦", "陰卦"):  # family gender: father and sons yang, mother and daughters yin
@@ -235,6 +247,10 @@ def _holds(chart, clause: str, env: dict) -> bool:
     parts = clause.split()
     if len(parts) == 3 and parts[1] in REL:
         return _relation(chart, parts[0], parts[1], parts[2], env)
+    if len(parts) == 3:
+        raise UnknownToken(f"rule_oracle: unknown relation {parts[1]!r} in {clause!r}")
+    if len(parts) != 1 or ":" not in clause:
+        raise UnknownToken(f"rule_oracle: cannot read clause {clause!r}")
     key, _, value = clause.partition(":")
     return _cast(chart, key, value)
 
