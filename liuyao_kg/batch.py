@@ -28,11 +28,13 @@ from liuyao_kg.loaders.batch import count_records, iter_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
 from liuyao_kg.loaders.rdf import cast_quads
 
-CHUNK = 200  # casts derived together: one rule evaluation covers the whole chunk
+#: casts derived together. One evaluation of each rule covers the chunk, but some joins grow faster than
+#: the chunk: per cast, 50 was the cheapest of 10/50/100/200/500 (benchmarks/bench.py chunk sweep).
+CHUNK = 50
 #: the engine's in-memory working store keeps removed quads as history until it is rebuilt (every
-#: Engine.REBUILD_EVERY derivations, 32 = 6,400 casts at this chunk size: measured 862 MB per worker after
-#: 25 chunks); a loader rebuilds it every few chunks instead.
-REBUILD_EVERY_CHUNKS = 4
+#: Engine.REBUILD_EVERY derivations: measured 862 MB per worker after 25 chunks of 200); a loader
+#: rebuilds it every few chunks instead.
+REBUILD_EVERY_CHUNKS = 16
 
 _ENGINE = None  # the worker process's own engine
 
