@@ -136,9 +136,7 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
     def write_oldest():
         nonlocal done
         future, items = in_flight.popleft()
-        kg.store.load(future.result(), format=ox.RdfFormat.N_QUADS)  # one chunk, atomically
-        if kg.path is not None:
-            kg.store.flush()  # write the memtables out: without it the writer's memory grows with the file
+        kg.write_derived(future.result())  # embedded: one chunk, atomically; remote: one update per cast
         for rid, ci in items:
             report["loaded"].append(rid)
             pending.discard(ci.iri)

@@ -138,6 +138,12 @@ class KnowledgeGraph:
             self.store.extend(fresh + inferred)
         return list(by_cast)
 
+    def write_derived(self, nquads: bytes) -> None:
+        """Store casts derived elsewhere (asserted and inferred quads as N-Quads) in one transaction."""
+        self.store.load(nquads, format=ox.RdfFormat.N_QUADS)
+        if self.path is not None:
+            self.store.flush()  # write the memtables out: else a long load's memory grows with the file
+
     def cast_graph(self, cast_iri: str, inferred: bool = True) -> list[ox.Quad]:
         """The quads of one cast: asserted, and inferred when asked."""
         graphs = [cast_iri] + ([inferred_graph(cast_iri)] if inferred else [])

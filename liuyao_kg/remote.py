@@ -414,6 +414,16 @@ class RemoteKnowledgeGraph:
                 self.client.update(insert_data({iri: qs, inferred_graph(iri): inferred[inferred_graph(iri)]}))
         return list(by_cast)
 
+    def write_derived(self, nquads: bytes) -> None:
+        """Store casts derived elsewhere (asserted and inferred quads as N-Quads): one update per cast."""
+        by_cast: dict[str, dict[str, list[ox.Quad]]] = {}
+        for q in ox.parse(nquads, format=ox.RdfFormat.N_QUADS):
+            graph = q.graph_name.value
+            cast = graph[: -len("/inferred")] if graph.endswith("/inferred") else graph
+            by_cast.setdefault(cast, {}).setdefault(graph, []).append(q)
+        for graphs in by_cast.values():
+            self.client.update(insert_data(graphs))
+
     def cast_graph(self, cast_iri: str, inferred: bool = True) -> list[ox.Quad]:
         """The quads of one cast: asserted, and inferred when asked."""
         graphs = [cast_iri] + ([inferred_graph(cast_iri)] if inferred else [])

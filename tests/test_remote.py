@@ -162,7 +162,13 @@ def _param_sets(iris: list[str], fired_rule: str) -> dict[str, list[dict]]:
         "rules-conflicting": [{}], "rules-coverage": [{}], "rules-not-executable": [{}],
         "rules-in-chapter": [{"chapter": "疾病章"}],
         "rules-mentioning": [{"text": "六沖"}, {"text": "旬空"}],
+        "rules-never-fired": [{}],
     }
+
+
+#: queries whose answer shrinks as the store holds more casts: the server also holds other tests' casts,
+#: so its rows must be a subset of the embedded store's
+SHRINKING = {"rules-never-fired"}
 
 
 @pytest.mark.server
@@ -181,6 +187,10 @@ def test_every_named_query_gives_the_same_rows_on_the_embedded_store_and_on_virt
             # queries over every cast in the store: the server also holds other tests' casts
             there = {r for r in there if dict(r).get("cast", ("iri", next(iter(ours))))[1] in ours}
             compared += 1
+            if name in SHRINKING:  # (compared by rule: GROUP_CONCAT's order is the server's choice)
+                rules_here, rules_there = ({dict(r)["rule"] for r in rows} for rows in (here, there))
+                assert rules_there <= rules_here and rules_there, name
+                continue
             if here != there:
                 differing.append((name, values, len(here), len(there), sorted(here ^ there, key=str)[:3]))
             # and through the public API, python values
