@@ -69,7 +69,7 @@ class KnowledgeGraph:
 
     def __init__(self, path: str | Path | None = None, *, chapter_rules: bool = True, backend: str = "oxigraph"):
         """`chapter_rules=False` derives the chart states only (no judgments): what the state tests need.
-        `backend="rdflib"` evaluates the same rules with rdflib (reasoner/rdflib_engine.py, ~100x slower;
+        `backend="rdflib"` evaluates the same rules with rdflib (reasoner/rdflib_engine.py, ~30x slower;
         a cross-check and benchmark reference); the store itself is pyoxigraph either way."""
         if backend not in ("oxigraph", "rdflib"):
             raise ValueError(f"unknown backend {backend!r}: 'oxigraph' or 'rdflib'")
