@@ -69,6 +69,24 @@ def cast_of(node_iri: str) -> str | None:
     return CAST + rest.split("/", 1)[0]
 
 
+def run_strata(plan: RulePlan, rules: dict[str, Rule], topics: set[str], apply) -> None:
+    """Run the strata in order: a recursive one until `apply(iri)` adds nothing, the others once.
+
+    Rules scoped to topics none of the casts has are skipped. Shared by both evaluators (pyoxigraph
+    here, rdflib in rdflib_engine), so they differ only in how one rule is evaluated.
+    """
+    for stratum, recursive in zip(plan.strata, plan.recursive):
+        while True:
+            added = 0
+            for iri in stratum:
+                scope = rules[iri].topics
+                if scope is not None and not scope & topics:
+                    continue
+                added += apply(iri)
+            if not recursive or added == 0:
+                break
+
+
 class Engine:
     """Derives the states of casts by running the rule base on a working store."""
 
@@ -105,16 +123,7 @@ class Engine:
         work.extend(asserted)
         out: list[ox.Quad] = []
         try:
-            for stratum, recursive in zip(self.plan.strata, self.plan.recursive):
-                while True:
-                    added = 0
-                    for iri in stratum:
-                        scope = self.rules[iri].topics
-                        if scope is not None and not scope & topics:
-                            continue
-                        added += self._apply(iri, out, graphs)
-                    if not recursive or added == 0:
-                        break
+            run_strata(self.plan, self.rules, topics, lambda iri: self._apply(iri, out, graphs))
         finally:  # leave the working store as it was, whether derivation succeeded or not
             for q in asserted:
                 work.remove(q)
@@ -139,4 +148,4 @@ class Engine:
         return len(fresh)
 
 
-__all__ = ["Engine", "Rule", "RuleScopeError", "load_rules", "inferred_graph", "cast_of", "LYO"]
+__all__ = ["Engine", "Rule", "run_strata", "RuleScopeError", "load_rules", "inferred_graph", "cast_of", "LYO"]

@@ -22,7 +22,7 @@ from rdflib import BNode, Dataset, Literal, URIRef
 
 from liuyao_kg.namespaces import sparql_prologue
 from liuyao_kg.reasoner.dependencies import RulePlan, plan
-from liuyao_kg.reasoner.engine import Rule, RuleScopeError, _TOPIC, cast_of, inferred_graph
+from liuyao_kg.reasoner.engine import Rule, RuleScopeError, _TOPIC, cast_of, inferred_graph, run_strata
 
 _PROLOGUE = sparql_prologue()
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
@@ -93,16 +93,7 @@ class RdflibEngine:
             # lookups (hundreds of thousands per cast); nothing a caller can act on.
             warnings.simplefilter("ignore", DeprecationWarning)
             try:
-                for stratum, recursive in zip(self.plan.strata, self.plan.recursive):
-                    while True:
-                        added = 0
-                        for iri in stratum:
-                            scope = self.rules[iri].topics
-                            if scope is not None and not scope & topics:
-                                continue
-                            added += self._apply(iri, out, graphs)
-                        if not recursive or added == 0:
-                            break
+                run_strata(self.plan, self.rules, topics, lambda iri: self._apply(iri, out, graphs))
             finally:
                 for g in graphs:
                     for name in (g.value, inferred_graph(g.value)):
