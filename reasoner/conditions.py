@@ -385,10 +385,12 @@ def compile_rule(text: str, *, iri_path: str, topics: list[str]) -> str:
     involves = "".join(f" lyo:matchedLine {v} ;" for v in line_vars)
     topic = ""
     if topics and "any" not in topics:
-        values = ", ".join('"' + t.replace('"', "") + '"' for t in topics)
-        topic = f"?cast lyo:topic ?topic . FILTER(?topic IN ({values}))\n  "
+        # A VALUES block first, not a FILTER after the pattern: pyoxigraph then starts from the few
+        # casts of the topic instead of filtering every cast's solutions (chapter rules 2× faster).
+        values = " ".join('"' + t.replace('"', "") + '"' for t in topics)
+        topic = f"VALUES ?topic {{ {values} }} ?cast lyo:topic ?topic .\n  "
     return (f"CONSTRUCT {{ ?j a lyo:Judgment ; lyo:judgmentOf ?cast ; lyo:inCast ?cast ;{involves} "
-            f"prov:wasDerivedFrom ?rule . }}\nWHERE {{\n  ?cast a lyo:Cast .\n  {topic}{where}\n"
+            f"prov:wasDerivedFrom ?rule . }}\nWHERE {{\n  {topic}?cast a lyo:Cast .\n  {where}\n"
             f'  BIND(IRI(CONCAT(STR(?cast), "/judgment/{iri_path}")) AS ?j)\n}}')
 
 

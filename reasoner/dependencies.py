@@ -46,6 +46,10 @@ class RuleIO:
     reads: frozenset[Key]
     negated: frozenset[Key]
     writes: frozenset[Key]
+    #: keys every solution of the WHERE clause needs a triple for (outside OPTIONAL, negation and
+    #: one-sided UNION branches): while the store holds no triple for one of them the rule cannot
+    #: fire, so the engine does not evaluate it. A subset of `reads`.
+    required: frozenset[Key] = frozenset()
 
 
 def _key(triple) -> Key | None:
@@ -87,6 +91,32 @@ def _walk(node, negated: bool, out: dict[Key, bool]) -> None:
             _walk(item, negated, out)
 
 
+def _required(node) -> set[Key]:
+    """Keys every solution of an algebra node matches a triple for (see RuleIO.required).
+
+    Conservative: an operator not listed requires nothing, a property path requires nothing (it may
+    match zero triples), a UNION only what both branches require.
+    """
+    from rdflib import URIRef, Variable
+
+    name = getattr(node, "name", "")
+    if name == "BGP":
+        out = set()
+        for s, p, o in node.get("triples") or []:
+            if isinstance(p, (URIRef, Variable)) and (k := _key((s, p, o))) is not None and k[1] != "*":
+                out.add(k)
+        return out
+    if name == "Join":
+        return _required(node.get("p1")) | _required(node.get("p2"))
+    if name in ("LeftJoin", "Minus"):
+        return _required(node.get("p1"))
+    if name == "Union":
+        return _required(node.get("p1")) & _required(node.get("p2"))
+    if name in ("Filter", "Extend", "Project", "Distinct", "Reduced", "Slice", "OrderBy", "ToMultiSet", "Graph"):
+        return _required(node.get("p"))
+    return set()
+
+
 def rule_io(construct: str) -> RuleIO:
     """Parse a CONSTRUCT rule and return what it reads, reads negatively and writes."""
     from rdflib.plugins.sparql import prepareQuery  # slow to import; only needed on a cache miss
@@ -100,10 +130,11 @@ def rule_io(construct: str) -> RuleIO:
         reads=frozenset(k for k, neg in seen.items()),
         negated=frozenset(k for k, neg in seen.items() if neg),
         writes=frozenset(writes),
+        required=frozenset(_required(algebra.get("p"))),
     )
 
 
-_CACHE_VERSION = "1"
+_CACHE_VERSION = "2"
 
 
 def _cache_dir() -> Path:
@@ -141,6 +172,9 @@ def _write_json(path: Path, entries: dict, keep: int | None = 8) -> None:
         pass
 
 
+_IO_FIELDS = ("reads", "negated", "writes", "required")
+
+
 def rule_ios(constructs: dict[str, str]) -> dict[str, RuleIO]:
     """rule_io for many rules, memoised on disk by the hash of each rule's text.
 
@@ -154,10 +188,10 @@ def rule_ios(constructs: dict[str, str]) -> dict[str, RuleIO]:
         entry = cache.get(key)
         if entry is None:
             io = rule_io(text)
-            fresh[key] = {k: sorted(map(list, getattr(io, k))) for k in ("reads", "negated", "writes")}
+            fresh[key] = {k: sorted(map(list, getattr(io, k))) for k in _IO_FIELDS}
             out[iri] = io
         else:
-            out[iri] = RuleIO(**{k: frozenset(tuple(x) for x in entry[k]) for k in ("reads", "negated", "writes")})
+            out[iri] = RuleIO(**{k: frozenset(tuple(x) for x in entry[k]) for k in _IO_FIELDS})
     if fresh:
         _write_json(_cache_file(), fresh, keep=None)
     return out

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from liuyao_kg.namespaces import CAST, LYO, sparql_prologue
-from liuyao_kg.reasoner.dependencies import RuleIO, RulePlan, plan, rule_ios
+from liuyao_kg.reasoner.dependencies import RDF_TYPE, Key, RuleIO, RulePlan, plan, rule_ios
 
 _PROLOGUE = sparql_prologue()
 _TOPIC = ox.NamedNode(LYO + "topic")
@@ -69,20 +69,50 @@ def cast_of(node_iri: str) -> str | None:
     return CAST + rest.split("/", 1)[0]
 
 
-def run_strata(plan: RulePlan, rules: dict[str, Rule], topics: set[str], apply) -> None:
+def triple_keys(predicate: str, obj: str | None, out: set[Key]) -> None:
+    """Add to `out` the dependency keys (see dependencies.Key) a triple matches.
+
+    `obj` is the object's IRI, or None for a literal or blank node.
+    """
+    if predicate == RDF_TYPE:
+        out.add(("p", RDF_TYPE, ""))
+        if obj is not None:
+            out.add(("t", obj, ""))
+        return
+    out.add(("p", predicate, ""))
+    if obj is not None:
+        out.add(("p", predicate, obj))
+
+
+def ox_keys(triples: Iterable, out: set[Key] | None = None) -> set[Key]:
+    out = set() if out is None else out
+    for t in triples:
+        o = t.object
+        triple_keys(t.predicate.value, o.value if isinstance(o, ox.NamedNode) else None, out)
+    return out
+
+
+def run_strata(plan: RulePlan, rules: dict[str, Rule], topics: set[str], present: set[Key], apply) -> None:
     """Run the strata in order: a recursive one until `apply(iri)` adds nothing, the others once.
 
-    Rules scoped to topics none of the casts has are skipped. Shared by both evaluators (pyoxigraph
+    A rule is skipped when it is scoped to topics none of the casts has, or when the store has no
+    triple for one of the keys it requires (`present`: the keys of every triple in the store, kept up
+    to date here from the triples each `apply` returns as new). Shared by both evaluators (pyoxigraph
     here, rdflib in rdflib_engine), so they differ only in how one rule is evaluated.
     """
     for stratum, recursive in zip(plan.strata, plan.recursive):
         while True:
             added = 0
             for iri in stratum:
-                scope = rules[iri].topics
-                if scope is not None and not scope & topics:
+                rule = rules[iri]
+                if rule.topics is not None and not rule.topics & topics:
                     continue
-                added += apply(iri)
+                if not rule.io.required <= present:
+                    continue
+                fresh = apply(iri)
+                if fresh:
+                    ox_keys(fresh, present)
+                    added += len(fresh)
             if not recursive or added == 0:
                 break
 
@@ -96,6 +126,7 @@ class Engine:
         # ?rule is bound to the rule's own IRI by a trailing VALUES block (SPARQL 1.1 §10.2.2).
         self._queries = {r.iri: f"{_PROLOGUE}{r.construct}\nVALUES ?rule {{ <{r.iri}> }}" for r in rules}
         self._reference = list(reference)
+        self._reference_keys = ox_keys(self._reference)
         self._fresh_store()
 
     #: pyoxigraph's in-memory store keeps removed quads as history, which slows every later scan;
@@ -122,8 +153,9 @@ class Engine:
         asserted = [ox.Quad(q.subject, q.predicate, q.object) for q in quads]
         work.extend(asserted)
         out: list[ox.Quad] = []
+        present = ox_keys(asserted, set(self._reference_keys))
         try:
-            run_strata(self.plan, self.rules, topics, lambda iri: self._apply(iri, out, graphs))
+            run_strata(self.plan, self.rules, topics, present, lambda iri: self._apply(iri, out, graphs))
         finally:  # leave the working store as it was, whether derivation succeeded or not
             for q in asserted:
                 work.remove(q)
@@ -131,7 +163,8 @@ class Engine:
                 work.remove(ox.Quad(q.subject, q.predicate, q.object))
         return out
 
-    def _apply(self, iri: str, out: list[ox.Quad], graphs: set) -> int:
+    def _apply(self, iri: str, out: list[ox.Quad], graphs: set) -> list[ox.Quad]:
+        """Evaluate one rule; add its new triples to the store and to `out`, and return them."""
         work = self._work
         fresh = []
         for t in work.query(self._queries[iri]):
@@ -141,11 +174,13 @@ class Engine:
             triple = ox.Quad(t.subject, t.predicate, t.object)
             if triple not in work:
                 fresh.append((triple, cast))
-        if fresh:
-            fresh = list(dict.fromkeys(fresh))
-            work.extend(t for t, _ in fresh)
-            out.extend(ox.Quad(t.subject, t.predicate, t.object, ox.NamedNode(inferred_graph(c))) for t, c in fresh)
-        return len(fresh)
+        if not fresh:
+            return []
+        fresh = list(dict.fromkeys(fresh))
+        work.extend(t for t, _ in fresh)
+        new = [ox.Quad(t.subject, t.predicate, t.object, ox.NamedNode(inferred_graph(c))) for t, c in fresh]
+        out.extend(new)
+        return new
 
 
-__all__ = ["Engine", "Rule", "run_strata", "RuleScopeError", "load_rules", "inferred_graph", "cast_of", "LYO"]
+__all__ = ["Engine", "Rule", "run_strata", "ox_keys", "triple_keys", "RuleScopeError", "load_rules", "inferred_graph", "cast_of", "LYO"]

@@ -22,7 +22,7 @@ from rdflib import BNode, Dataset, Literal, URIRef
 
 from liuyao_kg.namespaces import sparql_prologue
 from liuyao_kg.reasoner.dependencies import RulePlan, plan
-from liuyao_kg.reasoner.engine import Rule, RuleScopeError, _TOPIC, cast_of, inferred_graph, run_strata
+from liuyao_kg.reasoner.engine import Rule, RuleScopeError, _TOPIC, cast_of, inferred_graph, ox_keys, run_strata
 
 _PROLOGUE = sparql_prologue()
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
@@ -69,6 +69,8 @@ class RdflibEngine:
         self._queries = {r.iri: rule_query(r) for r in rules}
         self._prepared: dict = {}
         self._ds = Dataset(default_union=True)
+        reference = list(reference)
+        self._reference_keys = ox_keys(reference)
         for q in reference:
             self._ds.add(_quad(q))
 
@@ -93,14 +95,15 @@ class RdflibEngine:
             # lookups (hundreds of thousands per cast); nothing a caller can act on.
             warnings.simplefilter("ignore", DeprecationWarning)
             try:
-                run_strata(self.plan, self.rules, topics, lambda iri: self._apply(iri, out, graphs))
+                present = ox_keys(quads, set(self._reference_keys))
+                run_strata(self.plan, self.rules, topics, present, lambda iri: self._apply(iri, out, graphs))
             finally:
                 for g in graphs:
                     for name in (g.value, inferred_graph(g.value)):
                         ds.remove_graph(URIRef(name))
         return out
 
-    def _apply(self, iri: str, out: list[ox.Quad], graphs: set) -> int:
+    def _apply(self, iri: str, out: list[ox.Quad], graphs: set) -> list[ox.Quad]:
         ds = self._ds
         fresh = []
         for s, p, o in ds.query(self._prepare(iri)):
@@ -110,11 +113,12 @@ class RdflibEngine:
             g = URIRef(inferred_graph(cast))
             if (s, p, o, g) not in ds:
                 fresh.append((s, p, o, g))
-        fresh = list(dict.fromkeys(fresh))
-        for q in fresh:
+        new = []
+        for q in dict.fromkeys(fresh):
             ds.add(q)
-            out.append(ox.Quad(to_ox(q[0]), to_ox(q[1]), to_ox(q[2]), ox.NamedNode(str(q[3]))))
-        return len(fresh)
+            new.append(ox.Quad(to_ox(q[0]), to_ox(q[1]), to_ox(q[2]), ox.NamedNode(str(q[3]))))
+        out.extend(new)
+        return new
 
 
 def _quad(q: ox.Quad):

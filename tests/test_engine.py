@@ -21,6 +21,36 @@ def test_dependencies_are_read_from_the_rule_text():
     assert io.writes == {("p", ns.LYO + "stageDay", "")}
 
 
+def test_a_rule_requires_only_what_every_solution_matches():
+    io = rule_io("""CONSTRUCT { ?l lyo:stageDay ?s } WHERE {
+        ?l a lyo:MovingLine ; lyo:element ?e .
+        OPTIONAL { ?l lyo:branch ?b }
+        { ?l a lyo:UseGod ; lyo:palace ?p } UNION { ?l a lyo:UseGod }
+        MINUS { ?l a lyo:StaticLine }
+        FILTER NOT EXISTS { ?l a lyo:MonthBroken } }""")
+    assert io.required == {("t", ns.LYO + "MovingLine", ""), ("p", ns.LYO + "element", ""), ("t", ns.LYO + "UseGod", "")}
+
+
+def test_skipping_rules_whose_required_facts_are_absent_changes_no_result():
+    """The engine evaluates a rule only while the store has a triple for each key it requires."""
+    from dataclasses import replace
+
+    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.loaders.cast_input import make_cast_input
+    from liuyao_kg.loaders.rdf import cast_quads
+    from liuyao_kg.reasoner.dependencies import RuleIO
+    from samples import sample_casts
+
+    engine = KnowledgeGraph().engine
+    unfiltered = Engine([replace(r, io=RuleIO(r.io.reads, r.io.negated, r.io.writes)) for r in engine.rules.values()],
+                        engine._reference)
+    assert sum(bool(r.io.required) for r in engine.rules.values()) > 0.9 * len(engine.rules)
+    inputs = [cast_quads(make_cast_input(v, month=m, day=d, topic=t)) for v, m, d, t in sample_casts(24, seed=11)]
+    for group in (inputs[:1], inputs[1:4], inputs[4:]):
+        quads = [q for c in group for q in c]
+        assert set(engine.derive(quads)) == set(unfiltered.derive(quads))
+
+
 def test_a_rule_runs_after_the_rules_it_reads_from():
     rules = {
         "urn:b": rule_io("CONSTRUCT { ?x lyo:relative ?r } WHERE { ?x lyo:element ?r }"),

@@ -98,6 +98,18 @@ def test_two_worker_processes_load_exactly_what_one_process_loads(tmp_path):
     assert load_file(two, batch, jobs=2, chunk=5)["loaded"] == []
 
 
+def test_chunks_grouped_by_topic_load_what_one_cast_at_a_time_loads_and_report_in_file_order(tmp_path):
+    """Casts are chunked per topic (chapter rules then run only on their topic's chunks)."""
+    batch = _write_batch(tmp_path / "casts.jsonl", 16, seed=8)
+    topics = [t for *_, t in sample_casts(16, 8)]
+    assert len(set(topics)) > 3
+    grouped, single = KnowledgeGraph(), KnowledgeGraph()
+    report = load_file(grouped, batch, chunk=4)
+    assert report["loaded"] == [f"c{i}" for i in range(16)]
+    assert load_file(single, batch, chunk=1)["loaded"] == report["loaded"]
+    assert _quads(grouped) == _quads(single)
+
+
 def test_abort_loads_nothing_even_with_workers(tmp_path):
     batch = _write_batch(tmp_path / "casts.jsonl", 12, bad_every=12)
     kg = KnowledgeGraph(chapter_rules=False)
