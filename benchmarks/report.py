@@ -40,19 +40,18 @@ def report(results: dict) -> str:
     out.append("| ratio (ms/cast, median) | " + " | ".join(f"{int(s):,}" for s in sizes) + " |")
     out.append("|---|" + "---|" * len(sizes))
     for s in stacks:
-        base = results["stacks"][s].get("ratio_base")
-        if not base:
-            continue
-        faster = s in ("oracle", "najia")  # shown as how much slower the engine is
-        cells = []
-        for n in sizes:
-            r = results["runs"].get(n, {}).get(s, {})
-            v = r.get("ratio_to_" + base)
-            if v is not None and faster:
-                v = 1 / v
-            cells.append(f"{v:,.1f}×" if v is not None else "–")
-        label = f"{base} / {s}" if faster else f"{s} / {base}"
-        out.append(f"| {label} | " + " | ".join(cells) + " |")
+        bases = results["stacks"][s].get("ratio_base") or []
+        for base in [bases] if isinstance(bases, str) else bases:  # older results files: one base
+            faster = s in ("oracle", "najia")  # shown as how much slower the engine is
+            cells = []
+            for n in sizes:
+                r = results["runs"].get(n, {}).get(s, {})
+                v = r.get("ratio_to_" + base)
+                if v is not None and faster:
+                    v = 1 / v
+                cells.append(f"{v:,.1f}×" if v is not None else "–")
+            label = f"{base} / {s}" if faster else f"{s} / {base}"
+            out.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 

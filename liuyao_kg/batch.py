@@ -21,14 +21,18 @@ from __future__ import annotations
 
 import os
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 import pyoxigraph as ox
 
 from liuyao_kg.loaders.batch import count_records, iter_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
 from liuyao_kg.loaders.rdf import cast_quads
+
+T = TypeVar("T")
 
 #: casts derived together. One evaluation of each rule covers the chunk, but some joins grow faster than
 #: the chunk: per cast, 50 was the cheapest of 10/50/100/200/500 (benchmarks/bench.py chunk sweep).
@@ -71,6 +75,21 @@ def _done(value) -> Future:
     f: Future = Future()
     f.set_result(value)
     return f
+
+
+def chunks_by_topic(items: Iterable[T], size: int, *, topic: Callable[[T], object]) -> Iterator[list[T]]:
+    """Chunks of `size` items of one topic each, a chunk as soon as it is full, the partial ones last.
+
+    Holds at most one partial chunk per topic, so memory does not grow with the input.
+    """
+    open_chunks: dict[object, list[T]] = {}
+    for item in items:
+        key = topic(item)
+        chunk = open_chunks.setdefault(key, [])
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield open_chunks.pop(key)
+    yield from open_chunks.values()
 
 
 def scan(path, *, on_error: str = "skip", format: str | None = None) -> int:
@@ -146,8 +165,10 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
         tick()
 
     order: dict[str, int] = {}  # record id → position in the file, to report loads in file order
-    try:
-        by_topic: dict[str | None, list[tuple[str, object]]] = {}
+
+    def good():
+        """The records to derive, in file order; rejections and duplicates go to the report."""
+        nonlocal done
         for rid, item in iter_batch(path, format=format):
             if isinstance(item, CastInputError):
                 if on_error == "abort":  # the file changed since the scan
@@ -163,13 +184,10 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
             else:
                 pending.add(item.iri)
                 order.setdefault(rid, len(order))
-                batch = by_topic.setdefault(item.topic, [])
-                batch.append((rid, item))
-                if len(batch) >= chunk:
-                    submit(by_topic.pop(item.topic))
-                    while len(in_flight) > 2 * jobs - 1:
-                        write_oldest()
-        for batch in by_topic.values():
+                yield rid, item
+
+    try:
+        for batch in chunks_by_topic(good(), chunk, topic=lambda record: record[1].topic):
             submit(batch)
             while len(in_flight) > 2 * jobs - 1:
                 write_oldest()

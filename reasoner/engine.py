@@ -10,7 +10,7 @@ derivation, which keeps memory bounded however many casts pass through it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
@@ -132,6 +132,8 @@ class Engine:
     #: pyoxigraph's in-memory store keeps removed quads as history, which slows every later scan;
     #: the working store is rebuilt from the reference after this many derivations.
     REBUILD_EVERY = 32
+    #: rebuilding the working store (≈15 ms) is cheaper than removing more quads than this one by one
+    REBUILD_ABOVE_QUADS = 8000
 
     def _fresh_store(self) -> None:
         # Everything sits in the working store's default graph: a query over one graph avoids the
@@ -144,7 +146,6 @@ class Engine:
     def derive(self, cast_quads: Iterable[ox.Quad]) -> list[ox.Quad]:
         """Return the inferred quads for the casts given (their asserted quads)."""
         quads = list(cast_quads)
-        graphs = {q.graph_name for q in quads}
         topics = {q.object.value for q in quads if q.predicate == _TOPIC}
         if self._uses >= self.REBUILD_EVERY:
             self._fresh_store()
@@ -152,35 +153,53 @@ class Engine:
         work = self._work
         asserted = [ox.Quad(q.subject, q.predicate, q.object) for q in quads]
         work.extend(asserted)
-        out: list[ox.Quad] = []
+        run = _Run(graphs={q.graph_name for q in quads}, seen={q.triple for q in asserted})
         present = ox_keys(asserted, set(self._reference_keys))
         try:
-            run_strata(self.plan, self.rules, topics, present, lambda iri: self._apply(iri, out, graphs))
+            run_strata(self.plan, self.rules, topics, present, lambda iri: self._apply(iri, run))
         finally:  # leave the working store as it was, whether derivation succeeded or not
-            for q in asserted:
-                work.remove(q)
-            for q in out:
-                work.remove(ox.Quad(q.subject, q.predicate, q.object))
-        return out
+            if len(run.seen) > self.REBUILD_ABOVE_QUADS:
+                self._fresh_store()
+            else:
+                for q in asserted:
+                    work.remove(q)
+                for q in run.out:
+                    work.remove(ox.Quad(q.subject, q.predicate, q.object))
+        return run.out
 
-    def _apply(self, iri: str, out: list[ox.Quad], graphs: set) -> list[ox.Quad]:
-        """Evaluate one rule; add its new triples to the store and to `out`, and return them."""
-        work = self._work
-        fresh = []
-        for t in work.query(self._queries[iri]):
-            cast = cast_of(t.subject.value) if isinstance(t.subject, ox.NamedNode) else None
-            if cast is None or ox.NamedNode(cast) not in graphs:
-                raise RuleScopeError(f"rule {iri} wrote {t} outside any cast being derived")
-            triple = ox.Quad(t.subject, t.predicate, t.object)
-            if triple not in work:
-                fresh.append((triple, cast))
-        if not fresh:
-            return []
-        fresh = list(dict.fromkeys(fresh))
-        work.extend(t for t, _ in fresh)
-        new = [ox.Quad(t.subject, t.predicate, t.object, ox.NamedNode(inferred_graph(c))) for t, c in fresh]
-        out.extend(new)
+    def _apply(self, iri: str, run: "_Run") -> list[ox.Quad]:
+        """Evaluate one rule; add its new triples to the store and to `run.out`, and return them."""
+        seen, inferred = run.seen, run.inferred
+        new = []
+        for t in self._work.query(self._queries[iri]):
+            if t in seen:
+                continue
+            graph = inferred.get(t.subject)
+            if graph is None:
+                inferred[t.subject] = graph = _inferred_graph_of(t, iri, run.graphs)
+            seen.add(t)
+            new.append(ox.Quad(t.subject, t.predicate, t.object, graph))
+        if new:
+            self._work.extend(ox.Quad(q.subject, q.predicate, q.object) for q in new)
+            run.out.extend(new)
         return new
+
+
+@dataclass
+class _Run:
+    """One derivation's state: its casts, every triple of theirs in the working store, the output."""
+
+    graphs: set
+    seen: set
+    inferred: dict = field(default_factory=dict)  # subject → the inferred graph of its cast
+    out: list = field(default_factory=list)
+
+
+def _inferred_graph_of(t: ox.Triple, iri: str, graphs: set) -> ox.NamedNode:
+    cast = cast_of(t.subject.value) if isinstance(t.subject, ox.NamedNode) else None
+    if cast is None or ox.NamedNode(cast) not in graphs:
+        raise RuleScopeError(f"rule {iri} wrote {t} outside any cast being derived")
+    return ox.NamedNode(inferred_graph(cast))
 
 
 __all__ = ["Engine", "Rule", "run_strata", "ox_keys", "triple_keys", "RuleScopeError", "load_rules", "inferred_graph", "cast_of", "LYO"]
