@@ -387,10 +387,10 @@ def profile(n: int, chunk: int) -> dict:
     calls: dict[str, int] = {}
     original = eng.Engine._apply
 
-    def timed_apply(self, iri, out, graphs):
+    def timed_apply(self, iri, *args):
         t = time.perf_counter()
         try:
-            return original(self, iri, out, graphs)
+            return original(self, iri, *args)
         finally:
             per_rule[iri] = per_rule.get(iri, 0.0) + time.perf_counter() - t
             calls[iri] = calls.get(iri, 0) + 1

@@ -28,8 +28,9 @@ def report(results: dict) -> str:
             r = results["runs"].get(n, {}).get(s, {})
             if "ms_per_cast_median" in r:
                 mem = r["peak_rss_mb"]
-                if r.get("peak_rss_children_mb") and s == "swrl-pellet":
-                    mem_s = f"{_num(mem)} + JVM {_num(r['peak_rss_children_mb'])}"
+                if r.get("peak_rss_children_mb") and s in ("swrl-pellet", "engine-batch-2proc"):
+                    child = "JVM" if s == "swrl-pellet" else "worker"
+                    mem_s = f"{_num(mem)} + {child} {_num(r['peak_rss_children_mb'])}"
                 else:
                     mem_s = _num(mem)
                 cells.append(f"{_num(r['ms_per_cast_median'], 2)} · {_num(r['casts_per_s'])} · {mem_s}")
