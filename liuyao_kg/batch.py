@@ -4,9 +4,9 @@ The file is read twice, lazily (JSON Lines and CSV record by record; see loaders
 
 1. a scan that counts the records (for the progress line) and, with ``on_error="abort"``, validates
    every one — if any is bad, :class:`BatchError` is raised and nothing is written;
-2. the load: good casts not yet in the store are gathered, by topic, into chunks of ``chunk`` casts
-   of one topic (a chapter rule runs only on a chunk holding its topic, so one-topic chunks are 20 %
-   cheaper per cast than mixed ones: benchmarks/bench.py); each chunk is derived (one rule
+2. the load: good casts not yet in the store are gathered into chunks of ``chunk`` casts, of one topic
+   each when chapter rules run (a chapter rule runs only on a chunk holding its topic, so one-topic
+   chunks are 20 % cheaper per cast than mixed ones: benchmarks/bench.py); each chunk is derived (one rule
    evaluation covers the chunk) — in ``jobs`` worker processes, each with its own Engine built from
    the package's layers, or in this process when ``jobs`` is 1 or the file holds a single chunk — and
    this process alone writes each chunk's asserted and inferred quads into the store, in one atomic
@@ -187,7 +187,9 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
                 yield rid, item
 
     try:
-        for batch in chunks_by_topic(good(), chunk, topic=lambda record: record[1].topic):
+        # topics matter only to chapter rules: without them any casts make a chunk
+        by_topic = getattr(kg, "chapter_rules", True)
+        for batch in chunks_by_topic(good(), chunk, topic=lambda record: record[1].topic if by_topic else None):
             submit(batch)
             while len(in_flight) > 2 * jobs - 1:
                 write_oldest()
