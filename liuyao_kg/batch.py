@@ -9,8 +9,9 @@ The file is read twice, lazily (JSON Lines and CSV record by record; see loaders
    chunks are 20 % cheaper per cast than mixed ones: benchmarks/bench.py); each chunk is derived (one rule
    evaluation covers the chunk) — in ``jobs`` worker processes, each with its own Engine built from
    the package's layers, or in this process when ``jobs`` is 1 or the file holds a single chunk — and
-   this process alone writes each chunk's asserted and inferred quads into the store, in one atomic
-   ``load`` per chunk. At most ``2 × jobs`` chunks are in flight and at most one partly filled chunk
+   this process alone writes each chunk's asserted and inferred quads into the store (on disk with
+   RocksDB's bulk loader behind a journal, so a chunk is in completely or not at all:
+   KnowledgeGraph.write_derived). At most ``2 × jobs`` chunks are in flight and at most one partly filled chunk
    per topic waits, and the store is flushed after each chunk (RocksDB otherwise keeps the written
    data in its memtables), so memory does not grow with the file.
 
@@ -157,7 +158,8 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
     def write_oldest():
         nonlocal done
         future, items = in_flight.popleft()
-        kg.write_derived(future.result())  # embedded: one chunk, atomically; remote: one update per cast
+        # embedded: one chunk, journaled so it is all or nothing; remote: one update per cast
+        kg.write_derived(future.result(), casts=[ci.iri for _, ci in items])
         for rid, ci in items:
             report["loaded"].append(rid)
             pending.discard(ci.iri)

@@ -3,10 +3,13 @@
 Named graphs keep the layers apart: the T-box, reference individuals, rule base and passages each
 have their own graph; every cast has `<cast>` for what the loader asserted and `<cast>/inferred`
 for what the reasoner derived. Adding a cast is one atomic `extend`: it is in completely or not at all.
+Batch loads into a store on disk use RocksDB's bulk loader behind a journal (`write_derived`), with the
+same guarantee once the store has been opened again after a crash.
 """
 from __future__ import annotations
 
 import gc
+import uuid
 import warnings
 from collections.abc import Iterable
 from functools import cached_property
@@ -53,6 +56,16 @@ def load_layers(store: ox.Store, *, only_missing: bool = True, atomic: bool = Tr
             store.load(target.dump(format=ox.RdfFormat.N_QUADS), format=ox.RdfFormat.N_QUADS)
 
 
+#: the write-ahead journal of bulk loads: `<chunk> lyo:pendingCast <cast>` while a chunk is being written
+GRAPH_JOURNAL = ns.GRAPH + "journal"
+_JOURNAL = ox.NamedNode(GRAPH_JOURNAL)
+_PENDING = ox.NamedNode(ns.LYO + "pendingCast")
+
+
+class InterruptedLoadWarning(UserWarning):
+    """A store was opened after a batch load stopped mid-chunk; that chunk's casts were removed."""
+
+
 def _graph_nonempty(store: ox.Store, g: ox.NamedNode) -> bool:
     return next(iter(store.quads_for_pattern(None, None, None, g)), None) is not None
 
@@ -77,6 +90,8 @@ class KnowledgeGraph:
         self.chapter_rules = chapter_rules
         self.backend = backend
         self.store = ox.Store(str(path)) if path is not None else ox.Store()
+        if path is not None:
+            self._undo_interrupted_load()
         missing = [g for g, _ in LAYERS if not self._has_graph(g)]
         load_layers(self.store, atomic=path is not None)
         for graph in missing:
@@ -138,11 +153,41 @@ class KnowledgeGraph:
             self.store.extend(fresh + inferred)
         return list(by_cast)
 
-    def write_derived(self, nquads: bytes) -> None:
-        """Store casts derived elsewhere (asserted and inferred quads as N-Quads) in one transaction."""
-        self.store.load(nquads, format=ox.RdfFormat.N_QUADS)
-        if self.path is not None:
-            self.store.flush()  # write the memtables out: else a long load's memory grows with the file
+    def write_derived(self, nquads: bytes, casts: list[str] | None = None) -> None:
+        """Store casts derived elsewhere (asserted and inferred quads as N-Quads, of the casts `casts`).
+
+        In memory, or without `casts`: one transaction. On disk: RocksDB's bulk loader, which writes
+        sorted files instead of a transaction and so costs a third as much (benchmarks: 4.8 against
+        14.6 ms per cast on an empty store; the transactional write grew to ~40 ms per cast at 16,000
+        casts and was what limited `liuyao load`). The bulk loader promises no atomicity, so the chunk
+        is journaled: its casts are recorded as pending in one transaction before and cleared in one
+        after; a store opened with pending casts removes them first (`_undo_interrupted_load`), so
+        after a crash every cast is in completely or not at all.
+        """
+        if self.path is None or casts is None:
+            self.store.load(nquads, format=ox.RdfFormat.N_QUADS)
+            if self.path is not None:
+                self.store.flush()  # write the memtables out: else a long load's memory grows with the file
+            return
+        chunk = ox.NamedNode(f"{GRAPH_JOURNAL}/{uuid.uuid4().hex}")
+        self.store.extend([ox.Quad(chunk, _PENDING, ox.NamedNode(c), _JOURNAL) for c in casts])
+        self.store.bulk_load(nquads, format=ox.RdfFormat.N_QUADS)
+        # one update, so the chunk's casts leave the journal together (the IRI is minted here, not input)
+        self.store.update(f"DELETE WHERE {{ GRAPH {_JOURNAL} {{ {chunk} {_PENDING} ?cast }} }}")
+        # no flush: the bulk loader wrote files, not memtables (flushing cost 0.1 s per chunk)
+
+    def _undo_interrupted_load(self) -> None:
+        """Remove the casts of a chunk whose bulk load did not finish (see write_derived)."""
+        pending = {q.object.value for q in self.store.quads_for_pattern(None, _PENDING, None, _JOURNAL)}
+        if not pending:
+            return
+        for cast in sorted(pending):
+            for graph in (cast, inferred_graph(cast)):
+                self.store.remove_graph(ox.NamedNode(graph))
+        self.store.remove_graph(_JOURNAL)
+        self.store.flush()
+        warnings.warn(f"store {self.path}: a batch load stopped while writing {len(pending)} cast(s); they were "
+                      f"removed (load the file again to add them)", InterruptedLoadWarning, stacklevel=3)
 
     def cast_graph(self, cast_iri: str, inferred: bool = True) -> list[ox.Quad]:
         """The quads of one cast: asserted, and inferred when asked."""

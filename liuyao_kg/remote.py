@@ -414,7 +414,7 @@ class RemoteKnowledgeGraph:
                 self.client.update(insert_data({iri: qs, inferred_graph(iri): inferred[inferred_graph(iri)]}))
         return list(by_cast)
 
-    def write_derived(self, nquads: bytes) -> None:
+    def write_derived(self, nquads: bytes, casts: list[str] | None = None) -> None:
         """Store casts derived elsewhere (asserted and inferred quads as N-Quads): one update per cast."""
         by_cast: dict[str, dict[str, list[ox.Quad]]] = {}
         for q in ox.parse(nquads, format=ox.RdfFormat.N_QUADS):
