@@ -171,7 +171,11 @@ class KnowledgeGraph:
             return
         chunk = ox.NamedNode(f"{GRAPH_JOURNAL}/{uuid.uuid4().hex}")
         self.store.extend([ox.Quad(chunk, _PENDING, ox.NamedNode(c), _JOURNAL) for c in casts])
-        self.store.bulk_load(nquads, format=ox.RdfFormat.N_QUADS)
+        try:
+            self.store.bulk_load(nquads, format=ox.RdfFormat.N_QUADS)
+        except Exception:
+            self._undo_interrupted_load()  # e.g. disk full: take the chunk out now, not at the next open
+            raise
         # one update, so the chunk's casts leave the journal together (the IRI is minted here, not input)
         self.store.update(f"DELETE WHERE {{ GRAPH {_JOURNAL} {{ {chunk} {_PENDING} ?cast }} }}")
         # no flush: the bulk loader wrote files, not memtables (flushing cost 0.1 s per chunk)

@@ -141,6 +141,36 @@ def test_a_chunk_cut_off_mid_write_is_removed_when_the_store_is_opened_again(tmp
     assert not any(again.has_cast(ci.iri) for ci in extra)
 
 
+def test_a_chunk_whose_write_fails_is_taken_out_at_once(tmp_path, monkeypatch):
+    batch = _write_batch(tmp_path / "casts.jsonl", 4, seed=12)
+    kg = KnowledgeGraph(tmp_path / "kg", chapter_rules=False)
+    before = _quads(kg)
+
+    real = kg.store
+
+    def failing_bulk_load(data, format):  # writes part of the chunk, then fails
+        real.load(data[: len(data) // 2].rsplit(b"\n", 1)[0] + b"\n", format=format)
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(kg, "store", _Wrapped(real, bulk_load=failing_bulk_load))
+    with pytest.warns(InterruptedLoadWarning), pytest.raises(OSError, match="No space"):
+        load_file(kg, batch, chunk=4)
+    assert _quads(kg) == before
+
+
+class _Wrapped:
+    """A pyoxigraph store with some methods replaced (its C type cannot be patched)."""
+
+    def __init__(self, store, **methods):
+        self._store, self._methods = store, methods
+
+    def __getattr__(self, name):
+        return self._methods.get(name) or getattr(self._store, name)
+
+    def __iter__(self):
+        return iter(self._store)
+
+
 def test_abort_loads_nothing_even_with_workers(tmp_path):
     batch = _write_batch(tmp_path / "casts.jsonl", 12, bad_every=12)
     kg = KnowledgeGraph(chapter_rules=False)
