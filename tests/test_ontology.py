@@ -45,7 +45,7 @@ branchHarms branchPunishes elementGenerates elementOvercomes tombBranch tripleCo
 forElement forStem atBranch monthBranch upperTrigram lowerTrigram palace generation hasPosition firstSpirit
 advancesTo useGodRelative useGodRole stateOf involves school citesSource citesPassage work hasEndpoint
 voidBranch stateRelative hiddenUseGod variant rescuer judgmentOf matchedLine selectsUseGodIn shenShaKind keyStem
-keyBranch targetBranch""".split()
+keyBranch targetBranch pendingCast""".split()
 DATATYPE_PROPERTIES = """position lineValue castId topic castAt kingWenNumber linePattern shiPosition yingPosition
 index yang spiritOrder cycleIndex sparqlConstruct provenanceNote chapter quote koreanRendering seedFile
 paragraphIndex startOffset endOffset stemIndex branchIndex condition conclusion polarity appliesToTopic
