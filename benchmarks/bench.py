@@ -181,8 +181,8 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
         inputs = _inputs(items)
         engine.derive(_inputs(warm_item)[0])  # warm (and, for rdflib, prepares the queries of that topic)
         size = 1 if stack in ("engine-derive", "rdflib-derive") else chunk
-        # chunks of one topic each, as `liuyao load` makes them (liuyao_kg.batch.chunks_by_topic)
-        # one topic per chunk where chapter rules run (as `liuyao load` chunks); the state rules ignore topics
+        # chunked as `liuyao load` chunks (liuyao_kg.batch.chunks_by_topic): one topic per chunk where chapter
+        # rules run; the state rules ignore topics
         by_topic = stack not in ("engine-states-batch", "engine-swrl-subset")
         groups = list(chunks_by_topic(enumerate(inputs), size, topic=lambda item: items[item[0]][3] if by_topic else None))
         per: dict[str, str] = {}

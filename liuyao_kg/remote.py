@@ -415,7 +415,9 @@ class RemoteKnowledgeGraph:
         return list(by_cast)
 
     def write_derived(self, nquads: bytes, casts: list[str] | None = None) -> None:
-        """Store casts derived elsewhere (asserted and inferred quads as N-Quads): one update per cast."""
+        """Store casts derived elsewhere (asserted and inferred quads as N-Quads): one update per cast.
+
+        Each update is atomic on the server, so `casts` (which the embedded store journals) is not needed."""
         by_cast: dict[str, dict[str, list[ox.Quad]]] = {}
         for q in ox.parse(nquads, format=ox.RdfFormat.N_QUADS):
             graph = q.graph_name.value
