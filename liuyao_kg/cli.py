@@ -7,7 +7,13 @@ import sys
 
 
 def _cast_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("spec", help="節之中孚, 節, 水澤節, 节, 787986 (values bottom-up) or 單拆重交 notation")
+    p.add_argument("spec", nargs="?",
+                   help="節之中孚, 節, 水澤節, 节, 787986 (values bottom-up) or 單拆重交 notation (or --coins / --random)")
+    p.add_argument("--coins", help="six tosses of three coins, bottom line first: HHT,HTT,… or 字字背,… "
+                                   "(H = 字 counts 2, T = 背 counts 3; see docs/cli.md)")
+    p.add_argument("--random", action="store_true", help="toss the coins here (a demo cast; see --seed)")
+    p.add_argument("--seed", type=int, help="with --random: the same seed gives the same cast")
+    p.add_argument("--lang", choices=["zh", "en", "ko"], default="zh", help="language of the text output")
     p.add_argument("--lines", help="line values bottom-up, checked against a name pair")
     p.add_argument("--month", help="month branch (寅) or stem-branch (丙寅)")
     p.add_argument("--day", help="day stem-branch (辛亥)")
@@ -32,12 +38,18 @@ def _store(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from liuyao_kg import __version__
+
     parser = argparse.ArgumentParser(prog="liuyao", description="Six-line divination knowledge graph with citations.")
+    parser.add_argument("--version", action="version", version=f"liuyao-kg {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     c = sub.add_parser("cast", help="load a cast, derive its states, print the chart")
     _cast_args(c)
-    c.add_argument("--format", choices=["text", "json", "turtle", "json-ld"], default="text")
+    c.add_argument("--format", choices=["text", "json", "turtle", "trig", "nquads", "json-ld"], default="text",
+                   help="turtle: one graph (see --graphs); trig, nquads, json-ld: the cast's named graphs")
+    c.add_argument("--graphs", choices=["all", "asserted", "inferred"], default="all",
+                   help="RDF formats: the cast's asserted triples, the inferred ones, or both (default)")
     _store(c)
 
     q = sub.add_parser("query", help="run a named query (see --list)")
@@ -60,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     why = sub.add_parser("why", help="trace a judgment or a line state back to its rule, facts and passages")
     _cast_args(why)
     why.add_argument("--line", type=int, help="a line position (1–6): explain its states")
-    why.add_argument("--rule", help="a chapter rule IRI (or its last path segment): explain that judgment")
+    why.add_argument("--rule", help="a judgment's rule: its short id (printed after it on the chart), IRI, or "
+                                    "conclusion text (e.g. 理不應得): explain that judgment")
+    why.add_argument("--format", choices=["text", "json"], default="text")
     _store(why)
 
     ld = sub.add_parser("load", help="load a batch of casts (JSON Lines, YAML or CSV)")
@@ -127,20 +141,40 @@ def _graph(args):
     return args._kg
 
 
+def _spec(args) -> str:
+    """The cast's lines: the spec, or values from --coins, or coins tossed here for --random."""
+    from liuyao_kg.loaders.coins import random_coins, values_from_coins
+    from liuyao_kg.loaders.errors import BadLineValue
+
+    given = [n for n, v in (("a spec", args.spec), ("--coins", args.coins), ("--random", args.random)) if v]
+    if len(given) != 1:
+        raise BadLineValue(f"give exactly one of a spec (節之中孚, 787986 …), --coins or --random; got "
+                           f"{' and '.join(given) or 'none'}", field="spec", value=None)
+    if args.seed is not None and not args.random:
+        raise BadLineValue("--seed goes with --random", field="seed", value=args.seed)
+    if args.random:
+        coins = random_coins(args.seed)
+        print(f"coins {coins}" + (f" (seed {args.seed})" if args.seed is not None else ""), file=sys.stderr)
+        return values_from_coins(coins)
+    return values_from_coins(args.coins) if args.coins else args.spec
+
+
 def _cmd_cast(args) -> int:
     import liuyao_kg
     from liuyao_kg import render
 
     kg = _graph(args)
-    chart = liuyao_kg.cast(args.spec, lines=args.lines, month=args.month, day=args.day, year=args.year,
+    chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
                            birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
                            day_boundary=args.day_boundary, kg=kg)
     if args.format == "json":
         print(json.dumps(chart, ensure_ascii=False, indent=2))
-    elif args.format in ("turtle", "json-ld"):
-        sys.stdout.write(render.cast_rdf(kg, chart["cast"], args.format))
+    elif args.format != "text":
+        sys.stdout.write(render.cast_rdf(kg, chart["cast"], args.format, args.graphs))
     else:
-        sys.stdout.write(render.chart_text(chart))
+        from liuyao_kg.i18n import labels
+
+        sys.stdout.write(render.chart_text(chart, args.lang, labels(kg)))
     return 0
 
 
@@ -192,13 +226,19 @@ def _cmd_rules(args) -> int:
 
 def _cmd_why(args) -> int:
     import liuyao_kg
-    from liuyao_kg.explain import explain
+    from liuyao_kg.explain import explain, why_data
 
     kg = _graph(args)
-    chart = liuyao_kg.cast(args.spec, lines=args.lines, month=args.month, day=args.day, year=args.year,
+    chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
                            birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
                            day_boundary=args.day_boundary, kg=kg)
-    sys.stdout.write(explain(kg, chart, line=args.line, rule=args.rule))
+    if args.line is not None and not 1 <= args.line <= 6:
+        print(f"liuyao: error: --line {args.line}: a line position is 1 (bottom) … 6 (top)", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps(why_data(kg, chart, line=args.line, rule=args.rule), ensure_ascii=False, indent=2))
+    else:
+        sys.stdout.write(explain(kg, chart, line=args.line, rule=args.rule, lang=args.lang))
     return 0
 
 
@@ -235,6 +275,10 @@ def _cmd_upgrade(args) -> int:
 def _cmd_serve(args) -> int:
     from liuyao_kg.serve import serve
 
+    if args.endpoint:  # serving needs the embedded store; a remote one already has its own endpoint
+        print(f"liuyao: error: serve works on the embedded store (--store DIR or in memory); {args.endpoint} is "
+              f"already a SPARQL endpoint: query it directly", file=sys.stderr)
+        return 2
     serve(_graph(args).store, args.host, args.port, allow_update=args.allow_update)
     return 0
 

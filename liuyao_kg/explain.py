@@ -1,62 +1,116 @@
-"""`liuyao why`: from a judgment or a line state back to the rule, the facts it used, and the passages."""
+"""`liuyao why`: from a judgment or a line state back to the rule, the facts it used, and the passages.
+
+`why_data` builds the trace as data (what `why --format json` prints and /api/why answers); `explain` renders
+it as text in zh, en or ko. A rule is named by its IRI, its path under rule/, its short id (the chart prints
+it after each judgment) or its conclusion text in any language (`理不應得`).
+"""
 from __future__ import annotations
 
-from liuyao_kg import queries
-
-POSITION_NAMES = {1: "初爻", 2: "二爻", 3: "三爻", 4: "四爻", 5: "五爻", 6: "上爻"}
-
-
-def _source(src: dict) -> str:
-    if not src or not src.get("quote"):
-        return f"    source: {(src or {}).get('note') or 'standard convention, not in the seeds'}"
-    where = f"{src.get('work') or ''}{('·' + src['chapter']) if src.get('chapter') else ''}"
-    offsets = f" [{src['seed']} {src['start']}–{src['end']}]" if src.get("start") is not None else f" [{src['seed']}]"
-    korean = f"\n    ko: {src['korean']}" if src.get("korean") else ""
-    return f"    source: {where}「{src['quote']}」{offsets}{korean}"
+from liuyao_kg import i18n, queries
+from liuyao_kg.render import short_id
 
 
-def _line_facts(chart: dict, pos: int) -> str:
+def match_judgments(judgments: list[dict], rule: str) -> list[dict]:
+    """The judgments `rule` names: exact IRI, path, short id, or conclusion text (exact first, then contained)."""
+    key = rule.strip()
+    exact = [j for j in judgments if key in (j["rule"], short_id(j["rule"]))
+             or j["rule"].endswith("/" + key) or key in j["conclusion"].values()]
+    if exact:
+        return exact
+    return [j for j in judgments if any(key and key in (v or "") for v in j["conclusion"].values())]
+
+
+def _source(src: dict | None) -> dict:
+    src = src or {}
+    keys = ("iri", "work", "chapter", "quote", "korean", "seed", "start", "end", "note")
+    return {k: src.get(k) for k in keys}
+
+
+def _line_facts(chart: dict, pos: int) -> dict:
     line = chart["lines"][pos - 1]
-    roles = "".join(line["roles"])
-    states = "、".join(s["term"] for s in line["states"])
-    return (f"    {POSITION_NAMES[pos]} {line['relative']}{line['stem']}{line['branch']}{line['element']} {line['spirit']}"
-            f"{' 動' if line['moving'] else ''}{(' ' + roles) if roles else ''} 日{line['stage_day']} 月{line['stage_month']}"
-            f" {line['strength']}{(' — ' + states) if states else ''}")
+    return {k: line.get(k) for k in ("position", "relative", "stem", "branch", "element", "spirit", "moving", "roles",
+                                     "stage_day", "stage_month", "strength")} | {
+        "states": [s["term"] for s in line["states"]]}
 
 
-def _state_chain(kg, chart: dict, pos: int) -> list[str]:
-    out = []
-    for row in queries.run(kg, "line-states", cast=chart["cast"], position=pos):
-        out.append(f"  {row['term']}{(' (' + row['school'] + ')') if row['school'] else ''} ← rule {row['rule']}")
-        out.extend(_source({"work": row["work"], "chapter": row["chapter"], "quote": row["quote"], "seed": row["seed"],
-                            "start": row["start"], "end": row["end"], "korean": row["korean"],
-                            "note": row["note"]}).split("\n"))
-    return out
+def _state_chain(kg, chart: dict, pos: int) -> list[dict]:
+    return [{"term": row["term"], "school": row["school"], "rule": row["rule"], "source": _source(row)}
+            for row in queries.run(kg, "line-states", cast=chart["cast"], position=pos)]
 
 
-def explain(kg, chart: dict, *, line: int | None = None, rule: str | None = None) -> str:
-    out = [f"cast {chart['cast']}: {chart['primary']['name']}"
-           + (f"之{chart['changed']['name']}" if chart["changed"] else "")
-           + f", {chart['month']['branch']}月 {chart['day']['stem']}{chart['day']['branch']}日"]
+def why_data(kg, chart: dict, *, line: int | None = None, rule: str | None = None) -> dict:
+    """The trace of one line's states and/or the chart's judgments (all, those on `line`, or those `rule` names)."""
+    out: dict = {"cast": chart["cast"], "primary": chart["primary"]["name"],
+                 "changed": (chart["changed"] or {}).get("name"), "month": chart["month"]["branch"],
+                 "day": chart["day"]["stem"] + chart["day"]["branch"], "line": None, "rule": rule, "judgments": []}
     if line is not None:
-        out.append(f"\nline {line}:")
-        out.append(_line_facts(chart, line))
-        out += _state_chain(kg, chart, line)
+        if not 1 <= line <= 6:
+            raise ValueError(f"line {line}: a line position is 1 (bottom) … 6 (top)")
+        out["line"] = {"facts": _line_facts(chart, line), "states": _state_chain(kg, chart, line)}
     judgments = chart.get("judgments", [])
     if rule is not None:
-        judgments = [j for j in judgments if j["rule"] == rule or j["rule"].endswith("/" + rule)]
-        if not judgments:
-            out.append(f"\nrule {rule} did not fire on this cast")
+        judgments = match_judgments(judgments, rule)
     elif line is not None:
         judgments = [j for j in judgments if line in j["lines"]]
     for j in judgments:
         cond = queries.run(kg, "rule-condition", rule=j["rule"])
-        out.append(f"\n[{j['polarity']}] {j['conclusion']['zh']} — {j['conclusion']['en']}")
-        out.append(f"  rule {j['rule']}")
-        if cond and cond[0]["condition"]:
-            out.append(f"  condition: {cond[0]['condition']}")
-        out.append(_source(j["source"]))
-        for pos in sorted(j["lines"]):
-            out.append(_line_facts(chart, pos))
-            out += ["  " + x for x in _state_chain(kg, chart, pos)]
+        out["judgments"].append({
+            "rule": j["rule"], "id": short_id(j["rule"]), "polarity": j["polarity"], "conclusion": j["conclusion"],
+            "condition": cond[0]["condition"] if cond else None, "source": _source(j["source"]),
+            "lines": [{"facts": _line_facts(chart, p), "states": _state_chain(kg, chart, p)}
+                      for p in sorted(j["lines"])]})
+    return out
+
+
+def _source_text(src: dict, lang: str) -> str:
+    label = i18n.word("source", lang)
+    if not src.get("quote"):
+        return f"    {label}: {src.get('note') or i18n.word('convention', lang)}"
+    where = f"{src.get('work') or ''}{('·' + src['chapter']) if src.get('chapter') else ''}"
+    offsets = f" [{src['seed']} {src['start']}–{src['end']}]" if src.get("start") is not None else f" [{src['seed']}]"
+    korean = f"\n    ko: {src['korean']}" if src.get("korean") else ""
+    return f"    {label}: {where}「{src['quote']}」{offsets}{korean}"
+
+
+def _facts_text(f: dict, lang: str, labels) -> str:
+    t = (lambda zh: labels.term(zh, lang)) if lang != "zh" and labels is not None else (lambda zh: zh or "")
+    roles = "".join(t(r) for r in f["roles"])
+    states = ("、" if lang == "zh" else ", ").join(t(s) for s in f["states"])
+    return (f"    {i18n.POSITIONS[lang][f['position']]} {t(f['relative'])}{f['stem']}{f['branch']}{t(f['element'])} "
+            f"{t(f['spirit'])}{' 動' if f['moving'] else ''}{(' ' + roles) if roles else ''} "
+            f"{i18n.stage('day', t(f['stage_day']), lang)} {i18n.stage('month', t(f['stage_month']), lang)} "
+            f"{t(f['strength'])}{(' — ' + states) if states else ''}")
+
+
+def _chain_text(states: list[dict], lang: str, labels) -> list[str]:
+    out = []
+    for s in states:
+        term = labels.term(s["term"], lang) if lang != "zh" and labels is not None else s["term"]
+        school = (labels.school(s["school"], lang) if labels is not None else s["school"]) if s["school"] else ""
+        out.append(f"  {term}{(' (' + school + ')') if school else ''} ← rule {s['rule']}")
+        out.extend(_source_text(s["source"], lang).split("\n"))
+    return out
+
+
+def explain(kg, chart: dict, *, line: int | None = None, rule: str | None = None, lang: str = "zh") -> str:
+    data = why_data(kg, chart, line=line, rule=rule)
+    labels = i18n.labels(kg)
+    out = [f"cast {data['cast']}: {data['primary']}" + (f"之{data['changed']}" if data["changed"] else "")
+           + f", {data['month']}月 {data['day']}日"]
+    if data["line"] is not None:
+        out.append(f"\n{i18n.word('line', lang)} {line}:")
+        out.append(_facts_text(data["line"]["facts"], lang, labels))
+        out += _chain_text(data["line"]["states"], lang, labels)
+    if rule is not None and not data["judgments"]:
+        out.append("\n" + i18n.word("did_not_fire", lang).format(rule=rule))
+    for j in data["judgments"]:
+        text = j["conclusion"].get(lang) or j["conclusion"]["zh"]
+        out.append(f"\n[{i18n.polarity(j['polarity'], lang)}] {text}" + (f" — {j['conclusion']['en']}" if lang == "zh" else ""))
+        out.append(f"  {i18n.word('rule', lang)} {j['id']}  {j['rule']}")
+        if j["condition"]:
+            out.append(f"  {i18n.word('condition', lang)}: {j['condition']}")
+        out.append(_source_text(j["source"], lang))
+        for ln in j["lines"]:
+            out.append(_facts_text(ln["facts"], lang, labels))
+            out += ["  " + x for x in _chain_text(ln["states"], lang, labels)]
     return "\n".join(out) + "\n"

@@ -1,12 +1,9 @@
 """Presentations of a chart: the practitioner's text layout, RDF serialisations, plain tables."""
 from __future__ import annotations
 
-import json
 import unicodedata
 
-import pyoxigraph as ox
-
-from liuyao_kg.namespaces import PREFIXES
+from liuyao_kg import i18n
 
 POSITION_NAMES = {1: "初爻", 2: "二爻", 3: "三爻", 4: "四爻", 5: "五爻", 6: "上爻"}
 MOVING_MARK = {9: "○", 6: "×"}
@@ -20,100 +17,119 @@ def _pad(s: str, width: int) -> str:
     return s + " " * max(0, width - _width(s))
 
 
-def _hexagram_title(h: dict) -> str:
-    kinds = " ".join(k for k in h["kind"] if k != h["generation"])
-    return f"{h['name']}（{h['palace']}宮{h['palace_element']} {h['generation']}{(' ' + kinds) if kinds else ''}）"
+def short_id(rule_iri: str) -> str:
+    """A rule's short id, as the chart prints it and `why --rule` accepts it: the IRI's last path segment."""
+    return rule_iri.rstrip("/").rsplit("/", 1)[-1]
 
 
-def chart_text(chart: dict) -> str:
-    """The chart as practitioners lay it out: top line first, 六神 | 伏神 | 六親 干支 五行 世應 動 | 變卦."""
+class _Words:
+    """Translation of chart terms for one language (zh keeps the chart's own zh-Hant words)."""
+
+    def __init__(self, lang: str, labels):
+        self.lang = i18n.check_lang(lang)
+        self.labels = labels
+
+    def t(self, zh: str | None) -> str:
+        if not zh or self.lang == "zh" or self.labels is None:
+            return zh or ""
+        return self.labels.term(zh, self.lang)
+
+    def school(self, school_id: str | None) -> str:
+        if not school_id:
+            return ""
+        return self.labels.school(school_id, self.lang) if self.labels is not None else school_id
+
+    def w(self, key: str) -> str:
+        return i18n.word(key, self.lang)
+
+
+def _hexagram_title(h: dict, w: _Words) -> str:
+    kinds = " ".join(w.t(k) for k in h["kind"] if k != h["generation"])
+    inner = f"{w.t(h['palace'])}{w.w('palace')}{w.t(h['palace_element'])} {w.t(h['generation'])}"
+    return f"{w.t(h['name'])}（{inner}{(' ' + kinds) if kinds else ''}）"
+
+
+def _gz(x: dict, w: _Words) -> str:
+    """relative + stem-branch + element (stems and branches stay in characters, as practitioners write them)."""
+    sep = "" if w.lang == "zh" else " "
+    return f"{w.t(x['relative'])}{sep}{x['stem']}{x['branch']}{sep}{w.t(x['element'])}"
+
+
+def chart_text(chart: dict, lang: str = "zh", labels=None) -> str:
+    """The chart as practitioners lay it out: top line first, 六神 | 伏神 | 六親 干支 五行 世應 動 | 變卦.
+
+    `lang` (zh, en, ko) translates terms by the graph's labels (`labels`: an i18n.Labels; needed for en/ko);
+    each judgment ends with its rule's short id, the id `liuyao why --rule` takes. Columns are padded by
+    East Asian width, so CJK and Latin text line up."""
+    w = _Words(lang, labels)
     out = []
-    title = _hexagram_title(chart["primary"])
+    title = _hexagram_title(chart["primary"], w)
     if chart["changed"]:
-        title += " 之 " + _hexagram_title(chart["changed"])
+        title += w.w("of") + _hexagram_title(chart["changed"], w)
     out.append(title)
     m, d = chart["month"], chart["day"]
-    when = f"{(m['stem'] or '') + m['branch']}月 {d['stem']}{d['branch']}日"
+    when = f"{(m['stem'] or '') + m['branch']}{w.w('month')} {d['stem']}{d['branch']}{w.w('day')}"
     if chart.get("year"):
-        when = f"{chart['year']['stem']}{chart['year']['branch']}年 " + when
-    out.append(f"{when}  旬空 {''.join(chart['void'])}")
+        when = f"{chart['year']['stem']}{chart['year']['branch']}{w.w('year')} " + when
+    if chart.get("hour"):
+        when += f" {chart['hour']['stem']}{chart['hour']['branch']}{'時' if w.lang == 'zh' else (' hour' if w.lang == 'en' else '시')}"
+    out.append(f"{when}  {w.w('void')} {''.join(chart['void'])}")
     out.append("")
+    rows = []
     for line in reversed(chart["lines"]):
         hidden = line["hidden"]
-        hidden_s = f"{hidden['relative']}{hidden['stem']}{hidden['branch']}{hidden['element']}" if hidden else ""
-        roles = "".join(r for r in line["roles"] if r in ("世", "應"))
-        body = "".join(r for r in line["roles"] if r in ("卦身", "世身"))
-        mark = MOVING_MARK.get(line["value"], "")
+        roles = " ".join(w.t(r) for r in line["roles"] if r in ("世", "應"))
+        body = " ".join(w.t(r) for r in line["roles"] if r in ("卦身", "世身"))
         yang = line["value"] in (7, 9)
-        bar = "▅▅▅▅▅" if yang else "▅▅ ▅▅"
-        row = (f"{_pad(line['spirit'] or '', 5)}{_pad(hidden_s, 12)}"
-               f"{line['relative']}{line['stem']}{line['branch']}{line['element']} {bar} "
-               f"{_pad(roles, 3)}{_pad(mark, 2)}")
         ch = line["change"]
-        if ch:
-            row += f"→ {ch['relative']}{ch['stem']}{ch['branch']}{ch['element']}"
-        if body:
-            row += f"  [{body}]"
-        out.append(row.rstrip())
+        rows.append([w.t(line["spirit"]), _gz(hidden, w) if hidden else "", _gz(line, w),
+                     "▅▅▅▅▅" if yang else "▅▅ ▅▅", roles, MOVING_MARK.get(line["value"], ""),
+                     f"→ {_gz(ch, w)}" if ch else "", f"[{body}]" if body else ""])
+    widths = [max(_width(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        out.append(" ".join(_pad(c, wd) for c, wd in zip(r, widths) if wd).rstrip())
     out.append("")
-    out.append("狀態 states")
+    out.append(w.w("states"))
+    sep = "、" if w.lang == "zh" else ", "
+    colon = "：" if w.lang == "zh" else ": "
     for line in reversed(chart["lines"]):
-        terms = [s["term"] + "".join(f"：{s[k]}" for k in ("stage", "strength") if s.get(k))
-                 + (f"({s['school']})" if s["school"] else "")
+        terms = [w.t(s["term"]) + "".join(f"{colon}{w.t(s[k])}" for k in ("stage", "strength") if s.get(k))
+                 + (f"({w.school(s['school'])})" if s["school"] else "")
                  for s in line["states"]]
-        when = f"日{line['stage_day']} 月{line['stage_month']} {line['strength']}"
-        out.append(f"  {POSITION_NAMES[line['position']]} {line['stem']}{line['branch']}（{when}）"
-                   + (f": {'、'.join(terms)}" if terms else ""))
+        when = (f"{i18n.stage('day', w.t(line['stage_day']), w.lang)} "
+                f"{i18n.stage('month', w.t(line['stage_month']), w.lang)} {w.t(line['strength'])}")
+        out.append(f"  {i18n.POSITIONS[w.lang][line['position']]} {line['stem']}{line['branch']}（{when}）"
+                   + (f": {sep.join(terms)}" if terms else ""))
+    hexword = w.w("hexagram")
     for s in chart["states"]:
-        extra = "".join(f" {s[k]}" for k in ("kind", "relative") if s.get(k))
-        lines = f" 爻{','.join(map(str, s['lines']))}" if s["lines"] else ""
-        out.append(f"  卦: {s['term']}{extra}{lines}")
+        extra = "".join(f" {w.t(s[k])}" for k in ("kind", "relative") if s.get(k))
+        lines = f" {w.w('lines')}{','.join(map(str, s['lines']))}" if s["lines"] else ""
+        out.append(f"  {hexword}: {w.t(s['term'])}{extra}{lines}")
     if chart.get("judgments"):
         out.append("")
-        out.append("斷 judgments")
+        out.append(w.w("judgments"))
         for j in chart["judgments"]:
             src = j["source"]
-            lines = f" 爻{','.join(map(str, sorted(j['lines'])))}" if j["lines"] else ""
-            out.append(f"  [{j['polarity']}] {j['conclusion']['zh']}{lines} — {src['work']}·{src['chapter']}「{src['quote']}」")
+            lines = f" {w.w('lines')}{','.join(map(str, sorted(j['lines'])))}" if j["lines"] else ""
+            text = j["conclusion"].get(w.lang if w.lang != "zh" else "zh") or j["conclusion"]["zh"]
+            where = f"{src['work']}·{src['chapter']}「{src['quote']}」" if src.get("quote") else w.w("convention")
+            out.append(f"  [{i18n.polarity(j['polarity'], w.lang)}] {text}{lines} — {where}  ({short_id(j['rule'])})")
+    if chart.get("verdict") or chart.get("timing"):  # the reading (another module) adds these keys
+        out.append("")
+        for key in ("verdict", "timing"):
+            if chart.get(key):
+                v = chart[key]
+                out.append(f"  {key}: {v if isinstance(v, str) else v.get(w.lang) or v.get('zh') or v}")
     out.append("")
-    out.append("出處 sources: liuyao cast … --format json gives each state's rule and passage.")
+    out.append(w.w("sources"))
     return "\n".join(out) + "\n"
 
 
-def cast_rdf(kg, cast_iri: str, fmt: str) -> str:
-    """The cast's asserted and inferred graphs as Turtle (TriG) or JSON-LD."""
-    quads = kg.cast_graph(cast_iri, inferred=True)
-    if fmt == "turtle":
-        data = ox.serialize(quads, format=ox.RdfFormat.TRIG, prefixes=PREFIXES)
-        return data.decode("utf-8")
-    return _jsonld(quads)
+def cast_rdf(kg, cast_iri: str, fmt: str, layers: str = "all") -> str:
+    """The cast's graphs in an RDF format (see liuyao_kg.formats)."""
+    from liuyao_kg.formats import cast_rdf as _cast_rdf
 
-
-def _term_json(t):
-    if isinstance(t, ox.NamedNode):
-        return {"@id": t.value}
-    if isinstance(t, ox.BlankNode):
-        return {"@id": "_:" + t.value}
-    v = {"@value": t.value}
-    if t.language:
-        v["@language"] = t.language
-    elif t.datatype.value != "http://www.w3.org/2001/XMLSchema#string":
-        v["@type"] = t.datatype.value
-    return v
-
-
-def _jsonld(quads) -> str:
-    """Expanded JSON-LD, one named graph per cast layer (no context fetching, no extra dependency)."""
-    graphs: dict[str, dict[str, dict]] = {}
-    for q in quads:
-        g = graphs.setdefault(q.graph_name.value, {})
-        node = g.setdefault(q.subject.value, {"@id": q.subject.value})
-        if q.predicate.value == "http://www.w3.org/1999/02/22-rdf-syntax-ns#type":
-            node.setdefault("@type", []).append(q.object.value)
-        else:
-            node.setdefault(q.predicate.value, []).append(_term_json(q.object))
-    doc = [{"@id": gid, "@graph": list(nodes.values())} for gid, nodes in graphs.items()]
-    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+    return _cast_rdf(kg, cast_iri, fmt, layers)
 
 
 def table(rows: list[dict]) -> str:

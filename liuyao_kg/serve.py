@@ -47,6 +47,9 @@ _SHORT = {"json": "application/sparql-results+json", "xml": "application/sparql-
           "tsv": "text/tab-separated-values", "turtle": "text/turtle", "ttl": "text/turtle",
           "nt": "application/n-triples", "ntriples": "application/n-triples", "rdfxml": "application/rdf+xml",
           "jsonld": "application/ld+json", "json-ld": "application/ld+json"}
+# a short name said of a graph result (CONSTRUCT / DESCRIBE): SPARQLWrapper sends format=xml and format=json
+# for every query form, meaning RDF/XML and JSON-LD there
+_SHORT_GRAPH = {"xml": "application/rdf+xml", "rdf": "application/rdf+xml", "json": "application/ld+json"}
 
 
 class NotAcceptable(Exception):
@@ -201,11 +204,14 @@ class _Handler(BaseHTTPRequestHandler):
         return kwargs
 
     def _query(self, text: str, params: dict) -> None:
-        accept = params["format"][0] if params.get("format") else self.headers.get("Accept")
-        accept = _SHORT.get(accept, accept) if accept else accept
+        short = params["format"][0] if params.get("format") else None
+        accept = short or self.headers.get("Accept")
         try:
             result = self.store.query(text, **self._dataset(params, "default-graph-uri", "named-graph-uri"))
-            if isinstance(result, ox.QueryTriples):
+            graph = isinstance(result, ox.QueryTriples)
+            if short:
+                accept = (_SHORT_GRAPH.get(short) if graph else None) or _SHORT.get(short, short)
+            if graph:
                 media, fmt = negotiate(accept, _GRAPHS, "text/turtle")
             else:
                 media, fmt = negotiate(accept, _RESULTS, "application/sparql-results+json")

@@ -36,7 +36,7 @@ def test_cast_json_has_the_stable_shape(capsys):
     assert {"月破", "化絕"} <= {s["term"] for s in line5["states"]}
 
 
-@pytest.mark.parametrize("fmt, marker", [("turtle", "@prefix lyo:"), ("json-ld", '"@graph"')])
+@pytest.mark.parametrize("fmt, marker", [("trig", "@prefix lyo:"), ("nquads", "> <"), ("json-ld", '"@graph"')])
 def test_cast_rdf_formats_include_the_inferred_graph(capsys, fmt, marker):
     code, out, _ = run(capsys, "cast", "否之臨", "--month", "寅", "--day", "己亥", "--format", fmt)
     assert code == 0 and marker in out
@@ -134,3 +134,94 @@ def test_an_unreachable_endpoint_exits_1_without_showing_the_credentials(capsys,
                          "--endpoint", "http://alice:hunter2-url@127.0.0.1:9/sparql")
     assert code == 1 and out == "" and "liuyao: error: SPARQL query on http://127.0.0.1:9/sparql failed" in err
     assert "hunter2" not in err and "alice" not in err
+
+
+def test_turtle_is_one_graph_without_graph_names(capsys):
+    code, out, _ = run(capsys, "cast", "否之臨", "--month", "寅", "--day", "己亥", "--format", "turtle")
+    assert code == 0 and "@prefix lyo:" in out and "MonthBroken" in out
+    assert "/inferred" not in out and "{" not in out
+
+
+def test_version_names_the_package(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("liuyao-kg 0.")
+
+
+def test_judgments_on_the_chart_end_with_the_rule_id_that_why_accepts(capsys):
+    argv = ["節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財"]
+    _, out, _ = run(capsys, "cast", *argv)
+    row = next(r for r in out.splitlines() if "理不應得" in r)
+    rule_id = row.rsplit("(", 1)[1].rstrip(")")
+    assert rule_id == "case-wealth-severed-sibling-moves"
+    code, by_id, _ = run(capsys, "why", *argv, "--rule", rule_id)
+    code2, by_text, _ = run(capsys, "why", *argv, "--rule", "理不應得")
+    assert code == code2 == 0 and by_id == by_text and "did not fire" not in by_id
+    assert "巳財絕於亥日，兄動奪之，理不應得" in by_id
+
+
+def test_why_json_traces_the_judgment_to_its_lines_and_passage(capsys):
+    code, out, _ = run(capsys, "why", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財",
+                       "--rule", "理不應得", "--format", "json")
+    data = json.loads(out)
+    (j,) = data["judgments"]
+    assert code == 0 and j["id"] == "case-wealth-severed-sibling-moves" and j["polarity"] == "凶"
+    assert j["source"]["quote"] == "巳財絕於亥日，兄動奪之，理不應得" and j["source"]["korean"]
+    assert [ln["facts"]["position"] for ln in j["lines"]] == [1, 6]
+
+
+def test_why_of_a_rule_that_did_not_fire_says_so(capsys):
+    code, out, _ = run(capsys, "why", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財",
+                       "--rule", "no-such-rule", "--lang", "en")
+    assert code == 0 and "rule no-such-rule did not fire on this cast" in out
+
+
+@pytest.mark.parametrize("lang, heading, polarity, term", [
+    ("en", "Judgments", "[inauspicious]", "month-broken"), ("ko", "판단", "[흉]", "월파"), ("zh", "斷", "[凶]", "月破")])
+def test_the_text_chart_speaks_the_chosen_language(capsys, lang, heading, polarity, term):
+    code, out, _ = run(capsys, "cast", "否之臨", "--month", "寅", "--day", "己亥", "--topic", "求財", "--lang", lang)
+    assert code == 0 and heading in out.splitlines() and polarity in out and term in out
+    if lang != "zh":
+        assert "neutral" not in out or lang == "en"
+
+
+def test_zh_chart_has_no_english_school_ids_or_polarity(capsys):
+    _, out, _ = run(capsys, "cast", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財")
+    assert "HuoZhuLinSeasons" not in out and "[neutral]" not in out and "火珠林四時旺衰" in out
+
+
+def test_chart_columns_align_by_east_asian_width(capsys):
+    from liuyao_kg.render import _width
+
+    _, out, _ = run(capsys, "cast", "節之中孚", "--month", "寅", "--day", "辛亥", "--lang", "en")
+    rows = out.splitlines()[3:9]
+    bars = {_width(r[:r.index("▅")]) for r in rows}
+    assert len(bars) == 1
+
+
+def test_coins_give_the_line_values_by_the_three_coin_convention(capsys):
+    # H = 字 (2), T = 背 (3): HHT 7, HTT 8, TTT 9, HHH 6
+    _, by_coins, _ = run(capsys, "cast", "--coins", "HHT,HTT,TTT,HHH,字字背,背背字", "--month", "寅", "--day", "辛亥",
+                         "--format", "json")
+    _, by_values, _ = run(capsys, "cast", "789678", "--month", "寅", "--day", "辛亥", "--format", "json")
+    assert json.loads(by_coins) == json.loads(by_values)
+
+
+def test_a_seeded_random_cast_is_the_same_cast_each_time(capsys):
+    argv = ["cast", "--random", "--seed", "7", "--month", "寅", "--day", "辛亥", "--format", "json"]
+    _, first, err = run(capsys, *argv)
+    _, second, _ = run(capsys, *argv)
+    assert json.loads(first)["cast"] == json.loads(second)["cast"] and "coins " in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["cast", "--coins", "HHT,HTT", "--month", "寅", "--day", "辛亥"], "six tosses"),
+    (["cast", "--coins", "HHX,HTT,TTT,HHH,HHT,HHT", "--month", "寅", "--day", "辛亥"], "at line 1"),
+    (["cast", "節", "--coins", "HHT,HTT,TTT,HHH,HHT,HHT", "--month", "寅", "--day", "辛亥"], "exactly one of"),
+    (["cast", "節", "--seed", "3", "--month", "寅", "--day", "辛亥"], "--seed goes with --random"),
+    (["serve", "--endpoint", "http://127.0.0.1:9/sparql"], "already a SPARQL endpoint"),
+    (["why", "節", "--month", "寅", "--day", "辛亥", "--line", "7"], "1 (bottom) … 6 (top)"),
+])
+def test_bad_people_input_exits_2_naming_the_problem(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and message in err

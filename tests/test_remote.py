@@ -325,7 +325,7 @@ def test_cli_cast_query_and_why_with_endpoint(capsys, endpoint_env):
                         "--line", "5", *endpoint_env)
     assert code == 0 and "月破 ← rule https://w3id.org/liuyao-kg/rule/MonthBroken" in out
     code, out, _ = _cli(capsys, "cast", "大畜之小畜", "--month", "午", "--day", "己巳", "--topic", "求財",
-                        "--format", "turtle", *endpoint_env)
+                        "--format", "trig", *endpoint_env)
     assert code == 0 and "@prefix lyo:" in out and "/inferred" in out and "MonthBroken" in out
 
 

@@ -235,3 +235,30 @@ def test_the_serve_command_answers_on_its_port():
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("form", ["CONSTRUCT { ?c a lyo:Cast } WHERE { ?c a lyo:Cast }",
+                                  "DESCRIBE ?c WHERE { ?c a lyo:Cast }"])
+def test_sparqlwrapper_defaults_get_rdf_xml_for_graph_queries(endpoint, form):
+    sw = SPARQLWrapper(endpoint)  # default settings: returnFormat XML, sent as format=xml
+    sw.setQuery(ns.sparql_prologue() + form)
+    g = sw.query().convert()  # SPARQLWrapper parses the RDF/XML into an rdflib Graph
+    assert len(g) >= 2
+
+
+@pytest.mark.parametrize("query, check", [
+    ("SELECT ?c WHERE { ?c a lyo:Cast }", lambda r: len(r.getElementsByTagName("result")) == 2),
+    ("ASK { ?c a lyo:Cast }", lambda r: r.getElementsByTagName("boolean")[0].firstChild.data == "true"),
+])
+def test_sparqlwrapper_defaults_get_results_xml_for_select_and_ask(endpoint, query, check):
+    sw = SPARQLWrapper(endpoint)
+    sw.setQuery(ns.sparql_prologue() + query)
+    assert check(sw.query().convert())
+
+
+def test_sparqlwrapper_json_for_a_construct_is_json_ld(endpoint):
+    sw = SPARQLWrapper(endpoint)
+    sw.setQuery(ns.sparql_prologue() + "CONSTRUCT { ?c a lyo:Cast } WHERE { ?c a lyo:Cast }")
+    sw.setReturnFormat(JSON)
+    doc = sw.query().convert()
+    assert any("https://w3id.org/liuyao-kg/ontology#Cast" in json.dumps(n) for n in doc)

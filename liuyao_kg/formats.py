@@ -1,0 +1,66 @@
+"""A cast's RDF in the formats other tools read: Turtle (one graph), TriG / N-Quads (named graphs), JSON-LD.
+
+Turtle has no named graphs, so `turtle` merges the chosen layers (asserted, inferred or both) into one
+graph — what `rapper -i turtle`, rdflib and Protégé open. `trig` and `nquads` keep the cast's two named
+graphs apart. JSON-LD is compacted with the project's published context (ontology/context.jsonld,
+also served at /api/context.jsonld); the context is embedded so no parser has to fetch it.
+"""
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+
+import pyoxigraph as ox
+
+from liuyao_kg.namespaces import PREFIXES
+from liuyao_kg.reasoner.engine import inferred_graph
+
+FORMATS = ("turtle", "trig", "nquads", "json-ld")
+LAYER_CHOICES = ("all", "asserted", "inferred")
+CONTEXT_URL = "https://w3id.org/liuyao-kg/context.jsonld"
+
+
+@cache
+def context() -> dict:
+    """The published JSON-LD context (prefixes of namespaces.PREFIXES and the cast vocabulary's terms)."""
+    return json.loads(resources.files("liuyao_kg.ontology").joinpath("context.jsonld").read_text("utf-8"))
+
+
+def cast_quads(kg, cast_iri: str, layers: str = "all") -> list[ox.Quad]:
+    if layers not in LAYER_CHOICES:
+        raise ValueError(f"layers {layers!r}: one of {', '.join(LAYER_CHOICES)}")
+    quads = kg.cast_graph(cast_iri, inferred=layers != "asserted")  # the embedded store or a remote endpoint
+    if layers == "inferred":
+        quads = [q for q in quads if q.graph_name.value == inferred_graph(cast_iri)]
+    return quads
+
+
+def serialize_quads(quads: list[ox.Quad], fmt: str) -> str:
+    """Quads in `fmt` (one of FORMATS); Turtle drops the graph names (a union of the graphs given)."""
+    if fmt == "turtle":
+        triples = {ox.Triple(q.subject, q.predicate, q.object) for q in quads}
+        return ox.serialize(sorted(triples, key=str), format=ox.RdfFormat.TURTLE, prefixes=PREFIXES).decode()
+    if fmt == "trig":
+        return ox.serialize(quads, format=ox.RdfFormat.TRIG, prefixes=PREFIXES).decode()
+    if fmt == "nquads":
+        return ox.serialize(quads, format=ox.RdfFormat.N_QUADS).decode()
+    if fmt == "json-ld":
+        return _jsonld(quads)
+    raise ValueError(f"unknown format {fmt!r}: one of {', '.join(FORMATS)}")
+
+
+def cast_rdf(kg, cast_iri: str, fmt: str, layers: str = "all") -> str:
+    return serialize_quads(cast_quads(kg, cast_iri, layers), fmt)
+
+
+def _jsonld(quads: list[ox.Quad]) -> str:
+    """Compacted JSON-LD, one named graph per cast layer, by rdflib's serializer, with the context embedded."""
+    import rdflib
+
+    ds = rdflib.Dataset()
+    ds.parse(data=ox.serialize(quads, format=ox.RdfFormat.N_QUADS).decode(), format="nquads")
+    ctx = context()["@context"]
+    doc = json.loads(ds.serialize(format="json-ld", context=ctx, auto_compact=True))
+    doc["@context"] = ctx
+    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"

@@ -1,0 +1,93 @@
+"""zh-Hant / en / ko words for what people read (text chart, `why`, web reader), from the graph's own labels.
+
+Terms (states, relatives, branches, schools …) are translated by their rdfs:label in the chosen language,
+read once per store by queries/labels.rq; only the few words of the layout itself (headings, polarity)
+are written here. A term with no label in a language keeps its zh-Hant form.
+"""
+from __future__ import annotations
+
+LANGS = ("zh", "en", "ko")
+
+#: the layout's own words
+WORDS = {
+    "states": {"zh": "狀態", "en": "States", "ko": "상태"},
+    "judgments": {"zh": "斷", "en": "Judgments", "ko": "판단"},
+    "hexagram": {"zh": "卦", "en": "Hexagram", "ko": "괘"},
+    "line": {"zh": "爻", "en": "line", "ko": "효"},
+    "lines": {"zh": "爻", "en": "lines ", "ko": "효 "},
+    "void": {"zh": "旬空", "en": "void", "ko": "공망"},
+    "month": {"zh": "月", "en": " month", "ko": "월"},
+    "day": {"zh": "日", "en": " day", "ko": "일"},
+    "year": {"zh": "年", "en": " year", "ko": "년"},
+    "of": {"zh": " 之 ", "en": " → ", "ko": " 지 "},
+    "palace": {"zh": "宮", "en": " palace ", "ko": "궁"},
+    "sources": {"zh": "出處：liuyao why … --rule ID 見規則與原文",
+                "en": "Sources: liuyao why … --rule ID shows a judgment's rule and passage",
+                "ko": "출처: liuyao why … --rule ID 로 규칙과 원문을 봅니다"},
+    "did_not_fire": {"zh": "規則 {rule} 於此卦未發", "en": "rule {rule} did not fire on this cast",
+                     "ko": "규칙 {rule} 은(는) 이 괘에서 발동하지 않았습니다"},
+    "source": {"zh": "出處", "en": "source", "ko": "출처"},
+    "condition": {"zh": "條件", "en": "condition", "ko": "조건"},
+    "rule": {"zh": "規則", "en": "rule", "ko": "규칙"},
+    "convention": {"zh": "通行之法，非出種子典籍", "en": "standard convention, not in the seeds",
+                   "ko": "통행 관례, 시드 문헌에 없음"},
+}
+POLARITY = {"吉": {"zh": "吉", "en": "auspicious", "ko": "길"},
+            "凶": {"zh": "凶", "en": "inauspicious", "ko": "흉"},
+            "neutral": {"zh": "平", "en": "neutral", "ko": "중립"}}
+POSITIONS = {"zh": {1: "初爻", 2: "二爻", 3: "三爻", 4: "四爻", 5: "五爻", 6: "上爻"},
+             "en": {i: f"line {i}" for i in range(1, 7)},
+             "ko": {1: "초효", 2: "이효", 3: "삼효", 4: "사효", 5: "오효", 6: "상효"}}
+
+
+def check_lang(lang: str) -> str:
+    if lang not in LANGS:
+        raise ValueError(f"language {lang!r}: one of {', '.join(LANGS)}")
+    return lang
+
+
+def word(key: str, lang: str) -> str:
+    return WORDS[key][lang]
+
+
+def stage(pillar: str, value: str, lang: str) -> str:
+    """A life stage at the day or month: 日臨官 / day: coming to office / 일임관."""
+    return f"{pillar} {value}" if lang == "en" else word(pillar, lang).strip() + value
+
+
+def polarity(value: str, lang: str) -> str:
+    return POLARITY.get(value, {}).get(lang, value)
+
+
+class Labels:
+    """zh-Hant label → label in a language, and school id → label, read from one store."""
+
+    def __init__(self, kg):
+        from liuyao_kg import queries
+
+        self._by_zh: dict[str, dict[str, str]] = {}
+        self._schools: dict[str, dict[str, str]] = {}
+        for r in queries.run(kg, "labels"):
+            entry = {"zh": r["zh"], "en": r["en"] or r["zh"], "ko": r["ko"] or r["zh"]}
+            self._by_zh.setdefault(r["zh"], entry)
+            if "/ref/School" in r["term"]:
+                self._schools[r["term"].rsplit("/ref/School", 1)[1]] = entry
+
+    def term(self, zh: str | None, lang: str) -> str:
+        if not zh:
+            return zh or ""
+        return self._by_zh.get(zh, {}).get(lang, zh)
+
+    def school(self, school_id: str | None, lang: str) -> str:
+        if not school_id:
+            return ""
+        return self._schools.get(school_id, {}).get(lang, school_id)
+
+
+def labels(kg) -> Labels:
+    """The labels of kg's store (read once per knowledge-graph object, kept on it)."""
+    found = getattr(kg, "_i18n_labels", None)
+    if found is None:
+        found = Labels(kg)
+        kg._i18n_labels = found
+    return found
