@@ -279,7 +279,8 @@ def _cmd_serve(args) -> int:
         print(f"liuyao: error: serve works on the embedded store (--store DIR or in memory); {args.endpoint} is "
               f"already a SPARQL endpoint: query it directly", file=sys.stderr)
         return 2
-    serve(_graph(args).store, args.host, args.port, allow_update=args.allow_update)
+    kg = _graph(args)
+    serve(kg.store, args.host, args.port, allow_update=args.allow_update, kg=kg)
     return 0
 
 

@@ -73,6 +73,10 @@ class Labels:
             if "/ref/School" in r["term"]:
                 self._schools[r["term"].rsplit("/ref/School", 1)[1]] = entry
 
+    def as_dict(self) -> dict:
+        return {"terms": {zh: {"en": e["en"], "ko": e["ko"]} for zh, e in self._by_zh.items()},
+                "schools": dict(self._schools)}
+
     def term(self, zh: str | None, lang: str) -> str:
         if not zh:
             return zh or ""

@@ -114,6 +114,7 @@ class _Handler(BaseHTTPRequestHandler):
     store: ox.Store  # set on the subclass made by make_server
     allow_update: bool = False
     log = None
+    api = None  # liuyao_kg.api.Api over the served knowledge graph (make_server's kg=), for /api/… and the reader
 
     # -- plumbing -------------------------------------------------------------------------------
     def log_message(self, fmt, *args):  # quiet unless asked
@@ -148,10 +149,30 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
+    def _app(self, url, body: bytes = b"") -> bool:
+        """Answer /api/… (liuyao_kg.api) and the web reader's pages (liuyao_kg.web); False if neither's."""
+        if self.api is None:
+            return False
+        from liuyao_kg import web
+
+        wants_page = url.path == "/" and not url.query and "text/html" in (self.headers.get("Accept") or "")
+        if url.path.startswith("/api/"):
+            r = self.api.handle(self.command if self.command != "HEAD" else "GET", url.path, url.query, body,
+                                self.headers.get("Content-Type") or "")
+        elif (url.path != "/" or wants_page) and self.command in ("GET", "HEAD"):
+            r = web.answer(url.path)
+        else:
+            r = None
+        if r is not None:
+            self._send(r.status, r.body, r.media)
+        return r is not None
+
     # -- routes ---------------------------------------------------------------------------------
     def do_GET(self):
         url = urlsplit(self.path)
         params = parse_qs(url.query, keep_blank_values=True)
+        if self._app(url):
+            return
         if url.path == "/health":
             return self._send(200, json.dumps({"status": "ok", "quads": len(self.store),
                                                "update": self.allow_update}), "application/json")
@@ -169,6 +190,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         url = urlsplit(self.path)
+        if url.path.startswith("/api/"):
+            length = int(self.headers.get("Content-Length") or 0)
+            return self._app(url, self.rfile.read(length) if length else b"")
         if url.path not in (ENDPOINT, "/", ENDPOINT + "/"):
             return self._error(404, f"no such resource {url.path}; the endpoint is {ENDPOINT}")
         params = parse_qs(url.query, keep_blank_values=True)
@@ -244,20 +268,26 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def make_server(store: ox.Store, host: str = "127.0.0.1", port: int = 7878, *, allow_update: bool = False,
-                log=None) -> ThreadingHTTPServer:
-    """A ready (not yet serving) threaded HTTP server; port 0 picks a free port (see server_address)."""
-    handler = type("Handler", (_Handler,), {"store": store, "allow_update": allow_update, "log": log})
+                log=None, kg=None) -> ThreadingHTTPServer:
+    """A ready (not yet serving) threaded HTTP server; port 0 picks a free port (see server_address).
+    With `kg` (the KnowledgeGraph over `store`) it also serves the JSON API and the web reader."""
+    from liuyao_kg.api import Api
+
+    handler = type("Handler", (_Handler,), {"store": store, "allow_update": allow_update, "log": log,
+                                            "api": Api(kg) if kg is not None else None})
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     return server
 
 
-def serve(store: ox.Store, host: str = "127.0.0.1", port: int = 7878, *, allow_update: bool = False) -> None:
+def serve(store: ox.Store, host: str = "127.0.0.1", port: int = 7878, *, allow_update: bool = False,
+          kg=None) -> None:
     """Serve until interrupted (Ctrl-C)."""
-    server = make_server(store, host, port, allow_update=allow_update, log=sys.stderr)
+    server = make_server(store, host, port, allow_update=allow_update, log=sys.stderr, kg=kg)
     h, p = server.server_address[:2]
     print(f"liuyao-kg SPARQL endpoint at http://{h}:{p}{ENDPOINT} ({'read-write' if allow_update else 'read-only'});"
-          " Ctrl-C to stop", file=sys.stderr, flush=True)
+          + (f" web reader at http://{h}:{p}/ , JSON API at http://{h}:{p}/api/openapi.json;" if kg is not None else "")
+          + " Ctrl-C to stop", file=sys.stderr, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -1,0 +1,312 @@
+"""The JSON API of `liuyao serve` (/api/…): casts, rules, passages and `why` for apps and the web reader.
+
+Every answer is JSON; every error is ``{"error": message, "field": …}`` with the message the CLI prints for
+the same input (a cast's CastInputError, a query's parameter error), and a 4xx status. The routes and their
+parameters are described by the OpenAPI document at /api/openapi.json (`openapi()`), which a test checks
+against the routes themselves. The API reads and casts through one KnowledgeGraph; nothing here parses RDF.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from functools import cached_property
+from urllib.parse import parse_qs, unquote
+
+from liuyao_kg.namespaces import LYP, LYRULE
+
+#: the cast fields /api/cast takes: the CLI's cast options, by the same names (`--day-boundary` → day_boundary)
+CAST_FIELDS = ("spec", "lines", "coins", "month", "day", "year", "birth", "sex", "date", "day_boundary", "topic",
+               "about")
+RULE_FILTERS = ("topic", "work", "chapter", "term", "school", "polarity", "executable")
+
+
+@dataclass
+class Response:
+    status: int
+    body: bytes
+    media: str = "application/json"
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, field: str | None = None):
+        super().__init__(message)
+        self.status, self.message, self.field = status, message, field
+
+
+def _json(data, status: int = 200) -> Response:
+    return Response(status, (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
+
+
+def _one(params: dict, key: str) -> str | None:
+    v = params.get(key)
+    return v[-1] if isinstance(v, list) else v
+
+
+class Api:
+    """Routes /api/… over one knowledge graph (the store `liuyao serve` serves)."""
+
+    def __init__(self, kg):
+        self.kg = kg
+        self._lock = threading.Lock()  # deriving a cast writes the store and fills the engine's caches
+
+    # -- catalogues, read once ------------------------------------------------------------------
+    @cached_property
+    def rules(self) -> list[dict]:
+        from liuyao_kg import queries
+        from liuyao_kg.render import short_id
+
+        out: dict[str, dict] = {}
+        for r in queries.run(self.kg, "rules-catalogue"):
+            entry = out.setdefault(r["rule"], {
+                "id": short_id(r["rule"]), "rule": r["rule"], "path": r["rule"][len(LYRULE):],
+                "conclusion": {"zh": r["zh"], "en": r["en"], "ko": r["ko"]}, "polarity": r["polarity"],
+                "topics": [t for t in (r["topics"] or "").split("|") if t],
+                "work": {"zh": r["work"], "en": r["workEn"], "ko": r["workKo"]}, "chapter": r["chapter"],
+                "school": r["school"], "executable": r["executable"], "condition": r["condition"], "passages": []})
+            if r["passage"] and all(p["id"] != r["passage"][len(LYP):] for p in entry["passages"]):
+                entry["passages"].append({"id": r["passage"][len(LYP):], "iri": r["passage"], "quote": r["quote"],
+                                          "korean": r["korean"]})
+        return list(out.values())
+
+    @cached_property
+    def labels(self) -> dict:
+        """{zh-Hant term: {en, ko}} and {school id: {zh, en, ko}}: the reader translates chart terms with them."""
+        from liuyao_kg.i18n import labels
+
+        return labels(self.kg).as_dict()
+
+    @cached_property
+    def conflicts(self) -> list[dict]:
+        from liuyao_kg import queries
+        from liuyao_kg.render import short_id
+
+        return [{"condition": r["condition"],
+                 "a": {"id": short_id(r["ruleA"]), "rule": r["ruleA"], "polarity": r["polarityA"],
+                       "quote": r["quoteA"], "school": r["schoolA"]},
+                 "b": {"id": short_id(r["ruleB"]), "rule": r["ruleB"], "polarity": r["polarityB"],
+                       "quote": r["quoteB"], "school": r["schoolB"]}}
+                for r in queries.run(self.kg, "rules-conflicting")]
+
+    # -- dispatch --------------------------------------------------------------------------------
+    def handle(self, method: str, path: str, query: str, body: bytes, content_type: str = "") -> Response:
+        from liuyao_kg.loaders.errors import CastInputError
+        from liuyao_kg.queries import QueryParameterError
+
+        try:
+            params = parse_qs(query, keep_blank_values=True)
+            route = path[len("/api"):].rstrip("/") or "/"
+            if route == "/openapi.json" and method == "GET":
+                return _json(openapi())
+            if route == "/context.jsonld" and method == "GET":
+                from liuyao_kg.formats import context
+
+                return Response(200, json.dumps(context(), ensure_ascii=False, indent=1).encode(), "application/ld+json")
+            if route == "/cast":
+                if method == "POST":
+                    return _json(self.cast(self._body(body, content_type)))
+                if method == "GET":
+                    return _json(self.cast({k: _one(params, k) for k in params}))
+                raise ApiError(405, "use POST /api/cast with a JSON body (or GET with the same fields as parameters)")
+            if method != "GET":
+                raise ApiError(405, f"{method} {path}: only GET (POST for /api/cast)")
+            if route == "/rules":
+                return _json(self.find_rules({k: _one(params, k) for k in params}))
+            if route == "/labels":
+                return _json(self.labels)
+            if route == "/conflicts":
+                return _json(self.conflicts)
+            if route.startswith("/rules/"):
+                return _json(self.rule(unquote(route[len("/rules/"):])))
+            if route.startswith("/passages/"):
+                return _json(self.passage(unquote(route[len("/passages/"):])))
+            if route == "/why":
+                return _json(self.why({k: _one(params, k) for k in params}))
+            raise ApiError(404, f"no such API resource {path}; see /api/openapi.json")
+        except ApiError as e:
+            return _json({"error": e.message, "field": e.field}, e.status)
+        except CastInputError as e:
+            return _json({"error": str(e), "field": e.field}, 400)
+        except QueryParameterError as e:
+            return _json({"error": str(e), "field": None}, 400)
+
+    @staticmethod
+    def _body(body: bytes, content_type: str) -> dict:
+        if content_type.split(";")[0].strip().lower() not in ("application/json", ""):
+            raise ApiError(415, f"unsupported Content-Type {content_type!r}: send application/json")
+        try:
+            data = json.loads(body.decode("utf-8") or "{}")
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ApiError(400, f"the body is not JSON: {e}") from None
+        if not isinstance(data, dict):
+            raise ApiError(400, "the body must be a JSON object of cast fields: " + ", ".join(CAST_FIELDS))
+        return data
+
+    # -- resources -------------------------------------------------------------------------------
+    def _chart(self, fields: dict) -> dict:
+        import liuyao_kg
+        from liuyao_kg.loaders.coins import values_from_coins
+
+        fields = {k: v for k, v in fields.items() if k not in ("lang", "rule", "line")}
+        unknown = sorted(set(fields) - set(CAST_FIELDS))
+        if unknown:
+            raise ApiError(400, f"unknown field(s) {', '.join(unknown)}; a cast takes {', '.join(CAST_FIELDS)}",
+                           unknown[0])
+        for k, v in fields.items():
+            if v is not None and not isinstance(v, str):
+                raise ApiError(400, f"field {k} must be a string, got {json.dumps(v, ensure_ascii=False)}", k)
+        fields = {k: v for k, v in fields.items() if v not in (None, "")}
+        coins = fields.pop("coins", None)
+        if coins and fields.get("spec"):
+            raise ApiError(400, "give spec or coins, not both", "coins")
+        spec = values_from_coins(coins) if coins else fields.pop("spec", None)
+        fields.pop("spec", None)
+        with self._lock:
+            return liuyao_kg.cast(spec, kg=self.kg, **fields)
+
+    def cast(self, fields: dict) -> dict:
+        from liuyao_kg.render import short_id
+
+        chart = self._chart(fields)
+        for j in chart["judgments"]:
+            j["id"] = short_id(j["rule"])
+        return chart
+
+    def why(self, fields: dict) -> dict:
+        from liuyao_kg.explain import why_data
+
+        line = fields.get("line")
+        if line not in (None, ""):
+            try:
+                line = int(line)
+            except ValueError:
+                raise ApiError(400, f"line {line!r}: a line position is 1 (bottom) … 6 (top)", "line") from None
+            if not 1 <= line <= 6:
+                raise ApiError(400, f"line {line}: a line position is 1 (bottom) … 6 (top)", "line")
+        else:
+            line = None
+        chart = self._chart(fields)
+        return why_data(self.kg, chart, line=line, rule=fields.get("rule") or None)
+
+    def find_rules(self, filters: dict) -> dict:
+        unknown = sorted(set(filters) - set(RULE_FILTERS))
+        if unknown:
+            raise ApiError(400, f"unknown filter(s) {', '.join(unknown)}; filters: {', '.join(RULE_FILTERS)}", unknown[0])
+        f = {k: v for k, v in filters.items() if v not in (None, "")}
+        out = []
+        for r in self.rules:
+            if "topic" in f and f["topic"] not in r["topics"]:
+                continue
+            if "work" in f and f["work"] not in r["work"].values():
+                continue
+            if "chapter" in f and f["chapter"] != r["chapter"]:
+                continue
+            if "school" in f and f["school"] != r["school"]:
+                continue
+            if "polarity" in f and f["polarity"] != r["polarity"]:
+                continue
+            if "executable" in f and str(r["executable"]).lower() != f["executable"].lower():
+                continue
+            if "term" in f:
+                text = " ".join([r["condition"] or "", *[v or "" for v in r["conclusion"].values()],
+                                 *[p["quote"] or "" for p in r["passages"]]])
+                if f["term"] not in text:
+                    continue
+            out.append(r)
+        facets = {"works": sorted({r["work"]["zh"] for r in self.rules if r["work"]["zh"]}),
+                  "chapters": sorted({(r["work"]["zh"], r["chapter"]) for r in self.rules if r["chapter"]}),
+                  "topics": sorted({t for r in self.rules for t in r["topics"]}),
+                  "schools": sorted({r["school"] for r in self.rules if r["school"]})}
+        return {"count": len(out), "rules": out, "facets": facets}
+
+    def rule(self, key: str) -> dict:
+        from liuyao_kg import queries
+
+        found = [r for r in self.rules if key in (r["id"], r["path"], r["rule"])]
+        if not found:
+            raise ApiError(404, f"no chapter rule {key!r} (give its short id, its path under rule/, or its IRI)", "id")
+        if len(found) > 1:
+            raise ApiError(409, f"rule id {key!r} names {len(found)} rules: use the path, one of "
+                                f"{', '.join(r['path'] for r in found)}", "id")
+        rule = dict(found[0])
+        cond = queries.run(self.kg, "rule-condition", rule=rule["rule"])
+        rule["sparql"] = cond[0]["sparql"] if cond else None
+        rule["non_executable_reason"] = cond[0]["reason"] if cond else None
+        rule["conflicts"] = [c for c in self.conflicts if rule["rule"] in (c["a"]["rule"], c["b"]["rule"])]
+        return rule
+
+    def passage(self, key: str) -> dict:
+        from liuyao_kg import queries
+
+        iri = key if key.startswith(LYP) else LYP + key
+        rows = queries.run(self.kg, "passage-in-chapter", passage=iri)
+        if not rows:
+            raise ApiError(404, f"no passage {key!r} with a work and chapter (give its id after passage/)", "id")
+        seen: dict[str, dict] = {}
+        for r in rows:
+            seen.setdefault(r["other"], {
+                "id": r["other"][len(LYP):], "iri": r["other"], "this": r["this"], "quote": r["quote"],
+                "korean": r["korean"], "seed": r["seed"], "start": r["start"], "end": r["end"],
+                "prefix": r["prefix"], "suffix": r["suffix"], "ko_prefix": r["koPrefix"], "ko_suffix": r["koSuffix"],
+                "definition": r["definition"]})
+        sentences = list(seen.values())
+        this = next(s for s in sentences if s["this"])
+        citing = [{"id": r["id"], "rule": r["rule"], "conclusion": r["conclusion"], "polarity": r["polarity"]}
+                  for r in self.rules if any(p["iri"] == iri for p in r["passages"])]
+        return {"passage": this, "work": rows[0]["work"], "chapter": rows[0]["chapter"],
+                "chapter_passages": sentences, "rules": citing}
+
+
+def openapi() -> dict:
+    """The OpenAPI 3.1 description of the routes above."""
+    s = {"type": "string"}
+    cast_props = {k: s for k in CAST_FIELDS}
+    q = lambda name, desc, required=False: {"name": name, "in": "query", "required": required, "schema": s,  # noqa: E731
+                                            "description": desc}
+    p = lambda name, desc: {"name": name, "in": "path", "required": True, "schema": s, "description": desc}  # noqa: E731
+    err = {"description": "bad input: {error, field}, the CLI's message",
+           "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    ok = lambda desc: {"description": desc, "content": {"application/json": {"schema": {"type": "object"}}}}  # noqa: E731
+    cast_params = [q(k, f"as the CLI's --{k.replace('_', '-')}" if k != "spec" else "the cast (節之中孚, 787986, …)")
+                   for k in CAST_FIELDS]
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "liuyao-kg JSON API", "version": __import__("liuyao_kg").__version__,
+                 "description": "Casts, chapter rules, passages and their provenance (docs/api.md)."},
+        "paths": {
+            "/api/cast": {
+                "post": {"summary": "Load a cast, derive it, return its chart (docs/json-output.md)",
+                         "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                             "type": "object", "properties": cast_props, "additionalProperties": False}}}},
+                         "responses": {"200": ok("the chart; each judgment with its short rule id"), "400": err}},
+                "get": {"summary": "The same as POST, fields as query parameters (shareable addresses)",
+                        "parameters": cast_params, "responses": {"200": ok("the chart"), "400": err}}},
+            "/api/rules": {"get": {"summary": "Chapter rules, filtered",
+                                   "parameters": [q("topic", "a topic, e.g. 求財"), q("work", "a work (易冒, Yi Mao)"),
+                                                  q("chapter", "a chapter, e.g. 遇時章"),
+                                                  q("term", "text in the condition, conclusion or quote"),
+                                                  q("school", "a school id, e.g. YiMao"), q("polarity", "吉, 凶 or neutral"),
+                                                  q("executable", "true or false")],
+                                   "responses": {"200": ok("{count, rules, facets}"), "400": err}}},
+            "/api/rules/{id}": {"get": {"summary": "One chapter rule with condition, SPARQL, passages and conflicts",
+                                        "parameters": [p("id", "short id, path under rule/, or IRI")],
+                                        "responses": {"200": ok("the rule"), "404": err, "409": err}}},
+            "/api/conflicts": {"get": {"summary": "Rules with the same condition and opposite polarity or school",
+                                       "responses": {"200": ok("pairs side by side")}}},
+            "/api/passages/{id}": {"get": {"summary": "A passage in its chapter: every passage of the chapter in text "
+                                                      "order, with Korean and surrounding text, and the rules citing it",
+                                           "parameters": [p("id", "the passage id after passage/")],
+                                           "responses": {"200": ok("the passage in context"), "404": err}}},
+            "/api/why": {"get": {"summary": "Trace judgments or a line's states to rules, facts and passages",
+                                 "parameters": [*cast_params, q("rule", "short id, IRI or conclusion text"),
+                                                q("line", "a line position 1–6")],
+                                 "responses": {"200": ok("as `liuyao why --format json`"), "400": err}}},
+            "/api/labels": {"get": {"summary": "Translations of chart terms (zh-Hant → en, ko) and school names",
+                                    "responses": {"200": ok("{terms, schools}")}}},
+            "/api/context.jsonld": {"get": {"summary": "The JSON-LD context of --format json-ld",
+                                            "responses": {"200": {"description": "the context"}}}},
+            "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": ok("OpenAPI 3.1")}}},
+        },
+        "components": {"schemas": {"Error": {"type": "object", "required": ["error"],
+                                             "properties": {"error": s, "field": {"type": ["string", "null"]}}}}},
+    }
