@@ -55,7 +55,8 @@ ANNOTATION_PROPERTIES = ["derives", "definesTerm"]
 
 @pytest.fixture(scope="module")
 def tbox() -> rdflib.Graph:
-    return rdflib.Graph().parse(TBOX)
+    """lyo.ttl with the module of reused terms it imports (external.ttl)."""
+    return rdflib.Graph().parse(TBOX).parse(TBOX.with_name("external.ttl"))
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,8 @@ pytestmark = [
 
 ROOT = Path(__file__).resolve().parents[1]
 TBOX = ROOT / "ontology" / "lyo.ttl"
+# lyo.ttl imports the module of reused terms; owlready2 resolves it from the local RDF/XML (external.owl)
+owlready2.onto_path.append(str(ROOT / "ontology"))
 REFERENCE = ROOT / "ontology" / "reference.ttl"
 CAST = ROOT / "tests" / "data" / "cast_sample.ttl"
 CAST_IRI = "https://w3id.org/liuyao-kg/cast/sample-jie-zhongfu"
