@@ -31,6 +31,9 @@ def cast(spec: str, *, lines=None, month=None, day=None, year=None, birth=None, 
     ci = make_cast_input(spec, lines=lines, month=month, day=day, year=year, birth=birth, date=date,
                          topic=topic, about=about, sex=sex, day_boundary=day_boundary)
     quads = cast_quads(ci)
+    from liuyao_kg.shapes import check_cast
+
+    check_cast(quads)  # SHACL (ontology/shapes/cast.ttl) before anything is stored
     (iri,) = kg.add_quads(quads)
     return chart(kg, iri)
 
