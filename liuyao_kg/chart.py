@@ -118,6 +118,7 @@ def chart(kg, cast_iri: str) -> dict:
         "month": month,
         "day": pillars.get("day"),
         "year": pillars.get("year"),
+        "hour": pillars.get("hour"),
         "sex": sex,
         "birth": birth,
         "void": void,

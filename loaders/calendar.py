@@ -36,6 +36,8 @@ class CalendarPillars:
     year_gz: str
     cast_at: str
     local: _dt.datetime  # the instant in UTC+8
+    #: 時辰: branch by the UTC+8 hour (子 from 23:00), stem by 五鼠遁 from the day that 子 hour begins (lunar-python)
+    hour_gz: str = ""
 
 
 def parse_datetime(value) -> _dt.datetime:
@@ -84,7 +86,8 @@ def pillars_for(value, *, day_boundary: str = "00:00") -> CalendarPillars:
         month_gz = lunar.getMonthInGanZhiExact()
         day_gz = lunar.getDayInGanZhiExact2() if day_boundary == "00:00" else lunar.getDayInGanZhiExact()
         year_gz = lunar.getYearInGanZhiExact()
+        hour_gz = lunar.getTimeInGanZhi()
     except Exception as exc:  # out of the datetime or the library's table range
         raise BadDate(f"date {value!r} is outside the calendar tables: {exc}", field="date", value=value) from None
     return CalendarPillars(month_branch=month_gz[1], month_gz=month_gz, day_gz=day_gz, year_gz=year_gz,
-                           cast_at=dt.isoformat(), local=local)
+                           cast_at=dt.isoformat(), local=local, hour_gz=hour_gz)

@@ -65,6 +65,8 @@ class CastInput:
     #: whom the question concerns (來者何人), as a tables.SUBJECTS name
     about: str | None = None
     cast_at: str | None = None
+    #: the hour pillar (時辰), known only from a date; derived from the instant, so not part of the content id
+    hour_gz: str | None = None
     day_boundary: str = "00:00"
     label: str | None = None
 
@@ -188,10 +190,10 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
     about_zh = None if _blank(about) else normalise_about(about, topic_zh)
     sex_zh = None if _blank(sex) else normalise_sex(sex)
 
-    cast_at = None
+    cast_at = hour_gz = None
     if not _blank(date):
         cal = pillars_for(date, day_boundary=day_boundary)
-        cast_at = cal.cast_at
+        cast_at, hour_gz = cal.cast_at, cal.hour_gz or None
         if month_branch is not None:
             if month_branch != cal.month_branch or (month_gz is not None and month_gz != cal.month_gz):
                 raise InconsistentCast(
@@ -222,5 +224,6 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
     label = None if id is None else str(id).strip() or None
     return CastInput(values=ls.values, primary=ls.primary, changed=ls.changed, month_branch=month_branch,
                      day_gz=day_gz, month_gz=month_gz, year_gz=year_gz, birth_branch=birth_branch,
-                     sex=sex_zh, topic=topic_zh, about=about_zh, cast_at=cast_at, day_boundary=day_boundary,
+                     sex=sex_zh, topic=topic_zh, about=about_zh, cast_at=cast_at, hour_gz=hour_gz,
+                     day_boundary=day_boundary,
                      label=label)

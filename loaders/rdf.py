@@ -82,6 +82,8 @@ def cast_quads(ci: CastInput) -> list[Quad]:
     pillar("Day", ci.day_gz)
     if ci.year_gz is not None:
         pillar("Year", ci.year_gz)
+    if ci.hour_gz is not None:
+        pillar("Hour", ci.hour_gz)
 
     if ci.birth_branch is not None:
         add(cast, _lyo("birthBranch"), branch_iri(ci.birth_branch))

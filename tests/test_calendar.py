@@ -114,3 +114,15 @@ def test_cast_from_dates_in_two_zones_has_the_same_iri():
     a = make_cast_input("節", date="2024-02-04T16:28:00+08:00")
     b = make_cast_input("節", date="2024-02-04T08:28:00Z")
     assert a.iri == b.iri and a.cast_at != b.cast_at
+
+
+@pytest.mark.parametrize("when, day_boundary, day, hour", [
+    ("2024-02-04T16:28:00+08:00", "00:00", "戊戌", "庚申"),   # 戊 day: hours from 壬子 (五鼠遁)
+    ("2024-02-04T00:30:00+08:00", "00:00", "戊戌", "壬子"),   # the early 子 hour of the 戊 day
+    ("2024-02-04T23:30:00+08:00", "00:00", "戊戌", "甲子"),   # the 子 hour that begins the 己 day: 甲己還加甲
+    ("2024-02-04T23:30:00+08:00", "23:00", "己亥", "甲子"),   # the same hour when the day turns at 23:00
+    ("2024-02-04T08:28:00Z", "00:00", "戊戌", "庚申"),        # the same instant as the first, in UTC
+])
+def test_the_hour_pillar_follows_the_hour_and_the_day_stem(when, day_boundary, day, hour):
+    cal = pillars_for(when, day_boundary=day_boundary)
+    assert (cal.day_gz, cal.hour_gz) == (day, hour)

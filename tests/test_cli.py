@@ -225,3 +225,10 @@ def test_a_seeded_random_cast_is_the_same_cast_each_time(capsys):
 def test_bad_people_input_exits_2_naming_the_problem(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and message in err
+
+
+def test_a_dated_cast_shows_its_hour_pillar(capsys):
+    _, out, _ = run(capsys, "cast", "節之中孚", "--date", "2024-02-04T16:28:00+08:00")
+    assert out.splitlines()[1].startswith("甲辰年 丙寅月 戊戌日 庚申時")
+    _, out, _ = run(capsys, "cast", "節之中孚", "--date", "2024-02-04T16:28:00+08:00", "--format", "json")
+    assert json.loads(out)["hour"] == {"stem": "庚", "branch": "申", "element": "金", "relative": "父母"}

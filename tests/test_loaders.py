@@ -374,6 +374,9 @@ def test_quads_are_exactly_the_asserted_contract_for_a_full_cast():
         (_n(c + "/day"), lyo("stemBranch"), _n(LYR + "GZ_WuXu")),
         (_n(c + "/year"), a, lyo("YearPillar")), (_n(c + "/year"), lyo("inCast"), _n(c)),
         (_n(c + "/year"), lyo("stemBranch"), _n(LYR + "GZ_JiaChen")),
+        # 16:28 is the 申 hour; a 戊 day's hours start at 壬子 (五鼠遁: 戊癸何方發，壬子是真途), so 庚申
+        (_n(c), lyo("hasHour"), _n(c + "/hour")), (_n(c + "/hour"), a, lyo("HourPillar")),
+        (_n(c + "/hour"), lyo("inCast"), _n(c)), (_n(c + "/hour"), lyo("stemBranch"), _n(LYR + "GZ_GengShen")),
     }
     for pos, v in enumerate(JIE_ZHONGFU, 1):
         line = _n(f"{c}/line/{pos}")
@@ -404,11 +407,11 @@ def test_minimal_cast_omits_optional_triples():
 def test_no_derived_facts_are_asserted():
     ci = make_cast_input("節之中孚", date="2024-02-04T16:28:00+08:00", birth="午", topic="求財")
     allowed = {LYO + p for p in ("castId", "primaryHexagram", "changedHexagram", "topic", "hasLine", "hasMonth",
-                                 "hasDay", "hasYear", "birthBranch", "castAt", "inCast", "position",
+                                 "hasDay", "hasYear", "hasHour", "birthBranch", "castAt", "inCast", "position",
                                  "lineValue", "branch", "stemBranch")} | {RDF + "type"}
     assert {q.predicate.value for q in cast_quads(ci)} <= allowed
     classes = {q.object.value for q in cast_quads(ci) if q.predicate.value == RDF + "type"}
-    assert classes == {LYO + c for c in ("Cast", "Line", "MonthPillar", "DayPillar", "YearPillar")}
+    assert classes == {LYO + c for c in ("Cast", "Line", "MonthPillar", "DayPillar", "YearPillar", "HourPillar")}
 
 
 def test_hexagram_iris_are_zero_padded():

@@ -27,7 +27,7 @@ VERSION_IRI = URIRef("https://w3id.org/liuyao-kg/ontology/0.1.0")
 CLASSES = """Element Stem Branch StemBranch JinShenPillar TuiShenPillar Nayin Trigram Hexagram HexagramPosition
 Generation Relative Spirit LifeStage SeasonalStrength StageEntry StrengthEntry TripleCombineFrame Role Topic
 School Work Cast Endpoint Line MovingLine StaticLine ChangedLine HiddenLine Pillar MonthPillar DayPillar
-YearPillar SixClashHexagram SixCombineHexagram State LineState CastState Rule StateRule Source Passage
+YearPillar HourPillar SixClashHexagram SixCombineHexagram State LineState CastState Rule StateRule Source Passage
 StandardConvention StateVariant ChapterRule Judgment QuestionSubject ShenShaKind ShenShaEntry""".split()
 LINE_STATES = """MonthBroken Void DayClash DarkMovement ClashScattered MonthCombine DayCombine DayTomb MovingTomb
 ChangeToTomb ChangeToSeverance ChangeToVoid ChangeToBroken ChangeToClash ChangeToCombine ReturnGenerate
@@ -39,7 +39,7 @@ CAST_STATES = """SixClashPrimary SixCombinePrimary SixClashChanged SixCombineCha
 ClashAtCombine SingleMoving SingleStatic TwoPresent UseGodTwice UseGod RescueFromSeverance
 EnterTombWithGhost""".split()
 OBJECT_PROPERTIES = """stem branch element stemBranch nayin relative spirit hasRole stageDay stageMonth stage strength
-hasLine hasMonth hasDay hasYear birthBranch primaryHexagram changedHexagram hasChange changeOf hasHidden
+hasLine hasMonth hasDay hasYear hasHour birthBranch primaryHexagram changedHexagram hasChange changeOf hasHidden
 hasPalaceHidden inCast generates overcomes clashes combines punishes harms branchClashes branchCombines
 branchHarms branchPunishes elementGenerates elementOvercomes tombBranch tripleCombineFrame hasBranch
 forElement forStem atBranch monthBranch upperTrigram lowerTrigram palace generation hasPosition firstSpirit
