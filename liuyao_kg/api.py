@@ -61,9 +61,11 @@ class Api:
             entry = out.setdefault(r["rule"], {
                 "id": short_id(r["rule"]), "rule": r["rule"], "path": r["rule"][len(LYRULE):],
                 "conclusion": {"zh": r["zh"], "en": r["en"], "ko": r["ko"]}, "polarity": r["polarity"],
-                "topics": [t for t in (r["topics"] or "").split("|") if t],
+                "topics": [],
                 "work": {"zh": r["work"], "en": r["workEn"], "ko": r["workKo"]}, "chapter": r["chapter"],
                 "school": r["school"], "executable": r["executable"], "condition": r["condition"], "passages": []})
+            if r["topic"] and r["topic"] not in entry["topics"]:
+                entry["topics"].append(r["topic"])
             if r["passage"] and all(p["id"] != r["passage"][len(LYP):] for p in entry["passages"]):
                 entry["passages"].append({"id": r["passage"][len(LYP):], "iri": r["passage"], "quote": r["quote"],
                                           "korean": r["korean"]})

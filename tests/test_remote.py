@@ -163,6 +163,8 @@ def _param_sets(iris: list[str], fired_rule: str) -> dict[str, list[dict]]:
         "rules-in-chapter": [{"chapter": "疾病章"}],
         "rules-mentioning": [{"text": "六沖"}, {"text": "旬空"}],
         "rules-never-fired": [{}],
+        "labels": [{}], "rules-catalogue": [{}],
+        "passage-in-chapter": [{"passage": PASSAGE + "MonthBroken"}, {"passage": PASSAGE + "GuaShen"}],
     }
 
 
