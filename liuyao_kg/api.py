@@ -248,7 +248,8 @@ class Api:
         for r in rows:
             seen.setdefault(r["other"], {
                 "id": r["other"][len(LYP):], "iri": r["other"], "this": r["this"], "quote": r["quote"],
-                "korean": r["korean"], "seed": r["seed"], "start": r["start"], "end": r["end"],
+                "korean": r["korean"], "seed": r["seed"], "paragraph": r["paragraph"], "start": r["start"],
+                "end": r["end"],
                 "prefix": r["prefix"], "suffix": r["suffix"], "ko_prefix": r["koPrefix"], "ko_suffix": r["koSuffix"],
                 "definition": r["definition"]})
         sentences = list(seen.values())

@@ -116,8 +116,8 @@ def test_a_passage_comes_in_its_chapter_with_context_and_korean(api):
     assert status == 200 and data["work"] == "易冒" and data["chapter"] == "遇時章"
     assert p["quote"] == "巳財絕於亥日，兄動奪之，理不應得" and p["korean"].startswith("사화 처재가")
     assert p["prefix"].endswith("得節之中孚，") and p["seed"] == "000_611f20e21d588b1f.txt" and p["start"] == 195
-    starts = [s["start"] for s in data["chapter_passages"]]
-    assert len(starts) > 1 and starts == sorted(starts) and sum(s["this"] for s in data["chapter_passages"]) == 1
+    places = [(s["seed"], s["paragraph"], s["start"]) for s in data["chapter_passages"]]
+    assert len(places) > 1 and places == sorted(places) and sum(s["this"] for s in data["chapter_passages"]) == 1
     assert "case-wealth-severed-sibling-moves" in {r["id"] for r in data["rules"]}
 
 

@@ -146,6 +146,7 @@ def test_the_rule_browser_filters_by_chapter_and_sets_conflicts_side_by_side(bro
     browser.get(f"{site}/rules")
     _wait(browser, "#rules-count", "條規則")
     _wait(browser, "#conflicts .conflict")
+    _wait(browser, "#rules-table tbody tr")
     Select(browser.find_element(By.NAME, "chapter")).select_by_value("遇時章")
     browser.find_element(By.CSS_SELECTOR, "#rules-form button").click()
     _wait(browser, "#rules-table tbody", "case-wealth-severed-sibling-moves")
@@ -159,6 +160,6 @@ def test_the_sparql_page_runs_a_query_over_the_endpoint(browser, site):
     from selenium.webdriver.common.by import By
 
     browser.get(f"{site}/query")
-    browser.find_element(By.CSS_SELECTOR, "#query-form button").click()
+    _wait(browser, "#query-form button").click()  # visible once the page has routed to the query view
     _wait(browser, "#query-results tbody", "https://w3id.org/liuyao-kg/rule/")
     assert [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#query-results th")] == ["rule", "chapter"]

@@ -9,7 +9,7 @@ const UI = {
         cast_states: "卦之狀態", judgments: "斷", back: "← 返回", citing_rules: "引此段之規則", f_work: "典籍",
         f_chapter: "章", f_school: "流派", f_term: "詞", search: "查", col_rule: "規則", col_polarity: "吉凶",
         col_conclusion: "斷語", col_where: "出處", col_condition: "條件", conflicts: "異說並列", run: "執行",
-        void: "旬空", month: "月", day: "日", year: "年", lines: "爻", passage: "原文", rule: "規則",
+        void: "旬空", month: "月", day: "日", year: "年", hour: "時", lines: "爻", passage: "原文", rule: "規則",
         convention: "通行之法，非出種子典籍", rules_found: "條規則", verdict: "斷", timing: "應期", usegod: "用神",
         "吉": "吉", "凶": "凶", neutral: "平" },
   en: { nav_cast: "Cast", nav_rules: "Rules", nav_query: "SPARQL", f_spec: "Hexagram", f_coins: "Coins", f_month: "Month",
@@ -18,7 +18,7 @@ const UI = {
         back: "← back", citing_rules: "Rules citing this passage", f_work: "Work", f_chapter: "Chapter", f_school: "School",
         f_term: "Term", search: "Search", col_rule: "Rule", col_polarity: "Polarity", col_conclusion: "Conclusion",
         col_where: "Source", col_condition: "Condition", conflicts: "Conflicting readings side by side", run: "Run",
-        void: "void", month: " month", day: " day", year: " year", lines: "lines ", passage: "passage", rule: "rule",
+        void: "void", month: " month", day: " day", year: " year", hour: " hour", lines: "lines ", passage: "passage", rule: "rule",
         convention: "standard convention, not in the seeds", rules_found: "rules", verdict: "Verdict", timing: "Timing",
         usegod: "Use-god", "吉": "auspicious", "凶": "inauspicious", neutral: "neutral" },
   ko: { nav_cast: "점치기", nav_rules: "규칙", nav_query: "SPARQL", f_spec: "괘", f_coins: "동전", f_month: "월", f_day: "일",
@@ -26,7 +26,7 @@ const UI = {
         cast_states: "괘의 상태", judgments: "판단", back: "← 돌아가기", citing_rules: "이 구절을 인용한 규칙", f_work: "문헌",
         f_chapter: "장", f_school: "유파", f_term: "용어", search: "찾기", col_rule: "규칙", col_polarity: "길흉",
         col_conclusion: "판단", col_where: "출처", col_condition: "조건", conflicts: "이설 대조", run: "실행",
-        void: "공망", month: "월", day: "일", year: "년", lines: "효 ", passage: "원문", rule: "규칙",
+        void: "공망", month: "월", day: "일", year: "년", hour: "시", lines: "효 ", passage: "원문", rule: "규칙",
         convention: "통행 관례, 시드 문헌에 없음", rules_found: "개 규칙", verdict: "판단", timing: "응기", usegod: "용신",
         "吉": "길", "凶": "흉", neutral: "중립" },
 };
@@ -90,9 +90,10 @@ function attachSource(node, { rule, id, source, title }) {
     }
     tip.append(el("div", { class: "rid", text: `${u("rule")} ${id || (rule || "").split("/").pop()}` }));
     const box = node.getBoundingClientRect();
-    tip.style.left = `${window.scrollX + box.left}px`;
-    tip.style.top = `${window.scrollY + box.bottom + 4}px`;
     tip.hidden = false;
+    tip.style.left = `${window.scrollX + box.left}px`;
+    const below = box.bottom + 4 + tip.offsetHeight <= window.innerHeight;   // else above the item
+    tip.style.top = `${window.scrollY + (below ? box.bottom + 4 : box.top - 4 - tip.offsetHeight)}px`;
   };
   node.addEventListener("mouseenter", show);
   node.addEventListener("focus", show);
@@ -119,6 +120,7 @@ function drawChart(c) {
   $("#chart-title").textContent = hexTitle(c.primary) + (c.changed ? (lang === "en" ? " → " : " 之 ") + hexTitle(c.changed) : "");
   const when = [`${c.month.stem || ""}${c.month.branch}${u("month")}`, `${c.day.stem}${c.day.branch}${u("day")}`];
   if (c.year) when.unshift(`${c.year.stem}${c.year.branch}${u("year")}`);
+  if (c.hour) when.push(`${c.hour.stem}${c.hour.branch}${u("hour")}`);
   $("#chart-when").textContent = `${when.join(" ")}  ${u("void")} ${c.void.join("")}`;
   const body = $("#chart-lines tbody");
   body.replaceChildren();
