@@ -228,13 +228,13 @@ def _cmd_why(args) -> int:
     import liuyao_kg
     from liuyao_kg.explain import explain, why_data
 
+    if args.line is not None and not 1 <= args.line <= 6:
+        print(f"liuyao: error: --line {args.line}: a line position is 1 (bottom) … 6 (top)", file=sys.stderr)
+        return 2
     kg = _graph(args)
     chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
                            birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
                            day_boundary=args.day_boundary, kg=kg)
-    if args.line is not None and not 1 <= args.line <= 6:
-        print(f"liuyao: error: --line {args.line}: a line position is 1 (bottom) … 6 (top)", file=sys.stderr)
-        return 2
     if args.format == "json":
         print(json.dumps(why_data(kg, chart, line=args.line, rule=args.rule), ensure_ascii=False, indent=2))
     else:

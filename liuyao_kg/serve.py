@@ -192,7 +192,9 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         if url.path.startswith("/api/"):
             length = int(self.headers.get("Content-Length") or 0)
-            return self._app(url, self.rfile.read(length) if length else b"")
+            if self._app(url, self.rfile.read(length) if length else b""):
+                return
+            return self._error(404, f"no JSON API here (start the server with a knowledge graph); the endpoint is {ENDPOINT}")
         if url.path not in (ENDPOINT, "/", ENDPOINT + "/"):
             return self._error(404, f"no such resource {url.path}; the endpoint is {ENDPOINT}")
         params = parse_qs(url.query, keep_blank_values=True)
