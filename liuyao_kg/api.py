@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from urllib.parse import parse_qs, unquote
 
+from liuyao_kg import __version__
 from liuyao_kg.namespaces import LYP, LYRULE
 
 #: the cast fields /api/cast takes: the CLI's cast options, by the same names (`--day-boundary` → day_boundary)
@@ -274,7 +275,7 @@ def openapi() -> dict:
                    for k in CAST_FIELDS]
     return {
         "openapi": "3.1.0",
-        "info": {"title": "liuyao-kg JSON API", "version": __import__("liuyao_kg").__version__,
+        "info": {"title": "liuyao-kg JSON API", "version": __version__,
                  "description": "Casts, chapter rules, passages and their provenance (docs/api.md)."},
         "paths": {
             "/api/cast": {
