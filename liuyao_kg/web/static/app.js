@@ -108,7 +108,7 @@ function attachSource(node, { rule, id, source, title }) {
 }
 
 // -- the chart, as practitioners draw it: top line first --------------------------------------------------
-const gz = (x) => `${t(x.relative)}${x.stem}${x.branch}${t(x.element)}`;
+const gz = (x) => { const sp = lang === "zh" ? "" : " "; return `${t(x.relative)}${sp}${x.stem}${x.branch}${sp}${t(x.element)}`; };
 function hexTitle(h) {
   const kinds = h.kind.filter((k) => k !== h.generation).map(t).join(" ");
   return `${t(h.name)}（${t(h.palace)}${lang === "en" ? " palace " : "宮"}${t(h.palace_element)} ${t(h.generation)}${kinds ? " " + kinds : ""}）`;
