@@ -18,7 +18,6 @@ from liuyao_kg.reasoner.engine import inferred_graph
 
 FORMATS = ("turtle", "trig", "nquads", "json-ld")
 LAYER_CHOICES = ("all", "asserted", "inferred")
-CONTEXT_URL = "https://w3id.org/liuyao-kg/context.jsonld"
 
 
 @cache

@@ -5,7 +5,6 @@ import unicodedata
 
 from liuyao_kg import i18n
 
-POSITION_NAMES = {1: "初爻", 2: "二爻", 3: "三爻", 4: "四爻", 5: "五爻", 6: "上爻"}
 MOVING_MARK = {9: "○", 6: "×"}
 
 
