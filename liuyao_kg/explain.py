@@ -15,6 +15,19 @@ def _source(src: dict) -> str:
     return f"    source: {where}「{src['quote']}」{offsets}{korean}"
 
 
+def _editions(src: dict) -> list[str]:
+    """Where the judgment's passage stands in each loaded edition (the quoted-from one first)."""
+    out = []
+    for e in src.get("editions") or []:
+        if e["method"] == "quoted":
+            continue  # the source line above already gives it
+        if e["exact"] is None:
+            out.append(f"    in {e['file']}: not found ({e['reason']})")
+        else:
+            out.append(f"    in {e['file']} [{e['start']}–{e['end']}] {e['method']} {float(e['score']):.2f}:「{e['exact']}」")
+    return out
+
+
 def _line_facts(chart: dict, pos: int) -> str:
     line = chart["lines"][pos - 1]
     roles = "".join(line["roles"])
@@ -56,6 +69,7 @@ def explain(kg, chart: dict, *, line: int | None = None, rule: str | None = None
         if cond and cond[0]["condition"]:
             out.append(f"  condition: {cond[0]['condition']}")
         out.append(_source(j["source"]))
+        out += _editions(j["source"])
         for pos in sorted(j["lines"]):
             out.append(_line_facts(chart, pos))
             out += ["  " + x for x in _state_chain(kg, chart, pos)]
