@@ -159,7 +159,7 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
     if source:
         w.add(e, _n(ns.DCTERMS + "source"), _n(source))
     if retrieved:
-        w.add(e, L("retrievedOn"), _typed(retrieved, "date"))
+        w.add(e, L("retrievedOn"), _s(retrieved))
     w.add(e, _n(ns.PROV + "generatedAtTime"),
           _typed(datetime.now(timezone.utc).replace(microsecond=0).isoformat(), "dateTime"))
 
