@@ -382,3 +382,20 @@ def test_a_passage_with_both_seed_and_corpus_is_refused(tmp_path):
                  encoding="utf-8")
     with pytest.raises(bp.PassageError, match="exactly one of seed"):
         bp.load_entries(y)
+
+
+def test_an_edition_is_aligned_again_when_the_passages_it_was_aligned_against_change(tmp_path):
+    import pyoxigraph as ox
+
+    from liuyao_kg import versioning
+
+    kg = KnowledgeGraph()
+    p = _write(tmp_path, "財官異路，可辨五鄉。")
+    assert add_edition(kg, p, "火珠林", "mine").status == "added"
+    assert add_edition(kg, p, "火珠林", "mine").status == "unchanged"
+    meta, passages = ox.NamedNode(versioning.GRAPH_META), ox.NamedNode("https://w3id.org/liuyao-kg/graph/passages")
+    has_version = ox.NamedNode("http://purl.org/dc/terms/hasVersion")
+    for q in list(kg.store.quads_for_pattern(passages, has_version, None, meta)):
+        kg.store.remove(q)
+    kg.store.add(ox.Quad(passages, has_version, ox.Literal("sha256:another-rule-base"), meta))
+    assert add_edition(kg, p, "火珠林", "mine").status == "replaced"

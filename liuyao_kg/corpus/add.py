@@ -160,6 +160,7 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
         w.add(e, _n(ns.DCTERMS + "source"), _n(source))
     if retrieved:
         w.add(e, L("retrievedOn"), _s(retrieved))
+    w.add(e, _n(ns.OWL + "versionInfo"), _s(build_key(kg)))
     w.add(e, _n(ns.PROV + "generatedAtTime"),
           _typed(datetime.now(timezone.utc).replace(microsecond=0).isoformat(), "dateTime"))
 
@@ -237,21 +238,33 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
     return w.quads, rep
 
 
-def _recorded_sha(kg, graph: str) -> str | None:
-    q = next(iter(kg.store.quads_for_pattern(None, L("sha256"), None, _n(graph))), None)
+def build_key(kg) -> str:
+    """What an edition graph was computed from besides its file: the methods and the passages they aligned."""
+    from liuyao_kg import versioning
+
+    passages = versioning.recorded_versions(kg.store).get(ns.GRAPH_PASSAGES) or \
+        versioning.package_versions()[ns.GRAPH_PASSAGES]
+    return (f"corpus layer: align exact/folded/tolerant (threshold {al.THRESHOLD}), parallels {par.METHOD} "
+            f"(min score {par.MIN_SCORE}, top {par.TOP}), passages {passages}")
+
+
+def _recorded(kg, graph: str, prop: ox.NamedNode) -> str | None:
+    q = next(iter(kg.store.quads_for_pattern(None, prop, None, _n(graph))), None)
     return q.object.value if q else None
 
 
 def add_edition(kg, path: str | Path, work: str, name: str, **kw) -> Report:
     """Add (or replace) an edition's graph in one transaction; the same file again adds nothing.
 
+    "The same" is the same file bytes computed by the same methods over the same passages layer (the
+    edition's owl:versionInfo records the latter): a changed rule base re-aligns on the next add.
     Everything is computed before the store is touched, so bad input leaves it as it was. A new graph
     is one `extend` (a transaction); a replaced one is one SPARQL update — DROP, then INSERT DATA —
     which pyoxigraph applies as one transaction.
     """
     quads, rep = build(kg, path, work, name, **kw)
-    old = _recorded_sha(kg, rep.graph)
-    if old == rep.sha256:
+    old = _recorded(kg, rep.graph, L("sha256"))
+    if old == rep.sha256 and _recorded(kg, rep.graph, _n(ns.OWL + "versionInfo")) == build_key(kg):
         rep.status, rep.quads = "unchanged", 0
         return rep
     if old is None:
