@@ -79,8 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
     co = sub.add_parser("corpus", help="editions of the classics: add one (aligning its work's passages), list them")
-    co.add_argument("what", choices=["add", "list"])
-    co.add_argument("file", nargs="?", help="add: the edition, plain text or wikitext (UTF-8)")
+    co.add_argument("what", choices=["add", "list", "review"])
+    co.add_argument("file", nargs="?", help="add: the edition, plain text or wikitext (UTF-8); "
+                                            "review: a YAML file of judged parallel links")
     co.add_argument("--work", help="add: the work it is an edition of (火珠林, 天玄賦, 易冒, 黃金策)")
     co.add_argument("--edition", help="add: a short ASCII name for the edition (part of its IRI), e.g. wikisource")
     co.add_argument("--source", help="add: the URL the file came from")

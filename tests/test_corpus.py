@@ -399,3 +399,38 @@ def test_an_edition_is_aligned_again_when_the_passages_it_was_aligned_against_ch
         kg.store.remove(q)
     kg.store.add(ox.Quad(passages, has_version, ox.Literal("sha256:another-rule-base"), meta))
     assert add_edition(kg, p, "火珠林", "mine").status == "replaced"
+
+
+@needs_corpora
+def test_reviews_set_the_status_of_the_links_and_survive_re_adding_the_edition(tmp_path, capsys):
+    store = str(tmp_path / "kg")
+    assert main(["corpus", "add", str(HJC), "--work", "黃金策", "--edition", "wikisource", "--store", store]) == 0
+    assert main(["corpus", "review", str(REVIEW), "--store", store]) == 0
+    assert "reviewed 40: applied 40 (accepted 18, rejected 22); not in the store 0" in capsys.readouterr().out
+    kg = KnowledgeGraph(store)
+    try:
+        from liuyao_kg.corpus.review import statuses
+
+        before = statuses(kg)
+        assert len(before) == 40 and sum(v == "accepted" for v in before.values()) == 18
+        rows = queries.run(kg, "parallels", passage=LYP + "SixClashHexagram")
+        assert [r["status"] for r in rows] == ["accepted"]
+        # the same file under the same name with a changed passages layer: the graph is rebuilt, reviews kept
+        import pyoxigraph as ox
+
+        from liuyao_kg import versioning
+        meta, passages = ox.NamedNode(versioning.GRAPH_META), ox.NamedNode("https://w3id.org/liuyao-kg/graph/passages")
+        has_version = ox.NamedNode("http://purl.org/dc/terms/hasVersion")
+        for q in list(kg.store.quads_for_pattern(passages, has_version, None, meta)):
+            kg.store.remove(q)
+        kg.store.add(ox.Quad(passages, has_version, ox.Literal("sha256:another-rule-base"), meta))
+        assert add_edition(kg, HJC, "黃金策", "wikisource").status == "replaced"
+        assert statuses(kg) == before
+    finally:
+        kg.close()
+
+
+def test_a_malformed_review_file_is_refused_by_name(tmp_path, capsys):
+    bad = _write(tmp_path, "sample:\n  - {from: a}\n", "r.yaml")
+    assert main(["corpus", "review", str(bad)]) == 2
+    assert "entry 1 needs from (IRI), to (IRI) and parallel" in capsys.readouterr().err

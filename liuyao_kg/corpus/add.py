@@ -219,6 +219,9 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
     rep.sentences = len(sentences)
 
     others = [par.Text(r["p"], r["work"], r["chapter"] or "", r["quote"]) for r in rows if r["work"] != zh]
+    from liuyao_kg.corpus.review import statuses
+
+    reviewed = statuses(kg)  # a replaced graph keeps the reviews of the links proposed again
     for link in par.link(others, sentences):
         key = hashlib.sha1(f"{link.source} {link.target}".encode()).hexdigest()[:16]
         node = _n(f"{eiri}/parallel/{key}")
@@ -232,7 +235,7 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
         w.add(node, L("linkScore"), _typed(f"{link.score:.3f}", "decimal"))
         for t in link.shared:
             w.add(node, L("sharedTerm"), _s(t))
-        w.add(node, L("reviewStatus"), _s("unreviewed"))
+        w.add(node, L("reviewStatus"), _s(reviewed.get((link.source, link.target), "unreviewed")))
         rep.parallels += 1
     rep.quads = len(w.quads)
     return w.quads, rep

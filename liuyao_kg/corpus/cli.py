@@ -30,6 +30,18 @@ def corpus_command(args, kg) -> int:
             for r in rows:
                 print(f"{r['work']}\t{r['edition']}\t{r['file']}\tsha256 {r['sha']}")
         return 0
+    if args.what == "review":
+        from liuyao_kg.corpus.review import apply_reviews
+
+        if not args.file:
+            raise CorpusError("corpus review needs FILE (a YAML file of judged links)")
+        rep = apply_reviews(kg, args.file)
+        if args.format == "json":
+            print(json.dumps(rep, ensure_ascii=False, indent=2))
+        else:
+            print(f"reviewed {rep['reviewed']}: applied {rep['applied']} (accepted {rep['accepted']}, rejected "
+                  f"{rep['rejected']}); not in the store {len(rep['not_in_store'])}")
+        return 0
     missing = [n for n, v in (("FILE", args.file), ("--work", args.work), ("--edition", args.edition)) if not v]
     if missing:
         raise CorpusError(f"corpus add needs {', '.join(missing)}")
