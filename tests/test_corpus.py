@@ -343,6 +343,9 @@ def test_why_prints_the_reading_of_each_added_edition(tmp_path, capsys):
     (["corpus", "add", "x.txt", "--work", "火珠林", "--edition", "維基"], "edition name '維基'"),
     (["corpus", "add", "--work", "火珠林"], "corpus add needs FILE, --edition"),
     (["corpus", "add", "no-such-file.txt", "--work", "火珠林", "--edition", "a"], "edition file not found"),
+    (["corpus", "add", "x.txt", "--work", "火珠林", "--edition", "a", "--source", "https://a b"], "not a valid IRI"),
+    (["corpus", "add", "x.txt", "--work", "火珠林", "--edition", "a", "--source", "ftp://example.org/x"], "give a URL"),
+    (["corpus", "review"], "corpus review needs FILE"),
 ])
 def test_bad_corpus_input_is_refused_by_name_without_a_traceback(argv, message, capsys):
     assert main(argv) == 2
@@ -434,3 +437,17 @@ def test_a_malformed_review_file_is_refused_by_name(tmp_path, capsys):
     bad = _write(tmp_path, "sample:\n  - {from: a}\n", "r.yaml")
     assert main(["corpus", "review", str(bad)]) == 2
     assert "entry 1 needs from (IRI), to (IRI) and parallel" in capsys.readouterr().err
+
+
+@needs_corpora
+@pytest.mark.exhaustive
+def test_the_corpus_benchmark_runs_end_to_end():
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "corpus.py"), "--casts", "2"],
+                         capture_output=True, text=True, check=True).stdout
+    result = json.loads(out)
+    assert set(result["median_ms_per_cast"]) == {"judgment-editions", "cast-judgments", "chart"}
+    assert result["quads"]["huangjince.wikisource.txt"] > 0

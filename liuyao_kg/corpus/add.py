@@ -137,8 +137,13 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
             date.fromisoformat(retrieved)
         except ValueError:
             raise CorpusError(f"--retrieved {retrieved!r}: give the day as YYYY-MM-DD") from None
-    if source is not None and not source.startswith(("http://", "https://", "file:")):
-        raise CorpusError(f"--source {source!r}: give a URL (http://, https:// or file:)")
+    if source is not None:
+        try:
+            ox.NamedNode(source)
+        except ValueError as e:
+            raise CorpusError(f"--source {source!r}: not a valid IRI ({e})") from None
+        if not source.startswith(("http://", "https://", "file:")):
+            raise CorpusError(f"--source {source!r}: give a URL (http://, https:// or file:)")
     ed = read_edition(path, wikitext=wikitext)
     eiri, giri = edition_iri(work, name), edition_graph(work, name)
     rep = Report(ns.LYR + WORKS[work][0], eiri, giri, ed.sha256)
