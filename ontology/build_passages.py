@@ -333,9 +333,8 @@ def build(entries: list[dict], seeds_dir: Path, corpora_dir: Path = DEFAULT_CORP
         ]
         if korean:
             pairs.append(("lyo:koreanRendering", [_lit(korean, "ko")]))
-        if not e.get("corpus"):
-            pairs.append(("lyo:seedFile", [_lit(seed)]))
         pairs += [
+            ("lyo:seedFile", [_lit(seed)]),  # for a corpus: entry, the edition's file (lyo.ttl)
             ("lyo:paragraphIndex", [_int(zh.paragraph)]),
             ("lyo:startOffset", [_int(zh.para_start)]),
             ("lyo:endOffset", [_int(zh.para_end)]),

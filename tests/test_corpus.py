@@ -370,7 +370,8 @@ def test_a_passage_citing_huangjince_is_anchored_in_its_wikisource_edition(tmp_p
     store = ox.Store()
     store.load(ttl.encode(), format=ox.RdfFormat.TURTLE)
     rows = list(store.query("""PREFIX oa: <http://www.w3.org/ns/oa#> PREFIX lyo: <https://w3id.org/liuyao-kg/ontology#>
-        SELECT ?src ?start ?end ?title WHERE { <%sHJC-ShenMing-SixClash> oa:hasSource ?src ; oa:hasSelector ?s .
+        SELECT ?src ?start ?end ?title WHERE { <%sHJC-ShenMing-SixClash> oa:hasSource ?src ; oa:hasSelector ?s ;
+        lyo:seedFile "huangjince.wikisource.txt" .
         ?s oa:start ?start ; oa:end ?end . ?src lyo:wikisourceTitle ?title }""" % LYP))
     assert len(rows) == 1
     src, start, end, title = (rows[0][v] for v in ("src", "start", "end", "title"))
