@@ -377,6 +377,15 @@ def test_a_passage_citing_huangjince_is_anchored_in_its_wikisource_edition(tmp_p
     src, start, end, title = (rows[0][v] for v in ("src", "start", "end", "title"))
     assert src.value == HJC_WS and title.value == "黃金策"
     assert HJC.read_text(encoding="utf-8")[int(start.value):int(end.value)] == "若問成家，嫌六沖之為卦"
+    # adding that edition later aligns the passage there: exactly, at the offsets build_passages computed
+    kg = KnowledgeGraph()
+    kg.store.load(ttl.encode(), format=ox.RdfFormat.TURTLE,
+                  to_graph=ox.NamedNode("https://w3id.org/liuyao-kg/graph/passages"))
+    rep = add_edition(kg, HJC, "黃金策", "wikisource")
+    assert rep.aligned == {"exact": 1}
+    rows = queries.run(kg, "passage-in-edition", passage=LYP + "HJC-ShenMing-SixClash", edition=HJC_WS)
+    assert sorted((r["method"], r["start"], r["end"]) for r in rows) == [
+        ("exact", int(start.value), int(end.value)), ("quoted", int(start.value), int(end.value))]
 
 
 def test_a_passage_with_both_seed_and_corpus_is_refused(tmp_path):
