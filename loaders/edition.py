@@ -166,7 +166,8 @@ def _strip(raw: str) -> Edition:
                     emit(inner, inner + len(m.group(2)))
                     title = "".join(ch for ch, _ in keep[before:])
                     headings[-1] = (before, title)
-                    keep.append(("\n", eol if eol < len(raw) else eol - 1))
+                    if eol < len(raw):
+                        keep.append(("\n", eol))
                     i = eol + 1
                     line_start = True
                     continue
