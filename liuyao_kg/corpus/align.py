@@ -8,7 +8,8 @@
    accepted when the score — 1 − textual edits / quote length, orthographic variants costing nothing —
    is at least `THRESHOLD`; quotes under `MIN_TOLERANT` characters must match in 1 or 2.
 
-Every alignment lists its differing readings (異文): `textual` where the folded characters differ
+An exact alignment spans the quote as given, punctuation included; the others span from the first to the
+last Han character matched. Every alignment lists its differing readings (異文): `textual` where the folded characters differ
 (a different reading: an edit), `orthographic` where only the glyph form differs. A passage found
 nowhere is returned as unaligned with the reason (its best candidate and score, if it had one).
 Several equally good occurrences are told apart by the passage's context in its own edition
@@ -163,14 +164,13 @@ def align_one(p: PassageText, idx: _Index) -> Alignment:
     ed = idx.ed
     hits = _find_all(ed.text, p.quote)
     if hits:
-        spans = []
+        by_span = {}
         for h in hits:
             s = bisect_left(idx.pos, h)
-            spans.append((s, s + len(q_han)))
-        (s, e), n = _pick(p, idx, spans)
-        variants, _ = _variants(q_han, idx.han[s:e])
-        ts, te = idx.text_span(s, e)
-        return Alignment(p, "exact", 1.0, ts, te, variants, candidates=n)
+            by_span[(s, s + len(q_han))] = h
+        (s, e), n = _pick(p, idx, list(by_span))
+        h = by_span[(s, e)]  # the quote verbatim, punctuation included
+        return Alignment(p, "exact", 1.0, h, h + len(p.quote), [], candidates=n)
     hits = _find_all(idx.folded, fq)
     if hits:
         (s, e), n = _pick(p, idx, [(h, h + len(fq)) for h in hits])
