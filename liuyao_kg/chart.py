@@ -108,6 +108,13 @@ def chart(kg, cast_iri: str) -> dict:
                        "quote": r["quote"], "korean": r["korean"], "start": r["start"], "end": r["end"]}})
         if r["position"] is not None and r["position"] not in j["lines"]:
             j["lines"].append(r["position"])
+    if judgments:  # the passage of each judgment in every loaded edition (docs/corpus.md)
+        where: dict[str, list] = defaultdict(list)
+        for r in queries.run(kg, "judgment-editions", judged=cast_iri):
+            where[r["passage"]].append({k: r[k] for k in ("edition", "file", "exact", "start", "end", "method",
+                                                          "reason")} | {"score": float(r["score"])})
+        for j in judgments.values():
+            j["source"]["editions"] = where.get(j["source"]["iri"], [])
     question = next(iter(queries.run(kg, "chart-question", **p)), {})
     return {
         "cast": cast_iri,

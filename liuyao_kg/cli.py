@@ -92,6 +92,17 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--force", action="store_true", help="re-derive every cast even if the store is current")
     up.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
+    co = sub.add_parser("corpus", help="editions of the classics: add one (aligning its work's passages), list them")
+    co.add_argument("what", choices=["add", "list", "review"])
+    co.add_argument("file", nargs="?", help="add: the edition, plain text or wikitext (UTF-8); "
+                                            "review: a YAML file of judged parallel links")
+    co.add_argument("--work", help="add: the work it is an edition of (火珠林, 天玄賦, 易冒, 黃金策)")
+    co.add_argument("--edition", help="add: a short ASCII name for the edition (part of its IRI), e.g. wikisource")
+    co.add_argument("--source", help="add: the URL the file came from")
+    co.add_argument("--retrieved", help="add: the day it was retrieved, YYYY-MM-DD")
+    co.add_argument("--format", choices=["text", "json"], default="text")
+    co.add_argument("--store", help="directory of a persistent store (default: in memory, a dry run that reports)")
+
     sv = sub.add_parser("serve", help="a SPARQL 1.1 Protocol endpoint over the store (read-only by default)")
     _store(sv)
     sv.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
@@ -110,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load, "rules": _cmd_rules,
-                "why": _cmd_why, "serve": _cmd_serve, "upgrade": _cmd_upgrade}[args.command](args)
+                "why": _cmd_why, "serve": _cmd_serve, "upgrade": _cmd_upgrade,
+                "corpus": _cmd_corpus}[args.command](args)
     except (CastInputError, QueryParameterError, OutdatedStoreError) as e:
         print(f"liuyao: error: {e}", file=sys.stderr)
         return 2
@@ -270,6 +282,12 @@ def _cmd_upgrade(args) -> int:
     bar.close()
     print(json.dumps(report, ensure_ascii=False, indent=2))
     return 0
+
+
+def _cmd_corpus(args) -> int:
+    from liuyao_kg.corpus.cli import corpus_command
+
+    return corpus_command(args, _graph(args))
 
 
 def _cmd_serve(args) -> int:

@@ -22,8 +22,21 @@ def match_judgments(judgments: list[dict], rule: str) -> list[dict]:
 
 def _source(src: dict | None) -> dict:
     src = src or {}
-    keys = ("iri", "work", "chapter", "quote", "korean", "seed", "start", "end", "note")
+    keys = ("iri", "work", "chapter", "quote", "korean", "seed", "start", "end", "note", "editions")
     return {k: src.get(k) for k in keys}
+
+
+def _editions(src: dict) -> list[str]:
+    """Where the judgment's passage stands in each loaded edition (the quoted-from one first)."""
+    out = []
+    for e in src.get("editions") or []:
+        if e["method"] == "quoted":
+            continue  # the source line above already gives it
+        if e["exact"] is None:
+            out.append(f"    in {e['file']}: not found ({e['reason']})")
+        else:
+            out.append(f"    in {e['file']} [{e['start']}–{e['end']}] {e['method']} {float(e['score']):.2f}:「{e['exact']}」")
+    return out
 
 
 def _line_facts(chart: dict, pos: int) -> dict:
@@ -110,6 +123,7 @@ def explain(kg, chart: dict, *, line: int | None = None, rule: str | None = None
         if j["condition"]:
             out.append(f"  {i18n.word('condition', lang)}: {j['condition']}")
         out.append(_source_text(j["source"], lang))
+        out += _editions(j["source"])
         for ln in j["lines"]:
             out.append(_facts_text(ln["facts"], lang, labels))
             out += ["  " + x for x in _chain_text(ln["states"], lang, labels)]

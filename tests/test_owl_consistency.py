@@ -134,3 +134,27 @@ def test_a_loaded_and_derived_cast_is_consistent_with_the_ontology(tmp_path, spe
     assert result.consistent
     line1 = chart["cast"] + "/line/1"
     assert LYO + "Line" in result.types(line1)
+
+
+def test_an_added_edition_graph_is_consistent_with_the_ontology_and_the_passages(tmp_path):
+    """The corpus layer (docs/corpus.md): an edition, its alignments with 異文, an unaligned passage, its
+    sentences and their parallel links, as `liuyao corpus add` writes them, together with passages.ttl."""
+    import pyoxigraph as ox
+
+    import liuyao_kg
+    from liuyao_kg.corpus.add import build
+
+    text = ("== 1、財官 ==\n财官异路，可辨五乡；用有輔助，類可忖量。\n值旺相为有气，休囚為無氣，得生扶為吉，克破為凶。\n"
+            "== 2、身命 ==\n若問成家，嫌六沖之為卦；卦值六沖，半世求謀。\n")
+    edition = tmp_path / "mine.txt"
+    edition.write_text(text, encoding="utf-8")
+    quads, report = build(liuyao_kg.default_graph(), edition, "火珠林", "mine", retrieved="2026-12-01",
+                          source="https://example.org/mine.txt")
+    assert report.aligned and report.unaligned and report.parallels and report.textual_variants == 0
+    graph_file = tmp_path / "edition.ttl"
+    graph_file.write_bytes(ox.serialize([ox.Triple(q.subject, q.predicate, q.object) for q in quads],
+                                        format=ox.RdfFormat.TURTLE))
+    result = reason(tmp_path, TBOX, REFERENCE, ROOT / "ontology" / "passages.ttl", graph_file)
+    assert result.consistent
+    assert result.unsatisfiable() == []
+    assert LYO + "Edition" in result.types("https://w3id.org/liuyao-kg/edition/HuoZhuLin/mine")

@@ -165,6 +165,15 @@ def _param_sets(iris: list[str], fired_rule: str) -> dict[str, list[dict]]:
         "rules-never-fired": [{}],
         "labels": [{}], "rules-catalogue": [{}],
         "passage-in-chapter": [{"passage": PASSAGE + "MonthBroken"}, {"passage": PASSAGE + "GuaShen"}],
+        # the corpus layer (no edition added on either store: the seed editions the passages are quoted from)
+        "judgment-editions": [{"judged": i} for i in iris],
+        "parallels": [{"passage": PASSAGE + "SixClashHexagram"}],
+        "passage-in-edition": [{"passage": PASSAGE + "EightPalaces",
+                                "edition": "https://w3id.org/liuyao-kg/seed/002_27074fab81f0590e.txt"}],
+        "work-passages-cited": [{"work": "火珠林"}],
+        "edition-variants": [{"first": "https://w3id.org/liuyao-kg/seed/002_27074fab81f0590e.txt",
+                              "second": "https://w3id.org/liuyao-kg/seed/002_27074fab81f0590e.txt"}],
+        "term-across-works": [{"term": "SixClashHexagram"}],
     }
 
 

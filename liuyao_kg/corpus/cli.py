@@ -1,0 +1,53 @@
+"""`liuyao corpus add|list`: the command's work, outside cli.py (which only parses arguments)."""
+from __future__ import annotations
+
+import json
+import sys
+
+from liuyao_kg.corpus.add import add_edition, editions
+from liuyao_kg.corpus.works import CorpusError
+
+
+def report_text(rep: dict) -> str:
+    aligned = sum(rep["aligned"].values())
+    methods = ", ".join(f"{m} {n}" for m, n in sorted(rep["aligned"].items())) or "none"
+    out = [f"edition {rep['edition']} ({rep['status']}; graph {rep['graph']})",
+           f"  sha256 {rep['sha256']}",
+           f"  passages of the work: {rep['passages']}; aligned {aligned} ({methods}); "
+           f"not found {len(rep['unaligned'])}; textual variants {rep['textual_variants']}",
+           f"  sentences {rep['sentences']}; parallel links proposed {rep['parallels']}; quads written {rep['quads']}"]
+    for u in rep["unaligned"]:
+        out.append(f"  not found: {u['passage']} 「{u['quote']}」: {u['reason']}")
+    return "\n".join(out) + "\n"
+
+
+def corpus_command(args, kg) -> int:
+    if args.what == "list":
+        rows = editions(kg)
+        if args.format == "json":
+            print(json.dumps(rows, ensure_ascii=False, indent=2))
+        else:
+            for r in rows:
+                print(f"{r['work']}\t{r['edition']}\t{r['file']}\tsha256 {r['sha']}")
+        return 0
+    if args.what == "review":
+        from liuyao_kg.corpus.review import apply_reviews
+
+        if not args.file:
+            raise CorpusError("corpus review needs FILE (a YAML file of judged links)")
+        rep = apply_reviews(kg, args.file)
+        if args.format == "json":
+            print(json.dumps(rep, ensure_ascii=False, indent=2))
+        else:
+            print(f"reviewed {rep['reviewed']}: applied {rep['applied']} (accepted {rep['accepted']}, rejected "
+                  f"{rep['rejected']}); not in the store {len(rep['not_in_store'])}")
+        return 0
+    missing = [n for n, v in (("FILE", args.file), ("--work", args.work), ("--edition", args.edition)) if not v]
+    if missing:
+        raise CorpusError(f"corpus add needs {', '.join(missing)}")
+    rep = add_edition(kg, args.file, args.work, args.edition, source=args.source, retrieved=args.retrieved).as_dict()
+    if args.format == "json":
+        print(json.dumps(rep, ensure_ascii=False, indent=2))
+    else:
+        sys.stdout.write(report_text(rep))
+    return 0

@@ -1,0 +1,70 @@
+"""Reviews of parallel links: a reviewer's judgments (a YAML file) set `lyo:reviewStatus` in the store.
+
+The file is the shape of tests/data/parallel_review.yaml: a `sample` (or `links`) list of
+`{from: IRI, to: IRI, parallel: true|false, why: …}`. `parallel: true` makes the link `accepted`, false
+`rejected`; a judgment without a matching link in the store is reported, not invented. One SPARQL update
+applies them all (one transaction). Replacing an edition's graph keeps the statuses of the links that
+are proposed again (corpus.add).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from liuyao_kg import namespaces as ns
+from liuyao_kg.corpus.works import CorpusError
+
+STATUSES = ("unreviewed", "accepted", "rejected")
+
+_LINKS = ns.sparql_prologue() + """SELECT ?g ?link ?from ?to ?status WHERE {
+  GRAPH ?g { ?link a lyo:ParallelLink ; lyo:parallelFrom ?from ; lyo:parallelTo ?to ; lyo:reviewStatus ?status } }"""
+
+
+def read_reviews(path: str | Path) -> list[dict]:
+    p = Path(path)
+    if not p.is_file():
+        raise CorpusError(f"review file not found: {p}")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise CorpusError(f"{p}: not a YAML review file ({e.__class__.__name__})") from None
+    items = (data or {}).get("sample") or (data or {}).get("links") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise CorpusError(f"{p}: expected a 'sample' (or 'links') list of {{from, to, parallel}}")
+    for i, it in enumerate(items, 1):
+        if not (isinstance(it, dict) and isinstance(it.get("from"), str) and isinstance(it.get("to"), str)
+                and isinstance(it.get("parallel"), bool)):
+            raise CorpusError(f"{p}: entry {i} needs from (IRI), to (IRI) and parallel (true/false)")
+    return items
+
+
+def statuses(kg) -> dict[tuple[str, str], str]:
+    """(from, to) → review status of every stored link that is not unreviewed."""
+    return {(r["from"], r["to"]): r["status"] for r in kg.select(_LINKS) if r["status"] != "unreviewed"}
+
+
+def apply_reviews(kg, path: str | Path) -> dict:
+    """Set the status of every reviewed link found in the store; return counts and the judgments not found."""
+    items = read_reviews(path)
+    stored: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    for r in kg.select(_LINKS):
+        stored.setdefault((r["from"], r["to"]), []).append((r["g"], r["link"], r["status"]))
+    ops, applied, missing = [], 0, []
+    for it in items:
+        hits = stored.get((it["from"], it["to"]))
+        if not hits:
+            missing.append({"from": it["from"], "to": it["to"]})
+            continue
+        new = "accepted" if it["parallel"] else "rejected"
+        for g, link, old in hits:
+            ops.append(f'DELETE DATA {{ GRAPH <{g}> {{ <{link}> <{ns.LYO}reviewStatus> "{old}" }} }} ;\n'
+                       f'INSERT DATA {{ GRAPH <{g}> {{ <{link}> <{ns.LYO}reviewStatus> "{new}" }} }}')
+        applied += 1
+    if ops:  # IRIs come from the store (validated when written); statuses are the fixed words above
+        kg.store.update(" ;\n".join(ops))
+        if kg.path is not None:
+            kg.store.flush()
+    accepted = sum(1 for it in items if it["parallel"] and stored.get((it["from"], it["to"])))
+    return {"reviewed": len(items), "applied": applied, "accepted": accepted, "rejected": applied - accepted,
+            "not_in_store": missing}
