@@ -31,7 +31,7 @@ import pyoxigraph as ox
 
 from liuyao_kg.loaders.batch import count_records, iter_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
-from liuyao_kg.loaders.rdf import cast_quads
+from liuyao_kg.derivation import derive_casts
 
 T = TypeVar("T")
 
@@ -46,30 +46,27 @@ REBUILD_EVERY_CHUNKS = 16
 _ENGINE = None  # the worker process's own engine
 
 
-def _init_worker(chapter_rules: bool) -> None:
+def _init_worker(chapter_rules: bool, backend: str = "oxigraph") -> None:
+    """A worker process's engine: built by liuyao_kg.derivation from the package's layers, as the parent's is."""
     global _ENGINE
-    from liuyao_kg import namespaces as ns
-    from liuyao_kg.graph import layer_quads
-    from liuyao_kg.reasoner.engine import Engine, load_rules
+    from liuyao_kg.derivation import build_engine
 
-    layers = layer_quads()
-    rules_store = ox.Store()
-    rules_store.extend(layers[ns.GRAPH_RULES])
-    rules = load_rules(rules_store, ns.GRAPH_RULES)
-    if not chapter_rules:
-        rules = [r for r in rules if not r.chapter]
-    _ENGINE = Engine(rules, layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE])
-    _ENGINE.REBUILD_EVERY = min(_ENGINE.REBUILD_EVERY, REBUILD_EVERY_CHUNKS)
-
-
-def _derive(engine, casts) -> bytes:
-    """N-Quads of the asserted and inferred quads of a chunk of CastInputs."""
-    asserted = [q for ci in casts for q in cast_quads(ci)]
-    return ox.serialize(asserted + engine.derive(asserted), format=ox.RdfFormat.N_QUADS)
+    _ENGINE = build_engine(chapter_rules=chapter_rules, backend=backend)
+    _ENGINE.REBUILD_EVERY = min(getattr(_ENGINE, "REBUILD_EVERY", REBUILD_EVERY_CHUNKS), REBUILD_EVERY_CHUNKS)
 
 
 def _derive_in_worker(casts) -> bytes:
-    return _derive(_ENGINE, casts)
+    return derive_casts(_ENGINE, casts)
+
+
+def derive_chunk(kg, casts) -> bytes:
+    """The derived graphs (N-Quads) of one chunk of casts, in this process, with the store's engine.
+
+    The load's one derivation step, beside the worker path; both go through liuyao_kg.derivation."""
+    engine = kg.engine
+    if hasattr(engine, "REBUILD_EVERY"):
+        engine.REBUILD_EVERY = min(engine.REBUILD_EVERY, REBUILD_EVERY_CHUNKS)
+    return derive_casts(engine, casts)
 
 
 def _done(value) -> Future:
@@ -145,14 +142,13 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
                                      f"run `liuyao upgrade --store {kg.path}` first")
         casts = [ci for _, ci in items]
         if jobs == 1:
-            kg.engine.REBUILD_EVERY = min(kg.engine.REBUILD_EVERY, REBUILD_EVERY_CHUNKS)
-            in_flight.append((_done(_derive(kg.engine, casts)), items))
+            in_flight.append((_done(derive_chunk(kg, casts)), items))
             return
         if pool is None:  # started at the first chunk to derive: a re-run that writes nothing starts none
             import multiprocessing
 
             pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                       initializer=_init_worker, initargs=(kg.chapter_rules,))
+                                       initializer=_init_worker, initargs=(kg.chapter_rules, getattr(kg, "backend", "oxigraph")))
         in_flight.append((pool.submit(_derive_in_worker, casts), items))
 
     def write_oldest():
