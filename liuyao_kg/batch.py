@@ -90,14 +90,14 @@ def chunks_by_topic(items: Iterable[T], size: int, *, topic: Callable[[T], objec
     yield from open_chunks.values()
 
 
-def scan(path, *, on_error: str = "skip", format: str | None = None) -> int:
+def scan(path, *, on_error: str = "skip", format: str | None = None, encoding: str | None = None) -> int:
     """Count the records of a batch file; with on_error="abort", raise BatchError if any is bad."""
     if on_error not in ("skip", "abort"):
         raise ValueError(f"on_error {on_error!r}: must be 'skip' or 'abort'")
     if on_error == "skip":
-        return count_records(path, format=format)
+        return count_records(path, format=format, encoding=encoding)
     total, problems = 0, []
-    for _, item in iter_batch(path, format=format):
+    for _, item in iter_batch(path, format=format, encoding=encoding):
         total += 1
         if isinstance(item, CastInputError):
             problems.append(item)
@@ -107,18 +107,19 @@ def scan(path, *, on_error: str = "skip", format: str | None = None) -> int:
 
 
 def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: int = CHUNK,
-              format: str | None = None, progress=None, stats: dict | None = None) -> dict:
+              format: str | None = None, progress=None, stats: dict | None = None, encoding: str | None = None) -> dict:
     """Load every good cast of a batch file (see loaders.batch for the error policy).
 
     Returns {"loaded": [ids], "skipped": [ids already in the store or earlier in the file],
     "rejected": [{id, line, reason}]}. With on_error="abort" a bad record raises BatchError before
     anything is written. `jobs` worker processes derive (None: os.cpu_count()); `progress` is a
     liuyao_kg.progress.Progress (or anything with update(done, total, **counts)); `stats`, if given,
-    receives the record count and the number of jobs used.
+    receives the record count and the number of jobs used. `encoding`: the file's, when it has no BOM
+    and is not UTF-8 (a byte it cannot decode rejects that record only).
     """
     from liuyao_kg.versioning import OutdatedStoreError
 
-    total = scan(path, on_error=on_error, format=format)
+    total = scan(path, on_error=on_error, format=format, encoding=encoding)
     jobs = max(1, jobs or os.cpu_count() or 1)
     jobs = min(jobs, max(1, -(-total // chunk)))  # a worker per chunk at most: small files stay in-process
     report = {"loaded": [], "skipped": [], "rejected": []}
@@ -167,7 +168,7 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
     def good():
         """The records to derive, in file order; rejections and duplicates go to the report."""
         nonlocal done
-        for rid, item in iter_batch(path, format=format):
+        for rid, item in iter_batch(path, format=format, encoding=encoding):
             if isinstance(item, CastInputError):
                 if on_error == "abort":  # the file changed since the scan
                     raise BatchError(f"{Path(path).name}: record {rid!r} rejected; the file changed while loading",
