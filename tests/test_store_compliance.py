@@ -75,6 +75,13 @@ def liuyao_serve():
     proc.wait(timeout=20)
 
 
+@pytest.fixture(scope="module")
+def disk_store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("compliance") / "kg"
+    open_store(path).close()
+    return path
+
+
 class Adapter:
     """How to open (and reopen) one kind of store, and to wipe it between tests."""
 
@@ -99,16 +106,19 @@ def adapter(request, tmp_path):
     if kind == "memory":
         kg = open_store("memory")
         yield Adapter(kind, lambda: kg, lambda s: None)
-    elif kind == "disk":
+    elif kind == "disk":  # one store for the module (a new one writes ~100 MB of layers), emptied of casts
+        path = request.getfixturevalue("disk_store")
         opened = []
 
         def opener():
             for s in opened:
                 s.close()
-            opened.append(open_store(tmp_path / "kg"))
+            opened.append(open_store(path))
             return opened[-1]
 
-        yield Adapter(kind, opener, lambda s: None)
+        _wipe_remote(opener())
+        yield Adapter(kind, opener, _wipe_remote)
+        _wipe_remote(opener())
         for s in opened:
             s.close()
     elif kind == "serve":
