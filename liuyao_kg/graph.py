@@ -197,10 +197,12 @@ class KnowledgeGraph:
         return {q.object.value for q in self.store.quads_for_pattern(None, _PENDING, None, _JOURNAL)}
 
     def sparql(self, text: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None):
+        from liuyao_kg.remote import declares_dataset
+
         kwargs: dict = {}
         if default_graph:
             kwargs["default_graph"] = [ox.NamedNode(g) for g in default_graph]
-        elif not named_graphs:
+        elif not named_graphs and not declares_dataset(text):  # the query's own FROM clauses win
             kwargs["use_default_graph_as_union"] = True
         if named_graphs:
             kwargs["named_graphs"] = [ox.NamedNode(g) for g in named_graphs]

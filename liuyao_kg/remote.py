@@ -402,6 +402,20 @@ def prepare(text: str, bindings: Mapping[str, ox.NamedNode | ox.Literal] | None 
     return text[:from_at] + dataset + text[from_at:inside] + values + text[inside:]
 
 
+def declares_dataset(text: str) -> bool:
+    """The query has its own FROM / FROM NAMED clauses (outside any group), which then define its dataset."""
+    depth = 0
+    for m in _LEX.finditer(text):
+        kind, value = m.lastgroup, m.group()
+        if kind == "brace":
+            depth += 1
+        elif kind == "other" and value == "}":
+            depth -= 1
+        elif kind == "word" and depth == 0 and value.upper() == "FROM" and text[m.start() - 1:m.start()] != ":":
+            return True
+    return False
+
+
 def query_form(text: str) -> str:
     """SELECT, ASK, CONSTRUCT or DESCRIBE: the query's form, read by the lexer (comments and strings skipped)."""
     for m in _LEX.finditer(text):
@@ -474,7 +488,10 @@ class RemoteKnowledgeGraph:
         out = {}
         for g in graphs:
             _, rows = self.client.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {ox.NamedNode(g)} {{ ?s ?p ?o }} }}")
-            out[g] = int(rows[0]["n"].value) if rows else 0
+            try:
+                out[g] = int(rows[0]["n"].value) if rows else 0
+            except (KeyError, ValueError):
+                raise self.client._malformed(f"the triple count of {g} is not an integer") from None
         return out
 
     def _ensure_layers(self, layers: dict[str, list[ox.Quad]]) -> list[str]:

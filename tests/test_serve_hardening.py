@@ -201,3 +201,18 @@ def test_sixteen_concurrent_clients_are_all_answered(running):
     for t in threads:
         t.join(timeout=120)
     assert statuses == [200] * 160
+
+
+def test_serve_over_a_remote_store_forwards_queries_to_it(running):
+    """`liuyao serve --endpoint URL`: the endpoint in front of another endpoint, through the store interface."""
+    from liuyao_kg.remote import Endpoint, RemoteKnowledgeGraph
+
+    inner = running(_store(5), allow_update=True)
+    front = running(RemoteKnowledgeGraph(Endpoint(inner.url, inner.url, dialect="standard")))
+    status, body = _query(front.url, f"SELECT ?o WHERE {{ <{EX}a> <{EX}p> ?o }}", format="json")
+    assert status == 200 and [b["o"]["value"] for b in json.loads(body)["results"]["bindings"]] == ["a"]
+    status, body = _query(front.url, f"CONSTRUCT {{ ?s <{EX}q> ?o }} WHERE {{ ?s <{EX}q> ?o }}", format="nt")
+    assert status == 200 and body.count(f"<{EX}q>") == 5
+    status, body = _query(front.url, f"SELECT ?s WHERE {{ ?s ?p ?o }}", format="json",
+                          **{"default-graph-uri": EX + "g"})
+    assert status == 200 and [b["s"]["value"] for b in json.loads(body)["results"]["bindings"]] == [EX + "a"]
