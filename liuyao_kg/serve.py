@@ -379,11 +379,33 @@ class _Handler(BaseHTTPRequestHandler):
         accept = _SHORT.get(accept, accept) if accept else accept
         if self._refuse_outbound(text):
             return
+        try:
+            dataset = self._dataset(params, "default-graph-uri", "named-graph-uri")
+        except ValueError as e:  # a malformed graph IRI
+            return self._error(400, _short(str(e), 2000))
         if not self.server.slots.acquire(timeout=self.limits.query_timeout):
             return self._error(503, "the server is busy; try again")
+        outcome: dict = {}
+        worker = threading.Thread(target=self._evaluate, args=(text, dataset, accept, outcome), daemon=True)
+        worker.start()  # it releases the slot when it ends, so runaway queries cannot pile up
+        worker.join(self.limits.query_timeout + 1.0)
+        if worker.is_alive():
+            # no answer row yet (an ORDER BY, a GROUP BY or a COUNT over a huge join): pyoxigraph cannot be
+            # interrupted inside, so the evaluation stops at its first output, which the buffer refuses
+            return self._error(503, "the query ran past the time limit; narrow it or raise --query-timeout")
+        if "error" in outcome:
+            status, message = outcome["error"]
+            if status == 499:  # nobody is listening any more
+                self.close_connection = True
+                return
+            return self._error(status, message)
+        self._send(200, outcome["body"], outcome["media"])
+
+    def _evaluate(self, text: str, dataset: dict, accept, outcome: dict) -> None:
+        """Evaluate and serialise one query into `outcome` (body and media, or an error's status and message)."""
         try:
             deadline = time.monotonic() + self.limits.query_timeout
-            result = self.store.sparql(text, **self._dataset(params, "default-graph-uri", "named-graph-uri"))
+            result = self.store.sparql(text, **dataset)
             if isinstance(result, (ox.QueryTriples, list)):
                 media, fmt = negotiate(accept, _GRAPHS, "text/turtle")
             else:
@@ -393,23 +415,22 @@ class _Handler(BaseHTTPRequestHandler):
                 ox.serialize(result, out, format=fmt)
             else:
                 result.serialize(out, format=fmt)
-            body = out.buf.getvalue()
+            outcome.update(body=out.buf.getvalue(), media=media)
         except _Stop as e:
-            if e.status == 499:  # nobody is listening any more
-                self.close_connection = True
-                return
-            return self._error(e.status, e.message)
+            outcome["error"] = (e.status, e.message)
         except SyntaxError as e:
-            return self._error(400, f"malformed query: {_short(str(e), 2000)}")
-        except ValueError as e:  # e.g. a bad graph IRI in default-graph-uri
-            return self._error(400, _short(str(e), 2000))
+            outcome["error"] = (400, f"malformed query: {_short(str(e), 2000)}")
+        except ValueError as e:
+            outcome["error"] = (400, _short(str(e), 2000))
         except NotAcceptable as e:
-            return self._error(406, f"cannot answer this query in any of: {_short(str(e))}")
+            outcome["error"] = (406, f"cannot answer this query in any of: {_short(str(e))}")
         except (OSError, RuntimeError) as e:  # the store failed, or a remote store's error (never a credential)
-            return self._error(502 if type(e).__name__ == "RemoteStoreError" else 500, f"query failed: {_short(str(e))}")
+            outcome["error"] = (502 if type(e).__name__ == "RemoteStoreError" else 500, f"query failed: {_short(str(e))}")
+        except Exception as e:  # noqa: BLE001 - answered as 500, logged in one line
+            self.log_message("internal error in a query: %s: %s", type(e).__name__, _short(str(e)))
+            outcome["error"] = (500, f"internal error: {type(e).__name__}")
         finally:
             self.server.slots.release()
-        self._send(200, body, media)
 
     def _update(self, text: str, params: dict) -> None:
         if not self.allow_update:

@@ -125,6 +125,12 @@ def test_a_runaway_query_is_stopped_at_the_time_limit_while_others_are_answered(
     assert answers["heavy"][0] == 503 and "time limit" in answers["heavy"][1]
 
 
+def test_a_query_that_yields_nothing_until_it_is_done_is_answered_503_at_the_time_limit(running):
+    server = running(_store(3000), limits=Limits(query_timeout=0.2))
+    status, body = _query(server.url, "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f }", timeout=120)
+    assert status == 503 and "time limit" in body
+
+
 def test_an_answer_larger_than_the_limit_is_refused(running):
     server = running(_store(2000), limits=Limits(max_result_bytes=20_000))
     status, body = _query(server.url, "SELECT * WHERE { ?s ?p ?o }")
