@@ -106,8 +106,12 @@ def test_a_keyword_hidden_in_an_escape_or_a_string_is_read_as_what_it_is(running
     url = running().url
     status, _ = _query(url, r"SELECT * WHERE { \u0053ERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }")
     assert status == 403
+    status, _ = _query(url, "SELECT * WHERE { SERVICE ?where { ?s ?p ?o } }")
+    assert status == 403
     status, body = _query(url, 'SELECT ?x WHERE { BIND("SERVICE <http://127.0.0.1:9/>" AS ?x) }', format="json")
     assert status == 200 and "SERVICE" in body
+    status, _ = _query(url, "PREFIX ex: <http://example.org/> SELECT * WHERE { ?s ex:SERVICE ?o } # SERVICE <http://x/>")
+    assert status == 200
 
 
 def test_a_runaway_query_is_stopped_at_the_time_limit_while_others_are_answered(running):
