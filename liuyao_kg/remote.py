@@ -425,13 +425,29 @@ def query_form(text: str) -> str:
 
 
 def with_dataset(text: str, default_graphs: Iterable[str], named_graphs: Iterable[str]) -> str:
-    """The query with FROM / FROM NAMED clauses (validated IRIs) before its WHERE group."""
-    from_at, _, has_from = _where_group(text) if query_form(text) in ("SELECT", "ASK") else (None, None, False)
+    """The query with FROM / FROM NAMED clauses (validated IRIs) before its WHERE clause.
+
+    A query with FROM clauses of its own *and* dataset parameters is refused (ValueError → 400 at the
+    endpoint) rather than having its own clauses silently dropped."""
+    if declares_dataset(text):
+        raise ValueError("the query has FROM clauses and the request default-graph-uri / named-graph-uri: give one")
     clauses = "".join(f"FROM {ox.NamedNode(g)}\n" for g in default_graphs)
     clauses += "".join(f"FROM NAMED {ox.NamedNode(g)}\n" for g in named_graphs)
-    if from_at is None or has_from:
-        return text
-    return text[:from_at] + clauses + text[from_at:]
+    depth, at = 0, None
+    for m in _LEX.finditer(text):
+        kind, value = m.lastgroup, m.group()
+        if kind == "brace":
+            depth += 1
+        elif kind == "other" and value == "}":
+            depth -= 1
+        elif kind == "word" and depth == 0 and value.upper() == "WHERE" and text[m.start() - 1:m.start()] != ":":
+            at = m.start()
+            break
+    if at is None:
+        if query_form(text) not in ("SELECT", "ASK"):
+            raise ValueError("with default-graph-uri / named-graph-uri, write the query's WHERE keyword")
+        at = _where_group(text)[0]
+    return text[:at] + clauses + text[at:]
 
 
 # --- writing -----------------------------------------------------------------------------------------------

@@ -92,13 +92,13 @@ def is_url(where: str) -> bool:
 
 def open_store(where: str | Path | None = "memory", *, chapter_rules: bool = True, backend: str = "oxigraph",
                update_url: str | None = None, read_only: bool = False, wait: float = 0.0,
-               timeout: float | None = None, create: bool = True) -> CastStore:
+               timeout: float | None = None) -> CastStore:
     """The store at `where`: "memory" (or None), a directory, or an http(s) SPARQL endpoint URL.
 
     `read_only` opens an on-disk store without taking its lock (reads only; for a read-only directory
     or beside a running writer). `wait`: seconds to wait for another process to release an on-disk
-    store before giving up with :class:`StoreBusyError`. `create=False` refuses a directory that
-    holds no store yet. `timeout`: a remote endpoint's connect/read timeout in seconds.
+    store before giving up with :class:`StoreBusyError`. `timeout`: a remote endpoint's connect/read
+    timeout in seconds.
     """
     from liuyao_kg.graph import KnowledgeGraph
 
@@ -112,8 +112,6 @@ def open_store(where: str | Path | None = "memory", *, chapter_rules: bool = Tru
             endpoint = endpoint.with_timeout(timeout)
         return RemoteKnowledgeGraph(endpoint, chapter_rules=chapter_rules, backend=backend)
     path = Path(where)
-    if not create and not path.exists():
-        raise StoreAccessError(f"store {path}: no such directory")
     deadline = time.monotonic() + max(0.0, wait)
     while True:
         try:
