@@ -76,12 +76,13 @@ class Endpoint:
     user: str | None = None
     password: str | None = None
     auth: str = "basic"  # or "digest" (Virtuoso's /sparql-auth)
-    #: seconds for connecting and for each read from the socket (LIUYAO_ENDPOINT_TIMEOUT, `--timeout`)
-    timeout: float | None = 30.0
+    #: seconds for connecting and for each read from the socket (LIUYAO_ENDPOINT_TIMEOUT, `--timeout`): a
+    #: server silent this long (it may still be computing a heavy query) is given up on, not retried
+    timeout: float | None = 60.0
     dialect: str = "auto"  # "virtuoso", "standard", or "auto": by the server's Server header
     #: seconds the whole answer may take to arrive: a server that drips bytes is cut off
     total_timeout: float = 600.0
-    #: extra attempts for an idempotent read (query, ASK) after a connection error, a timeout or a 5xx
+    #: extra attempts for an idempotent read (query, ASK) after a refused or reset connection, a 5xx or a 429
     retries: int = 3
     backoff: float = 0.5  # seconds before the first retry, doubled for each next one
 
@@ -194,7 +195,7 @@ class SparqlClient:
                 return b"".join(parts)
             parts.append(chunk)
             if time.monotonic() > deadline:
-                raise TimeoutError(f"the answer took longer than {self.endpoint.total_timeout:g} s to arrive")
+                raise AnswerTooSlow(f"the answer took longer than {self.endpoint.total_timeout:g} s to arrive")
 
     def _fetch(self, text: str, return_format: str | None = None) -> bytes:
         """The raw answer to a query: retried with backoff on transient failures (a read is idempotent)."""
@@ -287,8 +288,15 @@ class SparqlClient:
         raise error
 
 
+class AnswerTooSlow(Exception):
+    """The server sent its answer slower than the total timeout allows (never retried)."""
+
+
 def _transient(exc: BaseException) -> bool:
-    """A failure worth retrying a read for: connection refused or reset, a timeout, a 5xx or 429 answer."""
+    """A failure worth retrying a read for: a refused, reset or dropped connection, a 5xx or 429 answer.
+
+    Not a timeout: a server that is silent for the whole timeout is busy or gone, and asking it again
+    would only add load."""
     import http.client
     import socket
     import urllib.error
@@ -299,8 +307,9 @@ def _transient(exc: BaseException) -> bool:
         return exc.code >= 500 or exc.code == 429
     if isinstance(exc, EndPointInternalError):
         return True
-    return isinstance(exc, (urllib.error.URLError, TimeoutError, socket.timeout, ConnectionError,
-                            http.client.HTTPException))
+    if isinstance(exc, urllib.error.URLError):
+        return not isinstance(exc.reason, (TimeoutError, socket.timeout))
+    return isinstance(exc, (ConnectionError, http.client.HTTPException))
 
 
 def _excerpt(data: bytes, limit: int = 80) -> str:
