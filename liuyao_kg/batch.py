@@ -27,7 +27,6 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-import pyoxigraph as ox
 
 from liuyao_kg.loaders.batch import count_records, iter_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError

@@ -13,6 +13,14 @@
 * A malformed query or update → 400 with the parser's message; CORS headers on every answer so a
   browser client (YASGUI) can use it; ``GET /health`` → JSON; ``GET /sparql`` without a query → the
   SPARQL 1.1 Service Description in Turtle.
+* Hardened (:class:`Limits`; docs/robustness.md): no SERVICE or LOAD to a host not allowed
+  (:mod:`liuyao_kg.sparql_guard`); a time and a size limit per query that stop pyoxigraph's lazy
+  evaluation (it is driven by the serialiser, which refuses the next row) and stop it too when the
+  client has gone; idle connections closed; bodies bounded in size and time; every malformed request a
+  4xx, never a traceback; a listen backlog of 128 and at most ``max_concurrent`` queries evaluated at once.
+* The store is any :class:`~liuyao_kg.store.CastStore` (so ``serve --endpoint URL`` fronts a remote
+  store) or a bare pyoxigraph Store. Routes are one table (``_Handler.ROUTES``) read by one dispatch
+  function, so more routes slot in there.
 """
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """The endpoint under attack: outbound requests, runaway queries, idle and slow clients, malformed requests."""
 from __future__ import annotations
 
-import http.server
-import io
 import json
 import socket
 import threading

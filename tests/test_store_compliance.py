@@ -7,8 +7,6 @@ remote ones are marked `server`. Each test states what every store must do, what
 from __future__ import annotations
 
 import json
-import os
-import re
 import socket
 import subprocess
 import sys
@@ -24,7 +22,6 @@ from liuyao_kg import queries
 from liuyao_kg.batch import load_file
 from liuyao_kg.derivation import build_engine, derive_casts
 from liuyao_kg.loaders import make_cast_input
-from liuyao_kg.reasoner.engine import inferred_graph
 from liuyao_kg.remote import Endpoint, RemoteKnowledgeGraph
 from liuyao_kg.store import CastStore, open_store
 from liuyao_kg.versioning import GRAPH_META, package_versions
