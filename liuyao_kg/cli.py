@@ -30,7 +30,7 @@ def _store(p: argparse.ArgumentParser) -> None:
     p.add_argument("--update-endpoint", metavar="URL",
                    help="the endpoint's SPARQL Update URL, if not the query URL (or LIUYAO_UPDATE_ENDPOINT)")
     p.add_argument("--timeout", type=_positive, metavar="SECONDS",
-                   help="--endpoint: connect and read timeout (default 60, or LIUYAO_ENDPOINT_TIMEOUT)")
+                   help="--endpoint: connect and read timeout (default 120, or LIUYAO_ENDPOINT_TIMEOUT)")
     p.add_argument("--wait", type=_positive, default=0.0, metavar="SECONDS",
                    help="--store: wait this long for another process (serve, load) to release the store")
     p.add_argument("--read-only", action="store_true",

@@ -78,7 +78,7 @@ class Endpoint:
     auth: str = "basic"  # or "digest" (Virtuoso's /sparql-auth)
     #: seconds for connecting and for each read from the socket (LIUYAO_ENDPOINT_TIMEOUT, `--timeout`): a
     #: server silent this long (it may still be computing a heavy query) is given up on, not retried
-    timeout: float | None = 60.0
+    timeout: float | None = 120.0
     dialect: str = "auto"  # "virtuoso", "standard", or "auto": by the server's Server header
     #: seconds the whole answer may take to arrive: a server that drips bytes is cut off
     total_timeout: float = 600.0

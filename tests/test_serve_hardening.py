@@ -216,7 +216,8 @@ def test_serve_over_a_remote_store_forwards_queries_to_it(running):
     from liuyao_kg.remote import Endpoint, RemoteKnowledgeGraph
 
     inner = running(_store(5), allow_update=True)
-    front = running(RemoteKnowledgeGraph(Endpoint(inner.url, inner.url, dialect="standard")))
+    # a generous timeout: the front first writes the ~104,000 layer triples into the inner store
+    front = running(RemoteKnowledgeGraph(Endpoint(inner.url, inner.url, dialect="standard", timeout=600)))
     status, body = _query(front.url, f"SELECT ?o WHERE {{ <{EX}a> <{EX}p> ?o }}", format="json")
     assert status == 200 and [b["o"]["value"] for b in json.loads(body)["results"]["bindings"]] == ["a"]
     status, body = _query(front.url, f"CONSTRUCT {{ ?s <{EX}q> ?o }} WHERE {{ ?s <{EX}q> ?o }}", format="nt")
