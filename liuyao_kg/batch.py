@@ -27,11 +27,10 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-import pyoxigraph as ox
 
 from liuyao_kg.loaders.batch import count_records, iter_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
-from liuyao_kg.loaders.rdf import cast_quads
+from liuyao_kg.derivation import derive_casts
 
 T = TypeVar("T")
 
@@ -46,30 +45,27 @@ REBUILD_EVERY_CHUNKS = 16
 _ENGINE = None  # the worker process's own engine
 
 
-def _init_worker(chapter_rules: bool) -> None:
+def _init_worker(chapter_rules: bool, backend: str = "oxigraph") -> None:
+    """A worker process's engine: built by liuyao_kg.derivation from the package's layers, as the parent's is."""
     global _ENGINE
-    from liuyao_kg import namespaces as ns
-    from liuyao_kg.graph import layer_quads
-    from liuyao_kg.reasoner.engine import Engine, load_rules
+    from liuyao_kg.derivation import build_engine
 
-    layers = layer_quads()
-    rules_store = ox.Store()
-    rules_store.extend(layers[ns.GRAPH_RULES])
-    rules = load_rules(rules_store, ns.GRAPH_RULES)
-    if not chapter_rules:
-        rules = [r for r in rules if not r.chapter]
-    _ENGINE = Engine(rules, layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE])
-    _ENGINE.REBUILD_EVERY = min(_ENGINE.REBUILD_EVERY, REBUILD_EVERY_CHUNKS)
-
-
-def _derive(engine, casts) -> bytes:
-    """N-Quads of the asserted and inferred quads of a chunk of CastInputs."""
-    asserted = [q for ci in casts for q in cast_quads(ci)]
-    return ox.serialize(asserted + engine.derive(asserted), format=ox.RdfFormat.N_QUADS)
+    _ENGINE = build_engine(chapter_rules=chapter_rules, backend=backend)
+    _ENGINE.REBUILD_EVERY = min(getattr(_ENGINE, "REBUILD_EVERY", REBUILD_EVERY_CHUNKS), REBUILD_EVERY_CHUNKS)
 
 
 def _derive_in_worker(casts) -> bytes:
-    return _derive(_ENGINE, casts)
+    return derive_casts(_ENGINE, casts)
+
+
+def derive_chunk(kg, casts) -> bytes:
+    """The derived graphs (N-Quads) of one chunk of casts, in this process, with the store's engine.
+
+    The load's one derivation step, beside the worker path; both go through liuyao_kg.derivation."""
+    engine = kg.engine
+    if hasattr(engine, "REBUILD_EVERY"):
+        engine.REBUILD_EVERY = min(engine.REBUILD_EVERY, REBUILD_EVERY_CHUNKS)
+    return derive_casts(engine, casts)
 
 
 def _done(value) -> Future:
@@ -93,14 +89,14 @@ def chunks_by_topic(items: Iterable[T], size: int, *, topic: Callable[[T], objec
     yield from open_chunks.values()
 
 
-def scan(path, *, on_error: str = "skip", format: str | None = None) -> int:
+def scan(path, *, on_error: str = "skip", format: str | None = None, encoding: str | None = None) -> int:
     """Count the records of a batch file; with on_error="abort", raise BatchError if any is bad."""
     if on_error not in ("skip", "abort"):
         raise ValueError(f"on_error {on_error!r}: must be 'skip' or 'abort'")
     if on_error == "skip":
-        return count_records(path, format=format)
+        return count_records(path, format=format, encoding=encoding)
     total, problems = 0, []
-    for _, item in iter_batch(path, format=format):
+    for _, item in iter_batch(path, format=format, encoding=encoding):
         total += 1
         if isinstance(item, CastInputError):
             problems.append(item)
@@ -110,18 +106,19 @@ def scan(path, *, on_error: str = "skip", format: str | None = None) -> int:
 
 
 def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: int = CHUNK,
-              format: str | None = None, progress=None, stats: dict | None = None) -> dict:
+              format: str | None = None, progress=None, stats: dict | None = None, encoding: str | None = None) -> dict:
     """Load every good cast of a batch file (see loaders.batch for the error policy).
 
     Returns {"loaded": [ids], "skipped": [ids already in the store or earlier in the file],
     "rejected": [{id, line, reason}]}. With on_error="abort" a bad record raises BatchError before
     anything is written. `jobs` worker processes derive (None: os.cpu_count()); `progress` is a
     liuyao_kg.progress.Progress (or anything with update(done, total, **counts)); `stats`, if given,
-    receives the record count and the number of jobs used.
+    receives the record count and the number of jobs used. `encoding`: the file's, when it has no BOM
+    and is not UTF-8 (a byte it cannot decode rejects that record only).
     """
     from liuyao_kg.versioning import OutdatedStoreError
 
-    total = scan(path, on_error=on_error, format=format)
+    total = scan(path, on_error=on_error, format=format, encoding=encoding)
     jobs = max(1, jobs or os.cpu_count() or 1)
     jobs = min(jobs, max(1, -(-total // chunk)))  # a worker per chunk at most: small files stay in-process
     report = {"loaded": [], "skipped": [], "rejected": []}
@@ -145,14 +142,13 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
                                      f"run `liuyao upgrade --store {kg.path}` first")
         casts = [ci for _, ci in items]
         if jobs == 1:
-            kg.engine.REBUILD_EVERY = min(kg.engine.REBUILD_EVERY, REBUILD_EVERY_CHUNKS)
-            in_flight.append((_done(_derive(kg.engine, casts)), items))
+            in_flight.append((_done(derive_chunk(kg, casts)), items))
             return
         if pool is None:  # started at the first chunk to derive: a re-run that writes nothing starts none
             import multiprocessing
 
             pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                       initializer=_init_worker, initargs=(kg.chapter_rules,))
+                                       initializer=_init_worker, initargs=(kg.chapter_rules, getattr(kg, "backend", "oxigraph")))
         in_flight.append((pool.submit(_derive_in_worker, casts), items))
 
     def write_oldest():
@@ -171,7 +167,7 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
     def good():
         """The records to derive, in file order; rejections and duplicates go to the report."""
         nonlocal done
-        for rid, item in iter_batch(path, format=format):
+        for rid, item in iter_batch(path, format=format, encoding=encoding):
             if isinstance(item, CastInputError):
                 if on_error == "abort":  # the file changed since the scan
                     raise BatchError(f"{Path(path).name}: record {rid!r} rejected; the file changed while loading",

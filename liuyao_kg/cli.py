@@ -35,6 +35,29 @@ def _store(p: argparse.ArgumentParser) -> None:
                             "LIUYAO_ENDPOINT_PASSWORD; see README, Remote SPARQL endpoint)")
     p.add_argument("--update-endpoint", metavar="URL",
                    help="the endpoint's SPARQL Update URL, if not the query URL (or LIUYAO_UPDATE_ENDPOINT)")
+    p.add_argument("--timeout", type=_positive, metavar="SECONDS",
+                   help="--endpoint: connect and read timeout (default 120, or LIUYAO_ENDPOINT_TIMEOUT)")
+    p.add_argument("--wait", type=_positive, default=0.0, metavar="SECONDS",
+                   help="--store: wait this long for another process (serve, load) to release the store")
+    p.add_argument("--read-only", action="store_true",
+                   help="--store: open without taking the store's lock (reads only; a read-only directory, "
+                        "or beside a running writer)")
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text[:40]!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text[:40]!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text[:40]!r}")
+    return int(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     ld.add_argument("--quiet", action="store_true", help="no progress line and no summary on stderr")
     ld.add_argument("--jobs", type=int, default=None,
                     help="worker processes deriving casts (default: the number of CPUs; 1 = in this process)")
+    ld.add_argument("--encoding", help="the file's text encoding (default: UTF-8, or what its BOM says; "
+                                       "UTF-16 without a BOM is recognised), e.g. big5, gb18030, latin-1")
     _store(ld)
 
     up = sub.add_parser("upgrade", help="replace an on-disk store's layers with this package's and re-derive every cast")
@@ -109,6 +134,16 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, default=7878)
     sv.add_argument("--allow-update", action="store_true",
                     help="accept SPARQL updates (they write the store as given; no derivation)")
+    sv.add_argument("--allow-service", action="append", default=[], metavar="HOST",
+                    help="a host (or host:port) that SERVICE / LOAD may reach (repeatable; default: none)")
+    sv.add_argument("--query-timeout", type=_positive, default=30.0, metavar="SECONDS",
+                    help="time limit per query (default 30)")
+    sv.add_argument("--max-result-bytes", type=_count, default=64 * 1024 * 1024, metavar="N",
+                    help="size limit of one answer (default 64 MiB)")
+    sv.add_argument("--max-body-bytes", type=_count, default=16 * 1024 * 1024, metavar="N",
+                    help="size limit of one request body (default 16 MiB)")
+    sv.add_argument("--idle-timeout", type=_positive, default=15.0, metavar="SECONDS",
+                    help="close a connection silent this long (default 15)")
     return parser
 
 
@@ -117,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     from liuyao_kg.loaders.errors import CastInputError
     from liuyao_kg.queries import QueryParameterError
     from liuyao_kg.remote import RemoteStoreError
+    from liuyao_kg.store import StoreError
     from liuyao_kg.versioning import OutdatedStoreError
 
     try:
@@ -126,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     except (CastInputError, QueryParameterError, OutdatedStoreError) as e:
         print(f"liuyao: error: {e}", file=sys.stderr)
         return 2
-    except RemoteStoreError as e:  # its message never holds credentials
+    except (RemoteStoreError, StoreError) as e:  # a RemoteStoreError's message never holds credentials
         print(f"liuyao: error: {e}", file=sys.stderr)
         return 1
     finally:
@@ -138,16 +174,14 @@ def main(argv: list[str] | None = None) -> int:
 def _graph(args):
     """The store named by --store or --endpoint (opened once per command, closed by main), else the in-memory one."""
     from liuyao_kg import default_graph
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store import open_store
 
     if getattr(args, "_kg", None) is not None:
         return args._kg
     if getattr(args, "endpoint", None):
-        from liuyao_kg.remote import Endpoint, RemoteKnowledgeGraph
-
-        args._kg = RemoteKnowledgeGraph(Endpoint.from_env(args.endpoint, args.update_endpoint))
+        args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout)
     elif getattr(args, "store", None):
-        args._kg = KnowledgeGraph(args.store)
+        args._kg = open_store(args.store, read_only=args.read_only, wait=args.wait)
     else:
         return default_graph()
     return args._kg
@@ -261,11 +295,15 @@ def _cmd_load(args) -> int:
     from liuyao_kg.batch import load_file, summary
     from liuyao_kg.progress import Progress
 
+    from liuyao_kg.loaders.batch import check_readable
+
     name = Path(args.file).name
+    check_readable(args.file, format=None, encoding=args.encoding)  # before the store is opened (or created)
     bar = Progress(f"load {name}", quiet=args.quiet)
     stats: dict = {}
     t0 = time.perf_counter()
-    report = load_file(_graph(args), args.file, on_error=args.on_error, jobs=args.jobs, progress=bar, stats=stats)
+    report = load_file(_graph(args), args.file, on_error=args.on_error, jobs=args.jobs, progress=bar, stats=stats,
+                       encoding=args.encoding)
     bar.close()
     if not args.quiet:
         sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1)))
@@ -291,14 +329,13 @@ def _cmd_corpus(args) -> int:
 
 
 def _cmd_serve(args) -> int:
-    from liuyao_kg.serve import serve
+    from liuyao_kg.serve import Limits, serve
 
-    if args.endpoint:  # serving needs the embedded store; a remote one already has its own endpoint
-        print(f"liuyao: error: serve works on the embedded store (--store DIR or in memory); {args.endpoint} is "
-              f"already a SPARQL endpoint: query it directly", file=sys.stderr)
-        return 2
-    kg = _graph(args)
-    serve(kg.store, args.host, args.port, allow_update=args.allow_update, kg=kg)
+    limits = Limits(query_timeout=args.query_timeout, max_result_bytes=args.max_result_bytes,
+                    max_body_bytes=args.max_body_bytes, idle_timeout=args.idle_timeout,
+                    allow_service=tuple(args.allow_service))
+    kg = _graph(args)  # embedded, or remote: `serve --endpoint URL` fronts that endpoint
+    serve(kg, args.host, args.port, allow_update=args.allow_update, limits=limits, kg=kg)
     return 0
 
 

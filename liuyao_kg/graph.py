@@ -20,7 +20,7 @@ import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
 from liuyao_kg import versioning
-from liuyao_kg.reasoner.engine import Engine, inferred_graph, load_rules
+from liuyao_kg.reasoner.engine import inferred_graph
 
 #: (graph IRI, resource files in liuyao_kg.ontology) for the fixed layers of the store.
 LAYERS = (
@@ -78,24 +78,41 @@ def layer_quads() -> dict[str, list[ox.Quad]]:
 
 
 class KnowledgeGraph:
-    """A store plus the engine that derives cast states into it."""
+    """The embedded store (pyoxigraph: in memory, or RocksDB on disk): the `CastStore` interface.
 
-    def __init__(self, path: str | Path | None = None, *, chapter_rules: bool = True, backend: str = "oxigraph"):
+    Derivation is not built here: `engine` comes from liuyao_kg.derivation, with this store's own layers.
+    """
+
+    def __init__(self, path: str | Path | None = None, *, chapter_rules: bool = True, backend: str = "oxigraph",
+                 read_only: bool = False):
         """`chapter_rules=False` derives the chart states only (no judgments): what the state tests need.
         `backend="rdflib"` evaluates the same rules with rdflib (reasoner/rdflib_engine.py, ~30x slower;
-        a cross-check and benchmark reference); the store itself is pyoxigraph either way."""
-        if backend not in ("oxigraph", "rdflib"):
-            raise ValueError(f"unknown backend {backend!r}: 'oxigraph' or 'rdflib'")
+        a cross-check and benchmark reference); the store itself is pyoxigraph either way. `read_only`
+        opens an on-disk store without its lock (reads only: a read-only directory, or beside a writer)."""
+        from liuyao_kg.derivation import check_backend
+        from liuyao_kg.store import StoreAccessError, store_error
+
+        check_backend(backend)
         self.path = path
+        self.location = str(path) if path is not None else "memory"
         self.chapter_rules = chapter_rules
         self.backend = backend
-        self.store = ox.Store(str(path)) if path is not None else ox.Store()
-        if path is not None:
-            self._undo_interrupted_load()
-        missing = [g for g, _ in LAYERS if not self._has_graph(g)]
-        load_layers(self.store, atomic=path is not None)
-        for graph in missing:
-            versioning.record(self.store, graph)
+        self.read_only = bool(read_only and path is not None)
+        self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
+        try:
+            if self.read_only:
+                if not Path(path).is_dir():
+                    raise StoreAccessError(f"store {path}: no such directory")
+                self.store = ox.Store.read_only(str(path))
+            else:
+                self.store = ox.Store(str(path)) if path is not None else ox.Store()
+            if path is not None and not self.read_only:
+                self._undo_interrupted_load()
+            if not self.read_only:
+                self._ensure_layers()
+        except OSError as exc:
+            self.store = None
+            raise store_error(path, exc) from None
         #: {layer graph: (recorded version, package version)} when the store was written by another rule base
         self.outdated = versioning.outdated_layers(self.store)
         if self.outdated:
@@ -103,12 +120,41 @@ class KnowledgeGraph:
                           f"this package's; its casts were derived with another rule base. Reads work; writes are "
                           f"refused until `liuyao upgrade --store {path}`", versioning.OutdatedStoreWarning,
                           stacklevel=2)
-        self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
+
+    def _ensure_layers(self) -> None:
+        """Give the store the package's layers and their version records, resuming any interrupted first write.
+
+        A store with no layer yet gets every layer *and* its version records in one transaction, so a
+        process killed during its first second leaves an empty store, never a half-made one. A store
+        that holds no cast but layers that are partial or of another version (left by an older release
+        killed mid-write) is simply given this package's layers: no cast was derived with them.
+        """
+        missing = [g for g, _ in LAYERS if not self._has_graph(g)]
+        if len(missing) == len(LAYERS):
+            scratch = ox.Store()
+            load_layers(scratch, only_missing=False, atomic=False)
+            scratch.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
+            self.store.load(scratch.dump(format=ox.RdfFormat.N_QUADS), format=ox.RdfFormat.N_QUADS)
+            return
+        load_layers(self.store, atomic=self.path is not None)
+        for graph in missing:
+            versioning.record(self.store, graph)
+        stale = versioning.outdated_layers(self.store)
+        if stale and not self._holds_casts():
+            from liuyao_kg.upgrade import replace_layers
+
+            replace_layers(self.store, stale)
+
+    def _holds_casts(self) -> bool:
+        return bool(self.store.query(f"ASK {{ GRAPH ?c {{ ?c a <{ns.LYO}Cast> }} }}"))
 
     def close(self) -> None:
         """Release the store (and, on disk, its lock) so another process or handle can open it."""
-        if self.store is not None and self.path is not None:
-            self.store.flush()
+        if self.store is not None and self.path is not None and not self.read_only:
+            try:
+                self.store.flush()
+            except OSError:
+                pass  # e.g. disk full: what was committed is on disk; the journal covers the rest
         self.store = None
         self.__dict__.pop("engine", None)
         if self.path is not None:
@@ -120,37 +166,82 @@ class KnowledgeGraph:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def __repr__(self) -> str:
+        return f"KnowledgeGraph({self.location!r})"
+
     def _has_graph(self, graph: str) -> bool:
         return _graph_nonempty(self.store, ox.NamedNode(graph))
 
-    @cached_property
-    def engine(self) -> Engine:
-        rules = load_rules(self.store, ns.GRAPH_RULES)
-        if not self.chapter_rules:
-            rules = [r for r in rules if not r.chapter]
-        reference = [q for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE)
-                     for q in self.store.quads_for_pattern(None, None, None, ox.NamedNode(g))]
-        if self.backend == "rdflib":
-            from liuyao_kg.reasoner.rdflib_engine import RdflibEngine
+    def layers(self) -> dict[str, list[ox.Quad]]:
+        """{layer graph: quads} as this store holds them."""
+        return {g: list(self.store.quads_for_pattern(None, None, None, ox.NamedNode(g))) for g, _ in LAYERS}
 
-            return RdflibEngine(rules, reference)
-        return Engine(rules, reference)
+    @cached_property
+    def engine(self):
+        from liuyao_kg.derivation import build_engine
+
+        layers = {g: list(self.store.quads_for_pattern(None, None, None, ox.NamedNode(g)))
+                  for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES)}  # what derivation reads
+        return build_engine(layers, chapter_rules=self.chapter_rules, backend=self.backend)
+
+    # -- the CastStore interface --------------------------------------------------------------------------
 
     def has_cast(self, cast_iri: str) -> bool:
         return self._has_graph(cast_iri)
 
+    def present(self, cast_iris: Iterable[str]) -> set[str]:
+        return {iri for iri in dict.fromkeys(cast_iris) if self.has_cast(iri)}
+
+    def layer_versions(self) -> dict[str, str]:
+        return versioning.recorded_versions(self.store)
+
+    def pending(self) -> set[str]:
+        return {q.object.value for q in self.store.quads_for_pattern(None, _PENDING, None, _JOURNAL)}
+
+    def sparql(self, text: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None):
+        from liuyao_kg.remote import declares_dataset
+
+        kwargs: dict = {}
+        if default_graph:
+            kwargs["default_graph"] = [ox.NamedNode(g) for g in default_graph]
+        elif not named_graphs and not declares_dataset(text):  # the query's own FROM clauses win
+            kwargs["use_default_graph_as_union"] = True
+        if named_graphs:
+            kwargs["named_graphs"] = [ox.NamedNode(g) for g in named_graphs]
+        return self.store.query(text, **kwargs)
+
+    def update(self, text: str) -> None:
+        self._check_writable()
+        self.store.update(text)
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            from liuyao_kg.store import StoreAccessError
+
+            raise StoreAccessError(f"store {self.location} was opened read-only: writes are refused")
+
+    def _check_current(self) -> None:
+        if self.outdated:
+            raise versioning.OutdatedStoreError(f"store {self.path} is outdated (its layers were written by another "
+                                                f"rule base): run `liuyao upgrade --store {self.path}` first")
+
     def add_quads(self, asserted: list[ox.Quad]) -> list[str]:
         """Derive and store casts given as asserted quads (one named graph each); skip known casts."""
+        from liuyao_kg.derivation import derive_quads
+        from liuyao_kg.store import store_error
+
         by_cast: dict[str, list[ox.Quad]] = {}
         for q in asserted:
             by_cast.setdefault(q.graph_name.value, []).append(q)
         fresh = [q for iri, qs in by_cast.items() if not self.has_cast(iri) for q in qs]
-        if fresh and self.outdated:
-            raise versioning.OutdatedStoreError(f"store {self.path} is outdated (its layers were written by another "
-                                                f"rule base): run `liuyao upgrade --store {self.path}` first")
         if fresh:
-            inferred = self.engine.derive(fresh)
-            self.store.extend(fresh + inferred)
+            self._check_writable()
+            self._check_current()
+            inferred = derive_quads(self.engine, fresh)
+            try:
+                self.store.extend(fresh + inferred)  # one transaction: every cast in completely or not at all
+            except OSError as exc:
+                raise store_error(self.path, exc, "write") from None
         return list(by_cast)
 
     def write_derived(self, nquads: bytes, casts: list[str] | None = None) -> None:
@@ -162,8 +253,19 @@ class KnowledgeGraph:
         writer, compaction included, still averaged 39 ms of CPU per cast: README). The bulk loader promises no atomicity, so the chunk
         is journaled: its casts are recorded as pending in one transaction before and cleared in one
         after; a store opened with pending casts removes them first (`_undo_interrupted_load`), so
-        after a crash every cast is in completely or not at all.
+        after a crash every cast is in completely or not at all. An OSError (disk full, read-only
+        file system) becomes a StoreError after the chunk is taken out again.
         """
+        from liuyao_kg.store import store_error
+
+        self._check_writable()
+        self._check_current()
+        try:
+            self._write_derived(nquads, casts)
+        except OSError as exc:
+            raise store_error(self.path, exc, "write") from None
+
+    def _write_derived(self, nquads: bytes, casts: list[str] | None) -> None:
         if self.path is None or casts is None:
             self.store.load(nquads, format=ox.RdfFormat.N_QUADS)
             if self.path is not None:
@@ -174,7 +276,10 @@ class KnowledgeGraph:
         try:
             self.store.bulk_load(nquads, format=ox.RdfFormat.N_QUADS)
         except Exception:
-            self._undo_interrupted_load()  # e.g. disk full: take the chunk out now, not at the next open
+            try:
+                self._undo_interrupted_load()  # e.g. disk full: take the chunk out now, not at the next open
+            except OSError:
+                pass  # the journal still names the chunk: the next open removes it
             raise
         # one update, so the chunk's casts leave the journal together (the IRI is minted here, not input)
         self.store.update(f"DELETE WHERE {{ GRAPH {_JOURNAL} {{ {chunk} {_PENDING} ?cast }} }}")
@@ -182,7 +287,7 @@ class KnowledgeGraph:
 
     def _undo_interrupted_load(self) -> None:
         """Remove the casts of a chunk whose bulk load did not finish (see write_derived)."""
-        pending = {q.object.value for q in self.store.quads_for_pattern(None, _PENDING, None, _JOURNAL)}
+        pending = self.pending()
         if not pending:
             return
         for cast in sorted(pending):

@@ -31,8 +31,10 @@ can stand behind them. What differs, and why:
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
+import time
 import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -41,14 +43,16 @@ from functools import cached_property
 import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
+from liuyao_kg import versioning
 from liuyao_kg.graph import LAYERS, _py, layer_quads
-from liuyao_kg.reasoner.engine import Engine, inferred_graph, load_rules
+from liuyao_kg.reasoner.engine import inferred_graph
 
 ENV_USER = "LIUYAO_ENDPOINT_USER"
 ENV_PASSWORD = "LIUYAO_ENDPOINT_PASSWORD"
 ENV_AUTH = "LIUYAO_ENDPOINT_AUTH"
 ENV_UPDATE = "LIUYAO_UPDATE_ENDPOINT"
 ENV_DIALECT = "LIUYAO_ENDPOINT_DIALECT"
+ENV_TIMEOUT = "LIUYAO_ENDPOINT_TIMEOUT"
 
 #: triples per INSERT DATA request when writing the fixed layers
 LAYER_CHUNK = 5000
@@ -72,8 +76,23 @@ class Endpoint:
     user: str | None = None
     password: str | None = None
     auth: str = "basic"  # or "digest" (Virtuoso's /sparql-auth)
-    timeout: float | None = 300.0
+    #: seconds for connecting and for each read from the socket (LIUYAO_ENDPOINT_TIMEOUT, `--timeout`): a
+    #: server silent this long (it may still be computing a heavy query) is given up on, not retried
+    timeout: float | None = 120.0
     dialect: str = "auto"  # "virtuoso", "standard", or "auto": by the server's Server header
+    #: seconds the whole answer may take to arrive: a server that drips bytes is cut off
+    total_timeout: float = 600.0
+    #: extra attempts for an idempotent read (query, ASK) after a refused or reset connection, a 5xx or a 429
+    retries: int = 3
+    backoff: float = 0.5  # seconds before the first retry, doubled for each next one
+
+    def with_timeout(self, timeout: float) -> "Endpoint":
+        """This endpoint with another connect/read timeout (seconds; must be positive)."""
+        import dataclasses
+
+        if not timeout or timeout <= 0:
+            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        return dataclasses.replace(self, timeout=float(timeout))
 
     @classmethod
     def from_env(cls, url: str, update_url: str | None = None, env: Mapping[str, str] | None = None) -> "Endpoint":
@@ -86,11 +105,17 @@ class Endpoint:
         password = env.get(ENV_PASSWORD) or url_password or up_password
         auth = (env.get(ENV_AUTH) or "basic").lower()
         if auth not in ("basic", "digest"):
-            raise ValueError(f"{ENV_AUTH} must be basic or digest, got {auth!r}")
+            raise RemoteStoreError(f"{ENV_AUTH} must be basic or digest, got {auth!r}")
         dialect = (env.get(ENV_DIALECT) or "auto").lower()
         if dialect not in ("auto", "virtuoso", "standard"):
-            raise ValueError(f"{ENV_DIALECT} must be auto, virtuoso or standard, got {dialect!r}")
-        return cls(query_url, update_url_clean, user or None, password or None, auth, dialect=dialect)
+            raise RemoteStoreError(f"{ENV_DIALECT} must be auto, virtuoso or standard, got {dialect!r}")
+        endpoint = cls(query_url, update_url_clean, user or None, password or None, auth, dialect=dialect)
+        if env.get(ENV_TIMEOUT):
+            try:
+                endpoint = endpoint.with_timeout(float(env[ENV_TIMEOUT]))
+            except ValueError:
+                raise RemoteStoreError(f"{ENV_TIMEOUT} must be a positive number of seconds, got {env[ENV_TIMEOUT]!r}") from None
+        return endpoint
 
     def __repr__(self) -> str:
         return f"Endpoint({self.query_url!r}, update={self.update_url!r}, auth={self.auth!r})"
@@ -132,15 +157,15 @@ class SparqlClient:
         self.endpoint = endpoint
         self.server: str | None = None  # the Server header of the first response
 
-    def _wrapper(self, text: str):
+    def _wrapper(self, text: str, return_format: str | None = None):
         from SPARQLWrapper import DIGEST, JSON, POST, SPARQLWrapper
 
         e = self.endpoint
         w = SPARQLWrapper(e.query_url, updateEndpoint=e.update_url)
         w.setMethod(POST)
-        w.setReturnFormat(JSON)
+        w.setReturnFormat(return_format or JSON)
         if e.timeout:
-            w.setTimeout(int(e.timeout))
+            w.setTimeout(max(1, int(e.timeout)))
         if e.user and e.password:
             if e.auth == "digest":
                 w.setHTTPAuth(DIGEST)
@@ -159,14 +184,46 @@ class SparqlClient:
         url = self.endpoint.update_url if what == "update" else self.endpoint.query_url
         return RemoteStoreError(self.endpoint.redact(f"SPARQL {what} on {url} failed: {type(exc).__name__}: {detail}"))
 
+    def _read(self, response) -> bytes:
+        """The whole body, within `total_timeout` (each read is bounded by the socket timeout)."""
+        deadline = time.monotonic() + self.endpoint.total_timeout
+        parts = []
+        reader = getattr(response, "read1", None) or response.read
+        while True:
+            chunk = reader(65536)
+            if not chunk:
+                return b"".join(parts)
+            parts.append(chunk)
+            if time.monotonic() > deadline:
+                raise AnswerTooSlow(f"the answer took longer than {self.endpoint.total_timeout:g} s to arrive")
+
+    def _fetch(self, text: str, return_format: str | None = None) -> bytes:
+        """The raw answer to a query: retried with backoff on transient failures (a read is idempotent)."""
+        attempt = 0
+        while True:
+            try:
+                result = self._wrapper(text, return_format).query()
+                self._note_server(result)
+                return self._read(result.response)
+            except Exception as exc:  # noqa: BLE001 - every transport or server error becomes a redacted one
+                if attempt < self.endpoint.retries and _transient(exc):
+                    time.sleep(self.endpoint.backoff * (2 ** attempt))
+                    attempt += 1
+                    continue
+                error = self._fail("query", exc)
+            raise error  # outside the handler: the original exception is not even kept as its context
+
     def _json(self, text: str) -> dict:
+        data = self._fetch(text)
         try:
-            result = self._wrapper(text).query()
-            self._note_server(result)
-            return result.convert()
-        except Exception as exc:  # noqa: BLE001 - every transport or server error becomes a redacted one
-            error = self._fail("query", exc)
-        raise error  # outside the handler: the original exception is not even kept as its context
+            return json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            pass
+        raise self._malformed(f"the answer is not SPARQL JSON ({_excerpt(data)})")
+
+    def _malformed(self, why: str) -> RemoteStoreError:
+        return RemoteStoreError(self.endpoint.redact(f"SPARQL query on {self.endpoint.query_url}: malformed "
+                                                     f"results: {why}"))
 
     def _note_server(self, result) -> None:
         if self.server is None:
@@ -185,19 +242,40 @@ class SparqlClient:
         return "virtuoso" in (self.server or "").lower()
 
     def select(self, text: str) -> tuple[list[str], list[dict[str, object]]]:
-        """(variables, rows of pyoxigraph terms) for a SELECT."""
+        """(variables, rows of pyoxigraph terms) for a SELECT; RemoteStoreError if the results are malformed."""
         data = self._json(text)
-        if not isinstance(data, dict) or "results" not in data:
-            raise RemoteStoreError(f"SPARQL query on {self.endpoint.query_url} did not return SELECT results")
-        names = data.get("head", {}).get("vars", [])
-        rows = [{k: _term(v) for k, v in b.items()} for b in data["results"]["bindings"]]
+        results = data.get("results") if isinstance(data, dict) else None
+        bindings = results.get("bindings") if isinstance(results, dict) else None
+        if not isinstance(bindings, list):
+            raise self._malformed("no results.bindings list (not the answer to a SELECT?)")
+        head = data.get("head")
+        names = head.get("vars", []) if isinstance(head, dict) else []
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise self._malformed("head.vars is not a list of names")
+        rows = []
+        for i, b in enumerate(bindings):
+            if not isinstance(b, dict):
+                raise self._malformed(f"row {i + 1} is not an object")
+            try:
+                rows.append({k: _term(v) for k, v in b.items()})
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise self._malformed(f"row {i + 1}: a term is malformed ({_excerpt(str(exc).encode())})") from None
         return names, rows
 
     def ask(self, text: str) -> bool:
         data = self._json(text)
-        return bool(data.get("boolean")) if isinstance(data, dict) else False
+        if not isinstance(data, dict) or not isinstance(data.get("boolean"), (bool, int)):
+            raise self._malformed("no boolean in the answer to an ASK")
+        return bool(data["boolean"])
+
+    def raw(self, text: str, form: str) -> bytes:
+        """The answer to any query as sent by the server: SPARQL JSON for SELECT/ASK, Turtle for graphs."""
+        from SPARQLWrapper import JSON, TURTLE
+
+        return self._fetch(text, JSON if form in ("SELECT", "ASK") else TURTLE)
 
     def update(self, text: str) -> None:
+        """One update request (never retried: an update that may have run must not run twice)."""
         if self.virtuoso and text.startswith("INSERT DATA"):
             # Virtuoso compiles INSERT DATA to SQL, one statement group per triple, and refuses past 10,000
             # lines of SQL (~1,500 triples); this pragma passes the constant data as one vector instead.
@@ -210,12 +288,44 @@ class SparqlClient:
         raise error
 
 
+class AnswerTooSlow(Exception):
+    """The server sent its answer slower than the total timeout allows (never retried)."""
+
+
+def _transient(exc: BaseException) -> bool:
+    """A failure worth retrying a read for: a refused, reset or dropped connection, a 5xx or 429 answer.
+
+    Not a timeout: a server that is silent for the whole timeout is busy or gone, and asking it again
+    would only add load."""
+    import http.client
+    import socket
+    import urllib.error
+
+    from SPARQLWrapper.SPARQLExceptions import EndPointInternalError
+
+    if isinstance(exc, urllib.error.HTTPError):
+        return exc.code >= 500 or exc.code == 429
+    if isinstance(exc, EndPointInternalError):
+        return True
+    if isinstance(exc, urllib.error.URLError):
+        return not isinstance(exc.reason, (TimeoutError, socket.timeout))
+    return isinstance(exc, (ConnectionError, http.client.HTTPException))
+
+
+def _excerpt(data: bytes, limit: int = 80) -> str:
+    text = data[:limit * 4].decode("utf-8", "replace")
+    text = " ".join(text.split())
+    return repr(text[:limit] + ("…" if len(text) > limit or len(data) > limit * 4 else ""))
+
+
 _XSD_BOOLEAN = ns.XSD + "boolean"
 
 
 def _term(b: dict):
     """A pyoxigraph term from a SPARQL 1.1 JSON result binding (also Virtuoso's "typed-literal")."""
     kind, value = b["type"], b["value"]
+    if not isinstance(kind, str) or not isinstance(value, str):
+        raise ValueError(f"a term's type and value must be strings, got {type(kind).__name__}, {type(value).__name__}")
     if kind == "uri":
         return ox.NamedNode(value)
     if kind == "bnode":
@@ -301,6 +411,54 @@ def prepare(text: str, bindings: Mapping[str, ox.NamedNode | ox.Literal] | None 
     return text[:from_at] + dataset + text[from_at:inside] + values + text[inside:]
 
 
+def declares_dataset(text: str) -> bool:
+    """The query has its own FROM / FROM NAMED clauses (outside any group), which then define its dataset."""
+    depth = 0
+    for m in _LEX.finditer(text):
+        kind, value = m.lastgroup, m.group()
+        if kind == "brace":
+            depth += 1
+        elif kind == "other" and value == "}":
+            depth -= 1
+        elif kind == "word" and depth == 0 and value.upper() == "FROM" and text[m.start() - 1:m.start()] != ":":
+            return True
+    return False
+
+
+def query_form(text: str) -> str:
+    """SELECT, ASK, CONSTRUCT or DESCRIBE: the query's form, read by the lexer (comments and strings skipped)."""
+    for m in _LEX.finditer(text):
+        if m.lastgroup == "word" and m.group().upper() in ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE"):
+            return m.group().upper()
+    raise SyntaxError("not a SPARQL query: no SELECT, ASK, CONSTRUCT or DESCRIBE")
+
+
+def with_dataset(text: str, default_graphs: Iterable[str], named_graphs: Iterable[str]) -> str:
+    """The query with FROM / FROM NAMED clauses (validated IRIs) before its WHERE clause.
+
+    A query with FROM clauses of its own *and* dataset parameters is refused (ValueError → 400 at the
+    endpoint) rather than having its own clauses silently dropped."""
+    if declares_dataset(text):
+        raise ValueError("the query has FROM clauses and the request default-graph-uri / named-graph-uri: give one")
+    clauses = "".join(f"FROM {ox.NamedNode(g)}\n" for g in default_graphs)
+    clauses += "".join(f"FROM NAMED {ox.NamedNode(g)}\n" for g in named_graphs)
+    depth, at = 0, None
+    for m in _LEX.finditer(text):
+        kind, value = m.lastgroup, m.group()
+        if kind == "brace":
+            depth += 1
+        elif kind == "other" and value == "}":
+            depth -= 1
+        elif kind == "word" and depth == 0 and value.upper() == "WHERE" and text[m.start() - 1:m.start()] != ":":
+            at = m.start()
+            break
+    if at is None:
+        if query_form(text) not in ("SELECT", "ASK"):
+            raise ValueError("with default-graph-uri / named-graph-uri, write the query's WHERE keyword")
+        at = _where_group(text)[0]
+    return text[:at] + clauses + text[at:]
+
+
 # --- writing -----------------------------------------------------------------------------------------------
 
 def _has_bnode(q: ox.Quad) -> bool:
@@ -321,15 +479,19 @@ def insert_data(graphs: Mapping[str, list[ox.Quad]]) -> str:
 class RemoteKnowledgeGraph:
     """The knowledge graph on a SPARQL 1.1 endpoint: same public API as `KnowledgeGraph`."""
 
-    def __init__(self, endpoint: Endpoint | str, *, chapter_rules: bool = True, client: SparqlClient | None = None):
+    def __init__(self, endpoint: Endpoint | str, *, chapter_rules: bool = True, client: SparqlClient | None = None,
+                 backend: str = "oxigraph"):
+        from liuyao_kg.derivation import check_backend
+
         self.endpoint = Endpoint.from_env(endpoint) if isinstance(endpoint, str) else endpoint
+        self.location = self.endpoint.query_url  # user info already stripped
         self.chapter_rules = chapter_rules
+        self.backend = check_backend(backend)
         self.client = client or SparqlClient(self.endpoint)
-        layers = layer_quads()
-        self.layers_written = self._ensure_layers(layers)
-        self._reference = layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE]
-        self._rules = layers[ns.GRAPH_RULES]
+        self._layers = layer_quads()
+        self.layers_written = self._ensure_layers(self._layers)
         self._layer_graphs = [g for g, _ in LAYERS]
+        self.outdated: dict = {}  # a layer that differs is rewritten on open (above), never left outdated
 
     def close(self) -> None:
         """Nothing is held open between requests; drops the engine."""
@@ -351,22 +513,64 @@ class RemoteKnowledgeGraph:
         out = {}
         for g in graphs:
             _, rows = self.client.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {ox.NamedNode(g)} {{ ?s ?p ?o }} }}")
-            out[g] = int(rows[0]["n"].value) if rows else 0
+            try:
+                out[g] = int(rows[0]["n"].value) if rows else 0
+            except (KeyError, ValueError):
+                raise self.client._malformed(f"the triple count of {g} is not an integer") from None
         return out
 
     def _ensure_layers(self, layers: dict[str, list[ox.Quad]]) -> list[str]:
         sizes = self.graph_sizes(layers)
+        recorded = self.layer_versions()
+        versions = versioning.package_versions()
         written = []
         for graph, quads in layers.items():
             expected = len(set(ox.Triple(q.subject, q.predicate, q.object) for q in quads))
             have = sizes.get(graph, 0)
-            if have == expected:
+            if have == expected and recorded.get(graph) in (None, versions[graph]):
                 continue
             if have:
                 self.client.update(f"CLEAR SILENT GRAPH {ox.NamedNode(graph)}")
             self._write_layer(graph, quads)
             written.append(graph)
+        for graph in layers:  # last: a version is recorded only for a layer that is complete
+            if recorded.get(graph) != versions[graph] or graph in written:
+                self._record_version(graph)
         return written
+
+    def _record_version(self, graph: str) -> None:
+        """The layer's metadata in <…/graph/meta> (as versioning.record does on the embedded store): one request."""
+        old = ox.NamedNode(graph)
+        meta = ox.NamedNode(versioning.GRAPH_META)
+        triples = "\n".join(f"{q.subject} {q.predicate} {q.object} ." for q in versioning.meta_quads(graph))
+        self.client.update(f"DELETE WHERE {{ GRAPH {meta} {{ {old} ?p ?o }} }} ;\n"
+                           f"INSERT DATA {{ GRAPH {meta} {{\n{triples}\n}} }}")
+
+    def layer_versions(self) -> dict[str, str]:
+        """{layer graph: recorded version} from the endpoint's metadata graph."""
+        _, rows = self.client.select(f"SELECT ?g ?v WHERE {{ GRAPH {ox.NamedNode(versioning.GRAPH_META)} "
+                                     f"{{ ?g <{ns.DCTERMS}hasVersion> ?v }} }}")
+        return {r["g"].value: r["v"].value for r in rows if "g" in r and "v" in r}
+
+    def pending(self) -> set[str]:
+        """Always empty: each cast is one update request, atomic on the server, so nothing is journaled."""
+        return set()
+
+    def sparql(self, text: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None):
+        """A raw query forwarded to the endpoint (`serve --endpoint`), answered as pyoxigraph results."""
+        form = query_form(text)
+        if default_graph or named_graphs:
+            text = with_dataset(text, default_graph or [], named_graphs or [])
+        data = self.client.raw(text, form)
+        try:
+            if form in ("SELECT", "ASK"):
+                return ox.parse_query_results(data, format=ox.QueryResultsFormat.JSON)
+            return [q.triple for q in ox.parse(data, format=ox.RdfFormat.TURTLE)]
+        except (SyntaxError, ValueError) as exc:
+            raise self.client._malformed(f"{type(exc).__name__}: {str(exc)[:200]}") from None
+
+    def update(self, text: str) -> None:
+        self.client.update(text)
 
     def _write_layer(self, graph: str, quads: list[ox.Quad]) -> None:
         plain = [q for q in quads if not _has_bnode(q)]
@@ -377,13 +581,10 @@ class RemoteKnowledgeGraph:
             self.client.update("INSERT {\n" + _graph_block(graph, blank) + "\n} WHERE {}")
 
     @cached_property
-    def engine(self) -> Engine:
-        work = ox.Store()
-        work.extend(self._rules)
-        rules = load_rules(work, ns.GRAPH_RULES)
-        if not self.chapter_rules:
-            rules = [r for r in rules if not r.chapter]
-        return Engine(rules, self._reference)
+    def engine(self):
+        from liuyao_kg.derivation import build_engine
+
+        return build_engine(self._layers, chapter_rules=self.chapter_rules, backend=self.backend)
 
     # casts
 
@@ -399,6 +600,8 @@ class RemoteKnowledgeGraph:
 
         Each new cast is written in one update request: its asserted and its inferred graph together.
         """
+        from liuyao_kg.derivation import derive_quads
+
         by_cast: dict[str, list[ox.Quad]] = {}
         for q in asserted:
             by_cast.setdefault(q.graph_name.value, []).append(q)
@@ -406,7 +609,7 @@ class RemoteKnowledgeGraph:
         fresh = {iri: qs for iri, qs in by_cast.items() if iri not in known}
         if fresh:
             inferred: dict[str, list[ox.Quad]] = {inferred_graph(iri): [] for iri in fresh}
-            for q in self.engine.derive([q for qs in fresh.values() for q in qs]):
+            for q in derive_quads(self.engine, [q for qs in fresh.values() for q in qs]):
                 inferred[q.graph_name.value].append(q)
             for iri, qs in fresh.items():
                 if any(_has_bnode(q) for q in qs + inferred[inferred_graph(iri)]):

@@ -13,16 +13,32 @@
 * A malformed query or update → 400 with the parser's message; CORS headers on every answer so a
   browser client (YASGUI) can use it; ``GET /health`` → JSON; ``GET /sparql`` without a query → the
   SPARQL 1.1 Service Description in Turtle.
+* Hardened (:class:`Limits`; docs/robustness.md): no SERVICE or LOAD to a host not allowed
+  (:mod:`liuyao_kg.sparql_guard`); a time and a size limit per query that stop pyoxigraph's lazy
+  evaluation (it is driven by the serialiser, which refuses the next row) and stop it too when the
+  client has gone; idle connections closed; bodies bounded in size and time; every malformed request a
+  4xx, never a traceback; a listen backlog of 128 and at most ``max_concurrent`` queries evaluated at once.
+* The store is any :class:`~liuyao_kg.store.CastStore` (so ``serve --endpoint URL`` fronts a remote
+  store) or a bare pyoxigraph Store. Routes are one table (``_Handler.ROUTES``) read by one dispatch
+  function, so more routes slot in there.
 """
 from __future__ import annotations
 
+import io
 import json
+import select
+import socket
 import sys
+import threading
+import time
+from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 import pyoxigraph as ox
+
+from liuyao_kg import sparql_guard
 
 ENDPOINT = "/sparql"
 
@@ -109,17 +125,114 @@ def service_description(base: str, allow_update: bool) -> str:
 """
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What one request may cost. Defaults suit a shared machine; `liuyao serve` takes each as an option."""
+
+    #: seconds a query may run (its answer is abandoned, and the evaluation stopped at its next row, when hit)
+    query_timeout: float = 30.0
+    #: bytes an answer may have (the evaluation stops when the serialised answer grows past it)
+    max_result_bytes: int = 64 * 1024 * 1024
+    #: bytes a request body may have (refused with 413 before it is read)
+    max_body_bytes: int = 16 * 1024 * 1024
+    #: seconds a connection may stay silent (before the request line, between header lines, in the body)
+    idle_timeout: float = 15.0
+    #: seconds a whole request body may take to arrive (a client dripping bytes is cut off with 408)
+    body_timeout: float = 30.0
+    #: requests evaluated at once; more wait in the listen backlog or get 503
+    max_concurrent: int = 32
+    #: hosts (host or host:port) that SERVICE and LOAD may reach; none by default
+    allow_service: tuple[str, ...] = ()
+
+
+class _Stop(Exception):
+    """Raised inside a serialiser to stop the evaluation: why, as (status, message)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+class _BoundedBuffer(io.RawIOBase):
+    """Where pyoxigraph serialises an answer: stops the evaluation on the deadline, the size limit, or when
+    the client has gone (pyoxigraph evaluates lazily, so the serialiser drives the evaluation)."""
+
+    def __init__(self, limit: int, deadline: float, sock):
+        self.buf = io.BytesIO()
+        self.limit, self.deadline, self.sock = limit, deadline, sock
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b) -> int:
+        if self.buf.tell() + len(b) > self.limit:
+            raise _Stop(413, f"the answer is larger than the limit of {self.limit:,} bytes: narrow the query "
+                             f"(LIMIT, filters)")
+        if time.monotonic() > self.deadline:
+            raise _Stop(503, "the query ran past the time limit; narrow it or raise --query-timeout")
+        if _client_gone(self.sock):
+            raise _Stop(499, "client closed the connection")
+        return self.buf.write(b)
+
+
+def _client_gone(sock) -> bool:
+    """The peer closed its side (readable with nothing to read); cheap enough to ask on every write."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        if not readable:
+            return False
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
+
+
+class _OxigraphStore:
+    """A bare pyoxigraph Store seen through the two CastStore methods the endpoint uses."""
+
+    def __init__(self, store: ox.Store):
+        self.store = store
+
+    def sparql(self, text, *, default_graph=None, named_graphs=None):
+        from liuyao_kg.remote import declares_dataset
+
+        kwargs: dict = {}
+        if default_graph:
+            kwargs["default_graph"] = [ox.NamedNode(g) for g in default_graph]
+        elif not named_graphs and not declares_dataset(text):  # the query's own FROM clauses win
+            kwargs["use_default_graph_as_union"] = True
+        if named_graphs:
+            kwargs["named_graphs"] = [ox.NamedNode(g) for g in named_graphs]
+        return self.store.query(text, **kwargs)
+
+    def update(self, text):
+        self.store.update(text)
+
+    def size(self):
+        return len(self.store)
+
+
 class _Handler(BaseHTTPRequestHandler):
     server_version = "liuyao-kg"
-    store: ox.Store  # set on the subclass made by make_server
+    protocol_version = "HTTP/1.0"  # one request per connection: an idle client cannot hold a thread for long
+    store = None  # a CastStore (or _OxigraphStore), set on the subclass made by make_server
     allow_update: bool = False
+    limits: Limits = Limits()
     log = None
     api = None  # liuyao_kg.api.Api over the served knowledge graph (make_server's kg=), for /api/… and the reader
+    #: path → method name; the request dispatch (`_dispatch`) reads only this table, so routes slot in here
+    ROUTES = {"/health": "route_health", ENDPOINT: "route_sparql", "/": "route_sparql", ENDPOINT + "/": "route_sparql"}
 
     # -- plumbing -------------------------------------------------------------------------------
+    def setup(self):
+        self.timeout = self.limits.idle_timeout  # socket timeout: a silent connection is closed
+        super().setup()
+
     def log_message(self, fmt, *args):  # quiet unless asked
         if self.log is not None:
             self.log.write("%s - %s\n" % (self.address_string(), fmt % args))
+
+    def log_error(self, fmt, *args):  # http.server's own errors (bad request line, timeouts): one line, if asked
+        self.log_message(fmt, *args)
 
     def _cors(self) -> None:
         self.send_header("Access-Control-Allow-Origin", "*")
@@ -141,6 +254,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def _error(self, status: int, message: str) -> None:
+        self.close_connection = True
         self._send(status, message + "\n", "text/plain")
 
     def do_OPTIONS(self):  # CORS preflight
@@ -149,7 +263,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def _app(self, url, body: bytes = b"") -> bool:
+    def _app(self, method: str, url) -> bool:
         """Answer /api/… (liuyao_kg.api) and the web reader's pages (liuyao_kg.web); False if neither's."""
         if self.api is None:
             return False
@@ -157,9 +271,15 @@ class _Handler(BaseHTTPRequestHandler):
 
         wants_page = url.path == "/" and not url.query and "text/html" in (self.headers.get("Accept") or "")
         if url.path.startswith("/api/"):
-            r = self.api.handle(self.command if self.command != "HEAD" else "GET", url.path, url.query, body,
+            body = b""
+            if method == "POST":
+                text = self._body()
+                if text is None:  # answered (400/408/411/413)
+                    return True
+                body = text.encode("utf-8")
+            r = self.api.handle("GET" if method == "HEAD" else method, url.path, url.query, body,
                                 self.headers.get("Content-Type") or "")
-        elif (url.path != "/" or wants_page) and self.command in ("GET", "HEAD"):
+        elif (url.path != "/" or wants_page) and method in ("GET", "HEAD"):
             r = web.answer(url.path)
         else:
             r = None
@@ -167,42 +287,69 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(r.status, r.body, r.media)
         return r is not None
 
-    # -- routes ---------------------------------------------------------------------------------
     def do_GET(self):
-        url = urlsplit(self.path)
-        params = parse_qs(url.query, keep_blank_values=True)
-        if self._app(url):
-            return
-        if url.path == "/health":
-            return self._send(200, json.dumps({"status": "ok", "quads": len(self.store),
-                                               "update": self.allow_update}), "application/json")
-        if url.path not in (ENDPOINT, "/", ENDPOINT + "/"):
-            return self._error(404, f"no such resource {url.path}; the endpoint is {ENDPOINT}")
-        if "update" in params:
-            return self._error(405 if self.allow_update else 403,
-                               "updates must be POSTed" if self.allow_update else "this endpoint is read-only")
-        if "query" not in params:
-            host = self.headers.get("Host") or "%s:%s" % self.server.server_address[:2]
-            return self._send(200, service_description(f"http://{host}{ENDPOINT}", self.allow_update), "text/turtle")
-        self._query(params["query"][0], params)
+        self._dispatch("GET")
 
     do_HEAD = do_GET
 
     def do_POST(self):
-        url = urlsplit(self.path)
-        if url.path.startswith("/api/"):
-            length = int(self.headers.get("Content-Length") or 0)
-            if self._app(url, self.rfile.read(length) if length else b""):
+        self._dispatch("POST")
+
+    def _dispatch(self, method: str) -> None:
+        """The one place a request is routed: path → ROUTES → route method(method, url, params).
+
+        Every failure is an HTTP answer (4xx for the client's mistakes, 500 for ours) and at most one log
+        line, never a traceback; a client that went away is simply dropped."""
+        try:
+            url = urlsplit(self.path)
+            if self._app(method, url):
                 return
-            return self._error(404, f"no JSON API here (start the server with a knowledge graph); the endpoint is {ENDPOINT}")
-        if url.path not in (ENDPOINT, "/", ENDPOINT + "/"):
-            return self._error(404, f"no such resource {url.path}; the endpoint is {ENDPOINT}")
-        params = parse_qs(url.query, keep_blank_values=True)
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length).decode("utf-8") if length else ""
+            if url.path.startswith("/api/"):
+                return self._error(404, f"no JSON API here (start the server with a knowledge graph); "
+                                        f"the endpoint is {ENDPOINT}")
+            route = self.ROUTES.get(url.path)
+            if route is None:
+                return self._error(404, f"no such resource {url.path[:200]}; the endpoint is {ENDPOINT}")
+            try:
+                params = parse_qs(url.query, keep_blank_values=True, errors="strict", max_num_fields=1000)
+            except (UnicodeDecodeError, ValueError) as e:
+                return self._error(400, f"malformed query string: {_short(str(e))}")
+            getattr(self, route)(method, url, params)
+        except (BrokenPipeError, ConnectionResetError, socket.timeout, TimeoutError):
+            self.close_connection = True
+        except Exception as e:  # noqa: BLE001 - a bug must not print a traceback or drop the connection unanswered
+            self.log_message("internal error on %s %s: %s: %s", method, self.path[:200], type(e).__name__,
+                             _short(str(e)))
+            try:
+                self._error(500, f"internal error: {type(e).__name__}")
+            except OSError:
+                self.close_connection = True
+
+    # -- routes ---------------------------------------------------------------------------------
+    def route_health(self, method, url, params):
+        return self._send(200, json.dumps({"status": "ok", "quads": _size(self.store), "update": self.allow_update}),
+                          "application/json")
+
+    def route_sparql(self, method, url, params):
+        if method == "GET":
+            if "update" in params:
+                return self._error(405 if self.allow_update else 403,
+                                   "updates must be POSTed" if self.allow_update else "this endpoint is read-only")
+            if "query" not in params:
+                host = self.headers.get("Host") or "%s:%s" % self.server.server_address[:2]
+                return self._send(200, service_description(f"http://{host[:200]}{ENDPOINT}", self.allow_update),
+                                  "text/turtle")
+            return self._query(params["query"][0], params)
+        body = self._body()
+        if body is None:
+            return
         ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if ctype == "application/x-www-form-urlencoded":
-            for k, v in parse_qs(body, keep_blank_values=True).items():
+            try:
+                form = parse_qs(body, keep_blank_values=True, errors="strict", max_num_fields=1000)
+            except (UnicodeDecodeError, ValueError) as e:
+                return self._error(400, f"malformed form body: {_short(str(e))}")
+            for k, v in form.items():
                 params.setdefault(k, []).extend(v)
             if "update" in params:
                 return self._update(params["update"][0], params)
@@ -213,79 +360,189 @@ class _Handler(BaseHTTPRequestHandler):
             return self._query(body, params)
         if ctype == "application/sparql-update":
             return self._update(body, params)
-        return self._error(415, f"unsupported Content-Type {ctype!r}: use application/x-www-form-urlencoded, "
+        return self._error(415, f"unsupported Content-Type {ctype[:100]!r}: use application/x-www-form-urlencoded, "
                                 "application/sparql-query or application/sparql-update")
+
+    def _body(self) -> str | None:
+        """The request body as text, or None after answering 400/408/411/413 (bounded in size and time)."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            self._error(411, "send the body with a Content-Length (chunked bodies are not accepted)")
+            return None
+        raw = self.headers.get("Content-Length")
+        if raw is None:
+            return ""
+        if not raw.strip().isdigit() or not raw.strip().isascii():
+            self._error(400, f"Content-Length {raw[:40]!r} is not a number of bytes")
+            return None
+        length = int(raw.strip())
+        if length > self.limits.max_body_bytes:
+            self._error(413, f"request body of {length:,} bytes is larger than the limit of "
+                             f"{self.limits.max_body_bytes:,}")
+            return None
+        deadline = time.monotonic() + self.limits.body_timeout
+        data = bytearray()
+        while len(data) < length:
+            try:
+                chunk = self.rfile.read1(min(65536, length - len(data)))
+            except (socket.timeout, TimeoutError):
+                chunk = None
+            if chunk is None or time.monotonic() > deadline:
+                self._error(408, f"the request body did not arrive in time ({len(data):,} of {length:,} bytes)")
+                return None
+            if not chunk:  # the client closed before sending what it announced: nobody to answer
+                self.close_connection = True
+                return None
+            data += chunk
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            self._error(400, f"the request body is not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start})")
+            return None
 
     # -- SPARQL ---------------------------------------------------------------------------------
     def _dataset(self, params: dict, default_key: str, named_key: str) -> dict:
-        kwargs: dict = {}
-        defaults = [ox.NamedNode(g) for g in params.get(default_key, []) if g]
-        named = [ox.NamedNode(g) for g in params.get(named_key, []) if g]
-        if defaults:
-            kwargs["default_graph"] = defaults
-        elif not named:
-            kwargs["use_default_graph_as_union"] = True
-        if named:
-            kwargs["named_graphs"] = named
-        return kwargs
+        defaults = [g for g in params.get(default_key, []) if g]
+        named = [g for g in params.get(named_key, []) if g]
+        for g in defaults + named:
+            ox.NamedNode(g)  # ValueError → 400 for a malformed graph IRI
+        return {"default_graph": defaults or None, "named_graphs": named or None}
+
+    def _refuse_outbound(self, text: str) -> bool:
+        try:
+            sparql_guard.check(text, self.limits.allow_service)
+        except sparql_guard.OutboundRequestRefused as e:
+            self._error(403, str(e))
+            return True
+        return False
 
     def _query(self, text: str, params: dict) -> None:
         short = params["format"][0] if params.get("format") else None
         accept = short or self.headers.get("Accept")
+        if self._refuse_outbound(text):
+            return
         try:
-            result = self.store.query(text, **self._dataset(params, "default-graph-uri", "named-graph-uri"))
-            graph = isinstance(result, ox.QueryTriples)
-            if short:
+            dataset = self._dataset(params, "default-graph-uri", "named-graph-uri")
+        except ValueError as e:  # a malformed graph IRI
+            return self._error(400, _short(str(e), 2000))
+        if not self.server.slots.acquire(timeout=self.limits.query_timeout):
+            return self._error(503, "the server is busy; try again")
+        outcome: dict = {}
+        worker = threading.Thread(target=self._evaluate, args=(text, dataset, accept, short, outcome), daemon=True)
+        worker.start()  # it releases the slot when it ends, so runaway queries cannot pile up
+        worker.join(self.limits.query_timeout + 1.0)
+        if worker.is_alive():
+            # no answer row yet (an ORDER BY, a GROUP BY or a COUNT over a huge join): pyoxigraph cannot be
+            # interrupted inside, so the evaluation stops at its first output, which the buffer refuses
+            return self._error(503, "the query ran past the time limit; narrow it or raise --query-timeout")
+        if "error" in outcome:
+            status, message = outcome["error"]
+            if status == 499:  # nobody is listening any more
+                self.close_connection = True
+                return
+            return self._error(status, message)
+        self._send(200, outcome["body"], outcome["media"])
+
+    def _evaluate(self, text: str, dataset: dict, accept, short, outcome: dict) -> None:
+        """Evaluate and serialise one query into `outcome` (body and media, or an error's status and message)."""
+        try:
+            deadline = time.monotonic() + self.limits.query_timeout
+            result = self.store.sparql(text, **dataset)
+            graph = isinstance(result, (ox.QueryTriples, list))
+            if short:  # format=xml|json means RDF/XML or JSON-LD for a graph (SPARQLWrapper's defaults)
                 accept = (_SHORT_GRAPH.get(short) if graph else None) or _SHORT.get(short, short)
             if graph:
                 media, fmt = negotiate(accept, _GRAPHS, "text/turtle")
             else:
                 media, fmt = negotiate(accept, _RESULTS, "application/sparql-results+json")
-            body = result.serialize(format=fmt)
+            out = _BoundedBuffer(self.limits.max_result_bytes, deadline, self.connection)
+            if isinstance(result, list):  # a remote store's graph answer, already parsed
+                ox.serialize(result, out, format=fmt)
+            else:
+                result.serialize(out, format=fmt)
+            outcome.update(body=out.buf.getvalue(), media=media)
+        except _Stop as e:
+            outcome["error"] = (e.status, e.message)
         except SyntaxError as e:
-            return self._error(400, f"malformed query: {e}")
-        except ValueError as e:  # e.g. a bad graph IRI in default-graph-uri
-            return self._error(400, str(e))
+            outcome["error"] = (400, f"malformed query: {_short(str(e), 2000)}")
+        except ValueError as e:
+            outcome["error"] = (400, _short(str(e), 2000))
         except NotAcceptable as e:
-            return self._error(406, f"cannot answer this query in any of: {e}")
-        except OSError as e:
-            return self._error(500, f"query failed: {e}")
-        self._send(200, body, media)
+            outcome["error"] = (406, f"cannot answer this query in any of: {_short(str(e))}")
+        except (OSError, RuntimeError) as e:  # the store failed, or a remote store's error (never a credential)
+            outcome["error"] = (502 if type(e).__name__ == "RemoteStoreError" else 500, f"query failed: {_short(str(e))}")
+        except Exception as e:  # noqa: BLE001 - answered as 500, logged in one line
+            self.log_message("internal error in a query: %s: %s", type(e).__name__, _short(str(e)))
+            outcome["error"] = (500, f"internal error: {type(e).__name__}")
+        finally:
+            self.server.slots.release()
 
     def _update(self, text: str, params: dict) -> None:
         if not self.allow_update:
             return self._error(403, "this endpoint is read-only (start it with --allow-update to accept updates)")
+        if params.get("using-graph-uri") or params.get("using-named-graph-uri"):
+            return self._error(400, "using-graph-uri / using-named-graph-uri are not supported")
+        if self._refuse_outbound(text):
+            return
         try:
-            if params.get("using-graph-uri") or params.get("using-named-graph-uri"):
-                return self._error(400, "using-graph-uri / using-named-graph-uri are not supported")
             self.store.update(text)
         except SyntaxError as e:
-            return self._error(400, f"malformed update: {e}")
-        except (ValueError, OSError) as e:
-            return self._error(500, f"update failed: {e}")
+            return self._error(400, f"malformed update: {_short(str(e), 2000)}")
+        except (ValueError, OSError, RuntimeError) as e:
+            return self._error(500, f"update failed: {_short(str(e))}")
         self.send_response(HTTPStatus.NO_CONTENT)
         self._cors()
         self.send_header("Content-Length", "0")
         self.end_headers()
 
 
-def make_server(store: ox.Store, host: str = "127.0.0.1", port: int = 7878, *, allow_update: bool = False,
-                log=None, kg=None) -> ThreadingHTTPServer:
+def _size(store) -> int | None:
+    try:
+        return store.size() if hasattr(store, "size") else len(store.store)
+    except Exception:  # noqa: BLE001 - a remote store has no cheap size
+        return None
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+class _Server(ThreadingHTTPServer):
+    """A thread per connection, a listen backlog for bursts, and no traceback on stderr for a bad client."""
+
+    request_queue_size = 128  # socketserver's default of 5 refused connections under 16 concurrent clients
+    daemon_threads = True
+    log = None
+
+    def handle_error(self, request, client_address):
+        exc = sys.exc_info()[1]
+        if self.log is not None and not isinstance(exc, (BrokenPipeError, ConnectionResetError, TimeoutError)):
+            self.log.write(f"{client_address[0]} - connection error: {type(exc).__name__}: {_short(str(exc))}\n")
+
+
+def make_server(store, host: str = "127.0.0.1", port: int = 7878, *, allow_update: bool = False,
+                log=None, limits: Limits | None = None, kg=None) -> ThreadingHTTPServer:
     """A ready (not yet serving) threaded HTTP server; port 0 picks a free port (see server_address).
-    With `kg` (the KnowledgeGraph over `store`) it also serves the JSON API and the web reader."""
+
+    `store`: any CastStore (embedded or remote: `serve --endpoint` forwards to the endpoint) or a bare
+    pyoxigraph Store. With `kg` (the KnowledgeGraph behind `store`) it also serves the JSON API and the
+    web reader."""
     from liuyao_kg.api import Api
 
+    if isinstance(store, ox.Store):
+        store = _OxigraphStore(store)
+    limits = limits or Limits()
     handler = type("Handler", (_Handler,), {"store": store, "allow_update": allow_update, "log": log,
-                                            "api": Api(kg) if kg is not None else None})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
+                                            "limits": limits, "api": Api(kg) if kg is not None else None})
+    server = _Server((host, port), handler)
+    server.log = log
+    server.slots = threading.BoundedSemaphore(limits.max_concurrent)
     return server
 
 
-def serve(store: ox.Store, host: str = "127.0.0.1", port: int = 7878, *, allow_update: bool = False,
-          kg=None) -> None:
+def serve(store, host: str = "127.0.0.1", port: int = 7878, *, allow_update: bool = False,
+          limits: Limits | None = None, kg=None) -> None:
     """Serve until interrupted (Ctrl-C)."""
-    server = make_server(store, host, port, allow_update=allow_update, log=sys.stderr, kg=kg)
+    server = make_server(store, host, port, allow_update=allow_update, log=sys.stderr, limits=limits, kg=kg)
     h, p = server.server_address[:2]
     print(f"liuyao-kg SPARQL endpoint at http://{h}:{p}{ENDPOINT} ({'read-write' if allow_update else 'read-only'});"
           + (f" web reader at http://{h}:{p}/ , JSON API at http://{h}:{p}/api/openapi.json;" if kg is not None else "")

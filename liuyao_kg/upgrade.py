@@ -21,6 +21,7 @@ import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
 from liuyao_kg import versioning
+from liuyao_kg.derivation import derive_quads
 from liuyao_kg.reasoner.engine import inferred_graph
 
 BATCH = 200
@@ -45,11 +46,26 @@ def _replace_layer(store: ox.Store, graph: str, quads: list[ox.Quad]) -> tuple[i
     return len(gone), len(added)
 
 
+def replace_layers(store: ox.Store, outdated, layers: dict[str, list[ox.Quad]] | None = None) -> dict[str, tuple[int, int]]:
+    """Replace the given layer graphs by the package's and record their versions; {graph: (removed, added)}.
+
+    Alone, this is the whole upgrade of a store that holds no cast (nothing to re-derive): what a store
+    left half-made by a process killed during its first layer write needs (KnowledgeGraph does it on open).
+    """
+    from liuyao_kg.graph import layer_quads
+
+    layers = layers if layers is not None else layer_quads()
+    changed = {graph: _replace_layer(store, graph, layers[graph]) for graph in outdated}
+    for graph in outdated:
+        versioning.record(store, graph)
+    return changed
+
+
 def _rederive(kg, casts: list[str]) -> int:
     """Derive a batch of casts again; replace each one's inferred graph atomically. Returns quads written."""
     asserted = [q for c in casts for q in kg.store.quads_for_pattern(None, None, None, ox.NamedNode(c))]
     by_graph: dict[str, list[str]] = {inferred_graph(c): [] for c in casts}
-    for q in kg.engine.derive(asserted):
+    for q in derive_quads(kg.engine, asserted):
         by_graph[q.graph_name.value].append(str(q.triple))
     for graph, triples in by_graph.items():
         insert = f" ; INSERT DATA {{ GRAPH <{graph}> {{ {' . '.join(triples)} }} }}" if triples else ""

@@ -24,18 +24,21 @@ Error policy
 """
 from __future__ import annotations
 
+import codecs
+import datetime as _dt
 import csv
 import io
 import json
+import re
 from pathlib import Path
 from typing import Iterable
 
 import yaml
 
 from .cast_input import CastInput, make_cast_input
-from .errors import BatchError, CastInputError, DuplicateRecordId
+from .errors import BatchError, CastInputError, DuplicateRecordId, shorten as _shorten
 
-__all__ = ["read_batch", "iter_batch", "count_records", "batch_format", "parse_batch", "load_records", "iter_results",
+__all__ = ["read_batch", "iter_batch", "check_readable", "detect_encoding", "count_records", "batch_format", "parse_batch", "load_records", "iter_results",
            "good_casts", "rejected", "FIELDS", "FORMATS"]
 
 FIELDS = ("id", "spec", "hexagram", "changed", "lines", "month", "day", "year", "birth", "date",
@@ -44,6 +47,73 @@ FORMATS = ("jsonl", "yaml", "csv")
 _SUFFIX = {".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml", ".csv": "csv"}
 
 Result = tuple[str, "CastInput | CastInputError"]
+
+
+# A CSV cell longer than the csv module's limit (131,072 characters) rejects its record, not the file.
+#: YAML anchors and aliases: at most this many aliases, and the document expanded at most this many nodes
+#: (a "billion laughs" document of 1.2 KB expands to hundreds of millions)
+MAX_YAML_ALIASES = 1000
+MAX_YAML_NODES = 1_000_000
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xef\xbb\xbf", "utf-8-sig"),
+         (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+_BAD_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def detect_encoding(path, declared: str | None = None) -> tuple[str, int]:
+    """(codec, bytes of BOM to skip) for a batch file: its BOM, else the declared encoding, else UTF-16 when
+    every other byte of its start is NUL (UTF-16 without a BOM), else UTF-8."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    for bom, codec in _BOMS:
+        if head.startswith(bom):
+            base = codec.replace("-sig", "")
+            family = base.split("-")[0] + "-" + base.split("-")[1]  # utf-8, utf-16, utf-32
+            if declared and not codecs.lookup(declared).name.replace("_", "-").startswith(family):
+                raise BatchError(f"{Path(path).name}: the file starts with a {base.upper()} byte-order mark but "
+                                 f"--encoding says {declared!r}", value=declared)
+            return codec.replace("-sig", ""), len(bom)
+    if declared:
+        return declared, 0
+    if len(head) >= 4:
+        even, odd = head[0::2], head[1::2]
+        if odd.count(0) > len(odd) * 0.3 and even.count(0) < len(even) * 0.05:
+            return "utf-16-le", 0
+        if even.count(0) > len(even) * 0.3 and odd.count(0) < len(odd) * 0.05:
+            return "utf-16-be", 0
+    return "utf-8", 0
+
+
+def check_readable(path, *, format: str | None = None, encoding: str | None = None) -> None:
+    """Raise BatchError unless `path` is a readable batch file (its format known, its encoding a codec)."""
+    p = Path(path)
+    if not p.exists():
+        raise BatchError(f"batch file {str(p)[:200]!r} does not exist", value=str(p)[:200])
+    if not p.is_file():
+        raise BatchError(f"batch file {str(p)[:200]!r} is not a file", value=str(p)[:200])
+    batch_format(p, format)
+    if encoding is not None:
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise BatchError(f"unknown encoding {encoding[:40]!r} (e.g. utf-8, utf-16, big5, gb18030, latin-1)",
+                             value=encoding[:40]) from None
+    try:
+        detect_encoding(p, encoding)
+    except OSError as exc:
+        raise BatchError(f"batch file {p.name!r} cannot be read: {exc.strerror or exc}", value=str(p)) from None
+
+
+def _bad_bytes(value, encoding: str) -> str | None:
+    """A message if a record's text holds bytes its encoding could not decode (kept as lone surrogates)."""
+    texts = [value] if isinstance(value, str) else (
+        [str(k) for k in value] + [v for v in value.values() if isinstance(v, str)] if isinstance(value, dict)
+        else [v for v in value if isinstance(v, str)] if isinstance(value, list) else [])
+    for t in texts:
+        m = _BAD_BYTE.search(t)
+        if m:
+            return (f"byte 0x{ord(m.group()) - 0xDC00:02x} is not valid {encoding}: the file's encoding is not "
+                    f"{encoding}? give it with --encoding (e.g. big5, gb18030, latin-1)")
+    return None
 
 
 def _records_jsonl(text) -> Iterable[tuple[int, object]]:
@@ -56,16 +126,76 @@ def _records_jsonl(text) -> Iterable[tuple[int, object]]:
             yield n, json.loads(raw)
         except json.JSONDecodeError as exc:
             yield n, CastInputError(f"not valid JSON: {exc.msg} (column {exc.colno})", field="record", value=raw)
+        except RecursionError:
+            yield n, CastInputError("not a record: JSON nested too deeply", field="record", value=raw)
+        except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+            yield n, CastInputError(f"not a record: {exc}", field="record", value=raw)
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with limits on aliases and on the size of the expanded document."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.aliases = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self.aliases += 1
+            if self.aliases > MAX_YAML_ALIASES:
+                raise BatchError(f"YAML batch uses more than {MAX_YAML_ALIASES:,} aliases (*name): refused")
+        return super().compose_node(parent, index)
+
+    def construct_yaml_int(self, node):  # an integer too long for int() stays text, for its field to reject
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            return node.value
+
+
+_BoundedLoader.add_constructor("tag:yaml.org,2002:int", _BoundedLoader.construct_yaml_int)
+
+
+def _expanded_nodes(root) -> int:
+    """How many nodes the document has once every alias is expanded (each shared node counted per use)."""
+    sizes: dict[int, int] = {}
+    order, stack = [], [root]
+    while stack:  # post-order without recursion: children's sizes first
+        node = stack.pop()
+        if id(node) in sizes:
+            continue
+        sizes[id(node)] = -1
+        order.append(node)
+        kids = node.value if isinstance(node, yaml.SequenceNode) else (
+            [n for kv in node.value for n in kv] if isinstance(node, yaml.MappingNode) else [])
+        stack.extend(k for k in kids if id(k) not in sizes)
+    for node in reversed(order):
+        kids = node.value if isinstance(node, yaml.SequenceNode) else (
+            [n for kv in node.value for n in kv] if isinstance(node, yaml.MappingNode) else [])
+        sizes[id(node)] = min(MAX_YAML_NODES + 1, 1 + sum(max(sizes.get(id(k), 1), 1) for k in kids))
+    return sizes[id(root)]
 
 
 def _records_yaml(text) -> Iterable[tuple[int, object]]:
     if not isinstance(text, str):
         text = text.read()  # a YAML list is one document: it is read whole
+    bad = _BAD_BYTE.search(text)
+    if bad:
+        line = text.count("\n", 0, bad.start()) + 1
+        raise BatchError(f"YAML batch cannot be read: line {line}: byte 0x{ord(bad.group()) - 0xDC00:02x} is not "
+                         f"valid in the file's encoding; give it with --encoding (e.g. big5, latin-1)")
+    loader = _BoundedLoader(text)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node = loader.get_single_node()
+        if node is not None and _expanded_nodes(node) > MAX_YAML_NODES:
+            raise BatchError(f"YAML batch expands to more than {MAX_YAML_NODES:,} nodes through its aliases: refused")
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
-        raise BatchError(f"YAML batch cannot be read: {exc}") from None
+        raise BatchError(f"YAML batch cannot be read: {_shorten(str(exc), 300)}") from None
+    except RecursionError:
+        raise BatchError("YAML batch cannot be read: nested too deeply") from None
+    finally:
+        loader.dispose()
     if data is None:
         return
     if not isinstance(data, list) or not isinstance(node, yaml.SequenceNode):
@@ -76,9 +206,21 @@ def _records_yaml(text) -> Iterable[tuple[int, object]]:
 
 def _records_csv(text) -> Iterable[tuple[int, object]]:
     """Records of CSV text, or of an open text file (opened with newline="", read lazily)."""
-    reader = csv.reader(io.StringIO(text) if isinstance(text, str) else text)
+    yield from _csv_rows(csv.reader(io.StringIO(text) if isinstance(text, str) else text))
+
+
+def _csv_rows(reader) -> Iterable[tuple[int, object]]:
     header = None
-    for row in reader:
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            if header is None:
+                raise BatchError(f"CSV batch cannot be read: its header: {exc}") from None
+            yield reader.line_num, CastInputError(f"not a record: {exc}", field="record", value=None)
+            continue
         start = reader.line_num
         if header is None:
             if not any(cell.strip() for cell in row):
@@ -114,6 +256,9 @@ def _build(rec) -> CastInput:
                              field="record", value=rec)
     rec = _fix_yaml_scalars(rec)
     unknown = [k for k in rec if k not in FIELDS]
+    for k, v in rec.items():
+        if k in FIELDS and v is not None and not isinstance(v, (str, int, float, _dt.date)):
+            raise CastInputError(f"field {k} must be text or a number, got a {type(v).__name__}", field=k, value=None)
     if unknown:
         raise CastInputError(f"unknown field(s) {', '.join(map(repr, unknown))}; known: {', '.join(FIELDS)}",
                              field=unknown[0], value=rec[unknown[0]])
@@ -139,17 +284,23 @@ def load_records(records: Iterable[tuple[int, object]]) -> list[Result]:
     return list(iter_results(records))
 
 
-def iter_results(records: Iterable[tuple[int, object]]) -> Iterable[Result]:
-    """Like :func:`load_records`, one result at a time (only the ids seen so far are kept)."""
+def iter_results(records: Iterable[tuple[int, object]], encoding: str = "utf-8") -> Iterable[Result]:
+    """Like :func:`load_records`, one result at a time (only the ids seen so far are kept).
+
+    Whatever is wrong with one record — a byte its encoding cannot decode, a value no parser expected —
+    rejects that record only: the batch goes on."""
     seen: dict[str, int] = {}
     for index, (line, rec) in enumerate(records, 1):
         rid = None
-        if isinstance(rec, dict) and rec.get("id") not in (None, ""):
-            rid = str(rec["id"]).strip()
+        if isinstance(rec, dict) and isinstance(rec.get("id"), (str, int)) and rec.get("id") != "":
+            rid = _shorten(_BAD_BYTE.sub("\ufffd", str(rec["id"]).strip()), 80)
         rid = rid or f"#{index}"
         try:
             if isinstance(rec, CastInputError):
                 raise rec
+            bad = _bad_bytes(rec, encoding)
+            if bad:
+                raise CastInputError(bad, field="record", value=None)
             if rid in seen:
                 raise DuplicateRecordId(f"duplicate id {rid!r}: already used by the record at line {seen[rid]}",
                                         field="id", value=rid)
@@ -158,6 +309,9 @@ def iter_results(records: Iterable[tuple[int, object]]) -> Iterable[Result]:
         except CastInputError as exc:
             exc.record_id, exc.line = rid, line
             result = exc
+        except (ValueError, TypeError, ArithmeticError, RecursionError) as exc:  # a parser's gap: still this record
+            result = CastInputError(f"record cannot be read: {type(exc).__name__}: {exc}", field="record", value=None)
+            result.record_id, result.line = rid, line
         yield rid, result
 
 
@@ -193,30 +347,34 @@ def batch_format(path, format: str | None = None) -> str:
     return fmt
 
 
-def read_batch(path, *, format: str | None = None, on_error: str = "skip") -> list[Result]:
-    """Read a batch file; the format comes from the suffix (.jsonl .ndjson .yaml .yml .csv) unless given."""
+def read_batch(path, *, format: str | None = None, on_error: str = "skip", encoding: str | None = None) -> list[Result]:
+    """Read a batch file; the format comes from the suffix (.jsonl .ndjson .yaml .yml .csv) unless given;
+    the encoding from the BOM, else `encoding`, else UTF-8 (UTF-16 without a BOM is recognised)."""
     p = Path(path)
-    fmt = batch_format(p, format)
-    text = p.read_text(encoding="utf-8-sig")
-    return parse_batch(text, fmt, on_error=on_error, source=p.name)
+    return _apply_policy(list(iter_batch(p, format=format, encoding=encoding)), on_error, p.name)
 
 
-def _raw_records(path, format: str | None):
+def _raw_records(path, format: str | None, encoding: str | None = None):
+    check_readable(path, format=format, encoding=encoding)
     fmt = batch_format(path, format)
+    codec, skip = detect_encoding(path, encoding)
     reader = {"jsonl": _records_jsonl, "yaml": _records_yaml, "csv": _records_csv}[fmt]
-    with open(path, encoding="utf-8-sig", newline="" if fmt == "csv" else None) as f:
+    with open(path, encoding=codec, errors="surrogateescape", newline="" if fmt == "csv" else None) as f:
+        if skip and f.read(1) != "\ufeff":  # the BOM decodes to U+FEFF: skip it
+            f.seek(0)
         yield from reader(f)
 
 
-def iter_batch(path, *, format: str | None = None) -> Iterable[Result]:
+def iter_batch(path, *, format: str | None = None, encoding: str | None = None) -> Iterable[Result]:
     """The results of :func:`read_batch` (policy "skip"), read lazily: JSON Lines and CSV files are read
     record by record, so memory does not grow with the file (a YAML list is one document, read whole)."""
-    return iter_results(_raw_records(path, format))
+    codec = detect_encoding(path, encoding)[0] if Path(path).is_file() else (encoding or "utf-8")
+    return iter_results(_raw_records(path, format, encoding), encoding=codec)
 
 
-def count_records(path, *, format: str | None = None) -> int:
+def count_records(path, *, format: str | None = None, encoding: str | None = None) -> int:
     """How many records a batch file holds (read lazily; records are not validated)."""
-    return sum(1 for _ in _raw_records(path, format))
+    return sum(1 for _ in _raw_records(path, format, encoding))
 
 
 def good_casts(results: Iterable[Result]) -> list[CastInput]:

@@ -52,6 +52,8 @@ def parse_datetime(value) -> _dt.datetime:
         if not text:
             raise BadDate("empty date: give an ISO 8601 date-time with a time zone offset, "
                           "e.g. 2024-02-04T16:28:00+08:00", field="date", value=value)
+        text = text.translate(_FULL_WIDTH)
+        _check_offset(value, text)
         try:
             dt = _dt.datetime.fromisoformat(text)
         except ValueError:
@@ -66,6 +68,31 @@ def parse_datetime(value) -> _dt.datetime:
         raise BadDate(f"date {value!r} needs a time zone offset (e.g. +08:00 or Z): the month turns at an "
                       "instant, so a local time alone is ambiguous", field="date", value=value)
     return dt
+
+
+_FULL_WIDTH = {0xFF10 + i: str(i) for i in range(10)}  # ０–９ as typed by a CJK input method
+#: a trailing zone offset: Z, or ±HH, ±HHMM, ±HH:MM, with what follows it (seconds) caught to refuse them
+_OFFSET = re.compile(r"(?:[Zz]|(?<=\d)([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}(?:\.\d+)?))?)$", re.ASCII)
+
+
+def _check_offset(value, text: str) -> None:
+    """Refuse what datetime.fromisoformat silently accepts: offset minutes of 60 or more (+08:99 became
+    +09:39), offset seconds, offsets beyond ±14:00 (no zone is further from UTC), non-ASCII characters."""
+    if not text.isascii():
+        raise BadDate(f"date {value!r} has characters other than ASCII digits, '-', ':', 'T' and the offset",
+                      field="date", value=value)
+    m = _OFFSET.search(text)
+    if m is None or not m.group(1):
+        return  # no offset (refused below as zone-less) or Z
+    sign, hours, minutes, seconds = m.groups()
+    if seconds is not None:
+        raise BadDate(f"date {value!r}: a time zone offset is hours and minutes (e.g. +08:00), not seconds",
+                      field="date", value=value)
+    if minutes is not None and int(minutes) >= 60:
+        raise BadDate(f"date {value!r}: offset minutes {minutes} must be 00–59", field="date", value=value)
+    if int(hours) * 60 + int(minutes or 0) > 14 * 60:
+        raise BadDate(f"date {value!r}: offset {sign}{hours}:{minutes or '00'} is beyond ±14:00, the furthest any "
+                      f"time zone is from UTC", field="date", value=value)
 
 
 def _check_boundary(day_boundary) -> str:

@@ -14,15 +14,38 @@ from __future__ import annotations
 
 from typing import Any
 
+#: the longest error message kept (a message quotes the bad value; a record can be megabytes long)
+MAX_MESSAGE = 400
+
+
+def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
+    """`text` cut in the middle to at most about `limit` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    keep = max(limit // 2 - 20, 10)
+    return f"{text[:keep]} …[{len(text) - 2 * keep:,} characters omitted]… {text[-keep:]}"
+
+
+def _short_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return shorten(value, 120)
+    if isinstance(value, (int, float, bool)) or value is None:
+        return value if not isinstance(value, int) or value.bit_length() < 256 else shorten(str(value), 120)
+    return shorten(object.__repr__(value) if isinstance(value, (list, dict)) and len(value) > 100 else repr(value), 120)
+
 
 class CastInputError(ValueError):
-    """Base of every input error. ``field`` names the input, ``value`` the offending value."""
+    """Base of every input error. ``field`` names the input, ``value`` the offending value (shortened)."""
+
+    #: messages longer than this are cut in the middle (None: kept whole)
+    limit: int | None = MAX_MESSAGE
 
     def __init__(self, message: str, *, field: str | None = None, value: Any = None) -> None:
+        message = shorten(message, self.limit) if self.limit else message
         super().__init__(message)
         self.message = message
         self.field = field
-        self.value = value
+        self.value = _short_value(value)
         self.record_id: str | None = None
         self.line: int | None = None
 
@@ -93,9 +116,12 @@ class BatchError(CastInputError):
     ``problems`` holds every rejected record's error (each with ``record_id`` and ``line``).
     """
 
+    limit = None  # its own line is shortened; each listed problem is already short
+
     def __init__(self, message: str, problems: list[CastInputError] | None = None, *,
                  field: str | None = "batch", value: Any = None) -> None:
         self.problems = list(problems or [])
+        message = shorten(message)
         if self.problems:
             message = message + "\n" + "\n".join(f"  - {p}" for p in self.problems)
         super().__init__(message, field=field, value=value)

@@ -113,6 +113,25 @@ def _check_values(values: list[int], given, field: str) -> tuple[int, ...]:
     return tuple(values)
 
 
+#: full-width digits (what a CJK input method types) are read as ASCII digits; no other digit form is
+_FULL_WIDTH = {0xFF10 + i: str(i) for i in range(10)}
+
+
+def ascii_digits(text: str, *, field: str, what: str = "value") -> str:
+    """`text` with full-width digits (０–９) as ASCII; BadLineValue for any other non-ASCII digit.
+
+    Circled, superscript, subscript, double-circled or other scripts' digits (①, ⁷, ₇, ⓻, ٧) are refused by
+    name rather than guessed at: NFKC would read ① as 1 but leaves ⓻ alone, and int() refuses both."""
+    text = text.translate(_FULL_WIDTH)
+    for pos, ch in enumerate(text, 1):
+        if (ch.isdigit() or ch.isnumeric()) and not ch.isascii() and ch not in NOTATION:
+            import unicodedata
+
+            raise BadLineValue(f"{ch!r} ({unicodedata.name(ch, 'a digit')}) at position {pos} of the {what}: "
+                               f"write digits as 0–9 (full-width ０–９ are also read)", field=field, value=text)
+    return text
+
+
 def parse_values(given, *, field: str = "lines") -> tuple[int, ...]:
     """Six values bottom-up from ``"787986"``, ``"7 8 7 9 8 6"``, ``[7, 8, 7, 9, 8, 6]`` or notation."""
     if isinstance(given, bool):
@@ -120,13 +139,13 @@ def parse_values(given, *, field: str = "lines") -> tuple[int, ...]:
     if isinstance(given, int):
         given = str(given)
     if isinstance(given, str):
-        text = re.sub(r"[\s,;/|-]", "", given)
+        text = ascii_digits(re.sub(r"[\s,;/|-]", "", given), field=field, what="line values")
         if not text:
             raise BadLineValue("empty line values: a cast needs six values bottom-up, e.g. 787986",
                                field=field, value=given)
         values: list[int] = []
         for pos, ch in enumerate(text, 1):
-            if ch.isdigit():
+            if ch in "0123456789":
                 values.append(int(ch))
             elif ch in NOTATION:
                 values.append(NOTATION[ch])
@@ -141,6 +160,8 @@ def parse_values(given, *, field: str = "lines") -> tuple[int, ...]:
         raise BadLineValue(f"{given!r} is not a line-value list", field=field, value=given) from None
     values = []
     for pos, item in enumerate(items, 1):
+        if isinstance(item, str):
+            item = ascii_digits(item.strip(), field=field, what="line values")
         if isinstance(item, bool):
             raise BadLineValue(f"line value {item!r} at position {pos}: must be 6, 7, 8 or 9",
                                field=field, value=given)
@@ -234,4 +255,4 @@ def parse_lines(spec, *, lines=None) -> LineSpec:
 
 def _looks_like_values(text: str) -> bool:
     stripped = re.sub(r"[\s,;/|-]", "", text)
-    return bool(stripped) and all(ch.isdigit() or ch in NOTATION for ch in stripped)
+    return bool(stripped) and all(ch.isdigit() or ch.isnumeric() or ch in NOTATION for ch in stripped)

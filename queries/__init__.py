@@ -104,15 +104,25 @@ def coerce(query: NamedQuery, values: dict[str, object]) -> dict[str, tuple[str,
     out = {}
     for key, value in values.items():
         p = query.param(key)
+        if isinstance(value, str) and _CONTROL.search(value):
+            ch = _CONTROL.search(value).group()
+            raise QueryParameterError(f"parameter {key} holds the control character {ch!r} "
+                                      f"(a newline, NUL …): not allowed in a parameter, got {_short(value)}")
         if p.kind == "integer":
             try:
                 value = int(value)
             except (TypeError, ValueError):
-                raise QueryParameterError(f"parameter {key} must be an integer, got {value!r}") from None
+                raise QueryParameterError(f"parameter {key} must be an integer, got {_short(value)}") from None
         elif p.kind == "iri":
             value = str(value)
             if not re.match(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", value, re.I):
-                raise QueryParameterError(f"parameter {key} must be an absolute IRI, got {value!r}")
+                raise QueryParameterError(f"parameter {key} must be an absolute IRI, got {_short(value)}")
+            try:
+                import pyoxigraph as ox
+
+                ox.NamedNode(value)
+            except ValueError as e:
+                raise QueryParameterError(f"parameter {key} is not a valid IRI ({e}): {_short(value)}") from None
         elif p.kind == "state":
             value = _state_class(str(value))
         else:
@@ -124,6 +134,14 @@ def coerce(query: NamedQuery, values: dict[str, object]) -> dict[str, tuple[str,
     return out
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _short(value, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text):,} characters)"
+
+
 def _state_class(value: str) -> str:
     from liuyao_kg.vocab import state_class_by_term
 
@@ -131,7 +149,7 @@ def _state_class(value: str) -> str:
         return LYO + value
     iri = state_class_by_term(value)
     if iri is None:
-        raise QueryParameterError(f"unknown state {value!r}")
+        raise QueryParameterError(f"unknown state {_short(value)}")
     return iri
 
 

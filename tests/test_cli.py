@@ -219,7 +219,6 @@ def test_a_seeded_random_cast_is_the_same_cast_each_time(capsys):
     (["cast", "--coins", "HHX,HTT,TTT,HHH,HHT,HHT", "--month", "寅", "--day", "辛亥"], "at line 1"),
     (["cast", "節", "--coins", "HHT,HTT,TTT,HHH,HHT,HHT", "--month", "寅", "--day", "辛亥"], "exactly one of"),
     (["cast", "節", "--seed", "3", "--month", "寅", "--day", "辛亥"], "--seed goes with --random"),
-    (["serve", "--endpoint", "http://127.0.0.1:9/sparql"], "already a SPARQL endpoint"),
     (["why", "節", "--month", "寅", "--day", "辛亥", "--line", "7"], "1 (bottom) … 6 (top)"),
 ])
 def test_bad_people_input_exits_2_naming_the_problem(capsys, argv, message):

@@ -9,6 +9,7 @@ import pytest
 
 from liuyao_kg import namespaces as ns
 from liuyao_kg.batch import load_file
+from liuyao_kg.store import StoreFullError
 from liuyao_kg.cli import main
 from liuyao_kg.graph import GRAPH_JOURNAL, InterruptedLoadWarning, KnowledgeGraph
 from liuyao_kg.loaders.cast_input import make_cast_input
@@ -153,7 +154,7 @@ def test_a_chunk_whose_write_fails_is_taken_out_at_once(tmp_path, monkeypatch):
         raise OSError("No space left on device")
 
     monkeypatch.setattr(kg, "store", _Wrapped(real, bulk_load=failing_bulk_load))
-    with pytest.warns(InterruptedLoadWarning), pytest.raises(OSError, match="No space"):
+    with pytest.warns(InterruptedLoadWarning), pytest.raises(StoreFullError, match="disk is full"):
         load_file(kg, batch, chunk=4)
     assert _quads(kg) == before
 

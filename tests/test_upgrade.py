@@ -101,9 +101,10 @@ def test_an_outdated_store_warns_refuses_writes_and_upgrade_rederives_every_cast
     assert upgrade(path)["casts"] == 0  # a current store: nothing to do
 
 
-def test_a_store_that_predates_versioning_is_outdated(tmp_path):
+def test_a_store_of_casts_that_predates_versioning_is_outdated(tmp_path):
     path = tmp_path / "kg"
     with KnowledgeGraph(path) as kg:
+        kg.add_quads(_asserted()[:1])  # a store without casts is given the package's layers on open instead
         kg.store.remove_graph(ox.NamedNode(GRAPH_META))
     with pytest.warns(OutdatedStoreWarning):
         kg = KnowledgeGraph(path)
@@ -115,6 +116,19 @@ def test_a_store_that_predates_versioning_is_outdated(tmp_path):
     assert set(report["layers"]) == {"ontology", "reference", "rules", "passages"}
     with KnowledgeGraph(path) as kg:
         assert not outdated_layers(kg.store)
+
+
+def test_a_store_without_casts_whose_layers_are_unrecorded_repairs_itself_on_open(tmp_path):
+    """What a process killed during an older release's first layer write left: layers, no versions, no cast."""
+    path = tmp_path / "kg"
+    with KnowledgeGraph(path) as kg:
+        kg.store.remove_graph(ox.NamedNode(GRAPH_META))
+        kg.store.remove_graph(ox.NamedNode(ns.GRAPH_PASSAGES))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with KnowledgeGraph(path) as kg:
+            assert not kg.outdated and recorded_versions(kg.store) == package_versions()
+            kg.add_quads(_asserted()[:1])  # and it takes casts
 
 
 def test_the_cli_refuses_to_load_into_an_outdated_store_and_upgrades_it(tmp_path, capsys):

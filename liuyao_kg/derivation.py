@@ -1,0 +1,73 @@
+"""Derivation, in one place: the only code that builds a rule engine and turns casts into derived graphs.
+
+Every store adapter (embedded memory or disk, remote endpoint), the batch loader's worker processes,
+`upgrade` and `never-fired` get their engine from :func:`build_engine`, so an option such as
+``backend="rdflib"`` or ``chapter_rules=False`` means the same thing everywhere (before, three copies of
+this code had drifted: worker processes ignored the backend and `serve --endpoint` broke).
+
+Stores only read and write quads; they never derive. The flow is one way:
+casts → :func:`derive_casts` (asserted + inferred N-Quads) → ``store.write_derived``.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import pyoxigraph as ox
+
+from liuyao_kg import namespaces as ns
+
+BACKENDS = ("oxigraph", "rdflib")
+
+
+def check_backend(backend: str) -> str:
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}: 'oxigraph' or 'rdflib'")
+    return backend
+
+
+def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_rules: bool = True,
+                 backend: str = "oxigraph"):
+    """An engine for the rule base of `layers` ({layer graph: quads}; default: the package's own).
+
+    A store passes its own layers, so a store whose rules were changed derives with those rules
+    (what `upgrade` and its tests rely on). `chapter_rules=False`: the chart states only (no
+    judgments). `backend="rdflib"` evaluates the same rules with rdflib (~30x slower; a cross-check).
+    """
+    from liuyao_kg.reasoner.engine import Engine, load_rules
+
+    check_backend(backend)
+    if layers is None:
+        from liuyao_kg.graph import layer_quads
+
+        layers = layer_quads()
+    rules_store = ox.Store()
+    rules_store.extend(layers[ns.GRAPH_RULES])
+    rules = load_rules(rules_store, ns.GRAPH_RULES)
+    if not chapter_rules:
+        rules = [r for r in rules if not r.chapter]
+    reference = list(layers[ns.GRAPH_ONTOLOGY]) + list(layers[ns.GRAPH_REFERENCE])
+    if backend == "rdflib":
+        from liuyao_kg.reasoner.rdflib_engine import RdflibEngine
+
+        return RdflibEngine(rules, reference)
+    return Engine(rules, reference)
+
+
+def derive_quads(engine, asserted: Iterable[ox.Quad]) -> list[ox.Quad]:
+    """The inferred quads of casts given as their asserted quads (one named graph per cast)."""
+    return engine.derive(list(asserted))
+
+
+def derive_casts(engine, casts) -> bytes:
+    """N-Quads of the asserted and inferred graphs of a chunk of CastInputs: what a store writes.
+
+    This is the batch loader's one derivation step (another derivation path can replace it: it takes
+    casts and returns their derived graphs as N-Quads).
+    """
+    from liuyao_kg.loaders.rdf import cast_quads
+
+    asserted = [q for ci in casts for q in cast_quads(ci)]
+    return ox.serialize(asserted + engine.derive(asserted), format=ox.RdfFormat.N_QUADS)
+
+
+__all__ = ["BACKENDS", "build_engine", "derive_casts", "derive_quads", "check_backend"]
