@@ -59,6 +59,8 @@ WORKS = [  # (id, zh, en, ko, definition)
      "天玄賦 with its commentary (seeds 001 and 004)."),
     ("WorkHuoZhuLin", "火珠林", "Huozhulin", "화주림",
      "火珠林, attributed to 麻衣道者 (seed 002)."),
+    ("WorkHuangJinCe", "黃金策", "Huangjin Ce", "황금책",
+     "黃金策, attributed to 劉基, in the 卜筮正宗 recension (../shared/corpora/huangjince.wikisource.txt)."),
 ]
 SCHOOLS = [  # (id, zh, en, ko, work id or None, definition)
     ("SchoolTianXuan", "天玄賦說", "Tianxuan Fu reading", "천현부설", "WorkTianXuanFu",
