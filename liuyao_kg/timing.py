@@ -1,0 +1,69 @@
+"""Calendar dates of a timing candidate: the next day, month (by the solar terms) or year with a given branch.
+
+The reading's timing rules give branches (rules/reading.ttl); this turns a branch and a unit into the next
+dates after the cast, with lunar-python, in China Standard Time (UTC+8), as loaders/calendar.py reads
+pillars: a day's branch by its civil date (00:00 boundary), a month from its 節 (立春 starts 寅 … 小寒 starts
+丑) to the minute, a year from 立春. "After the cast" is strict: the cast's own day, month or year is not next.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+
+from lunar_python import Solar
+
+from liuyao_kg.loaders.calendar import UTC8, parse_datetime
+
+BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
+#: the twelve 節 that open the months, by the branch of the month they open (lunar-python spells them simplified)
+JIE_BRANCH = {"立春": "寅", "惊蛰": "卯", "驚蟄": "卯", "清明": "辰", "立夏": "巳", "芒种": "午", "芒種": "午",
+              "小暑": "未", "立秋": "申", "白露": "酉", "寒露": "戌", "立冬": "亥", "大雪": "子", "小寒": "丑"}
+UNITS = ("日", "月", "年")
+
+
+def _check(branch: str, unit: str) -> None:
+    if branch not in BRANCHES or len(branch) != 1:
+        raise ValueError(f"{branch!r} is not one of the twelve branches {BRANCHES}")
+    if unit not in UNITS:
+        raise ValueError(f"unit {unit!r}: must be one of {', '.join(UNITS)}")
+
+
+def _solar(dt: _dt.datetime) -> Solar:
+    return Solar.fromYmdHms(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second)
+
+
+def _date_of(solar: Solar) -> str:
+    return f"{solar.getYear():04d}-{solar.getMonth():02d}-{solar.getDay():02d}"
+
+
+def next_dates(after, branch: str, unit: str, count: int = 3) -> list[str]:
+    """ISO dates (UTC+8) of the next `count` days / months / years with `branch` strictly after the instant `after`.
+
+    A month's date is the day its 節 falls on, a year's the day of its 立春."""
+    _check(branch, unit)
+    local = parse_datetime(after).astimezone(UTC8)
+    if unit == "日":
+        today = BRANCHES.index(_solar(local).getLunar().getDayZhiExact2())
+        step = (BRANCHES.index(branch) - today) % 12 or 12
+        first = local.date() + _dt.timedelta(days=step)
+        return [(first + _dt.timedelta(days=12 * i)).isoformat() for i in range(count)]
+    out: list[str] = []
+    cursor = _solar(local)
+    while len(out) < count:
+        jie = cursor.getLunar().getNextJie(False)  # the next 節 strictly after the cursor instant
+        at = jie.getSolar()
+        if JIE_BRANCH[jie.getName()] == branch if unit == "月" else (
+                jie.getName() == "立春" and _year_branch(at) == branch):
+            out.append(_date_of(at))
+        cursor = Solar.fromYmdHms(at.getYear(), at.getMonth(), at.getDay(), at.getHour(), at.getMinute(),
+                                  at.getSecond()).next(1)  # one day on: past this 節
+    return out
+
+
+def _year_branch(lichun: Solar) -> str:
+    """The branch of the year that starts at this 立春 (甲子 years: 1984, 2044 …)."""
+    return BRANCHES[(lichun.getYear() - 4) % 12]
+
+
+def cast_day(after) -> str:
+    """The cast's own date (UTC+8): the date of an answer "at once" (應驗當下)."""
+    return parse_datetime(after).astimezone(UTC8).date().isoformat()
