@@ -27,7 +27,9 @@ def _hexagram_title(h: dict) -> str:
 
 def chart_text(chart: dict) -> str:
     """The chart as practitioners lay it out: top line first, 六神 | 伏神 | 六親 干支 五行 世應 動 | 變卦."""
-    out = []
+    from liuyao_kg.render_reading import grouped_judgments, reading_header
+
+    out = reading_header(chart)
     title = _hexagram_title(chart["primary"])
     if chart["changed"]:
         title += " 之 " + _hexagram_title(chart["changed"])
@@ -68,7 +70,10 @@ def chart_text(chart: dict) -> str:
         extra = "".join(f" {s[k]}" for k in ("kind", "relative") if s.get(k))
         lines = f" 爻{','.join(map(str, s['lines']))}" if s["lines"] else ""
         out.append(f"  卦: {s['term']}{extra}{lines}")
-    if chart.get("judgments"):
+    if chart.get("judgments") and chart["judgments"][0].get("group"):
+        out.append("")
+        out += grouped_judgments(chart)
+    elif chart.get("judgments"):
         out.append("")
         out.append("斷 judgments")
         for j in chart["judgments"]:
