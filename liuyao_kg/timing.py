@@ -47,21 +47,27 @@ def next_dates(after, branch: str, unit: str, count: int = 3) -> list[str]:
         first = local.date() + _dt.timedelta(days=step)
         return [(first + _dt.timedelta(days=12 * i)).isoformat() for i in range(count)]
     out: list[str] = []
+    if unit == "年":  # 立春 of the Gregorian years of that branch (甲子: 1984, 2044 …) from the cast's on, after it
+        year = local.year + (BRANCHES.index(branch) - (local.year - 4)) % 12
+        while len(out) < count:
+            at = Solar.fromYmd(year, 1, 20).getLunar().getNextJie(False).getSolar()  # 立春, early February
+            if _after(at, local):
+                out.append(_date_of(at))
+            year += 12
+        return out
     cursor = _solar(local)
     while len(out) < count:
         jie = cursor.getLunar().getNextJie(False)  # the next 節 strictly after the cursor instant
         at = jie.getSolar()
-        if JIE_BRANCH[jie.getName()] == branch if unit == "月" else (
-                jie.getName() == "立春" and _year_branch(at) == branch):
+        if JIE_BRANCH[jie.getName()] == branch:
             out.append(_date_of(at))
-        cursor = Solar.fromYmdHms(at.getYear(), at.getMonth(), at.getDay(), at.getHour(), at.getMinute(),
-                                  at.getSecond()).next(1)  # one day on: past this 節
+        cursor = at.next(1)  # one day on: past this 節
     return out
 
 
-def _year_branch(lichun: Solar) -> str:
-    """The branch of the year that starts at this 立春 (甲子 years: 1984, 2044 …)."""
-    return BRANCHES[(lichun.getYear() - 4) % 12]
+def _after(solar: Solar, local: _dt.datetime) -> bool:
+    return _dt.datetime(solar.getYear(), solar.getMonth(), solar.getDay(), solar.getHour(), solar.getMinute(),
+                        solar.getSecond(), tzinfo=UTC8) > local
 
 
 def cast_day(after) -> str:
