@@ -47,9 +47,13 @@ def evaluate(cases: list[dict], kg=None) -> dict:
     rows = []
     for c in cases:
         k = c["cast"]
-        spec = k["hexagram"] + (f"之{k['changed']}" if k.get("changed") else "")
-        ch = liuyao_kg.cast(spec, month=k.get("month"), day=k.get("day"), year=k.get("year"), topic=k.get("topic"),
-                            about=k.get("about"), birth=k.get("birth"), kg=kg, horizon=c.get("horizon", "日"))
+        spec = str(k.get("hexagram", "")) + (f"之{k['changed']}" if k.get("changed") else "")
+        try:
+            ch = liuyao_kg.cast(spec, month=k.get("month"), day=k.get("day"), year=k.get("year"),
+                                topic=k.get("topic"), about=k.get("about"), birth=k.get("birth"), kg=kg,
+                                horizon=c.get("horizon", "日"))
+        except CastInputError as e:
+            raise EvalCaseError(f"case {c.get('id')}: {e}") from None
         v = ch["verdict"]["polarity"]
         out = c["outcome"]
         branches = [t["branch"] for t in ch["timing"]]
