@@ -54,29 +54,28 @@ def verdict(kg, cast_iri: str, condition: dict, judgments: list[dict]) -> dict:
         return {"polarity": None, "reason": why, "because": []}
     r0 = rows[0]
     factors = condition["factors"]
-    because, seen = [], set()
+    wins = {o["factor"] for f in factors.values() for o in f["outweighed_by"]}  # factors that outweighed another
+    because, rank = [], {}
     for r in rows:
         f = factors.get(r["factor"]) if r["factor"] else None
-        if f is None or r["factor"] in seen:
+        if f is None or r["factor"] in rank:
             continue
-        seen.add(r["factor"])
+        # strongest first: the verdict's side, standing, having outweighed another factor
+        rank[r["factor"]] = (r["role"] != "for", not f["standing"], r["factor"] not in wins, f["kind"])
         entry = {"rule": f["rule"], "source": f["source"], "lines": [_line_of(condition, f)], "role": r["role"],
-                 "factor": f["kind"], "term": f["term"], "standing": f["standing"]}
+                 "factor": f["kind"], "term": f["term"], "standing": f["standing"], "_rank": rank[r["factor"]]}
         if f["outweighed_by"]:
             entry["loses_to"] = [{"factor": factors[o["factor"]]["kind"], "precedence": o["statement"],
                                   "source": o["source"]} for o in f["outweighed_by"] if o["factor"] in factors]
         because.append(entry)
     read = {e["position"] for e in condition["lines"] if e["read"] and not e["hidden"]}
     favourable = r0["favourable"]
-    for j in judgments:  # the chapter judgments on a read line: with the verdict or against it
+    for j in judgments:  # the chapter judgments on a read line: with the verdict or against it (after the factors)
         if j["polarity"] in ("吉", "凶") and read & set(j["lines"]):
-            because.append({"rule": j["rule"], "source": j["source"], "lines": sorted(j["lines"]),
-                            "role": "for" if (j["polarity"] == "吉") == favourable else "against",
-                            "judgment": j["conclusion"]})
-    # strongest first: the verdict's own standing factors, those that outweighed others, then judgments
-    wins = {o["factor"] for f in factors.values() for o in f["outweighed_by"]}
-    because.sort(key=lambda b: (b["role"] != "for", "factor" not in b, not b.get("standing", True),
-                                not any(factors[k]["kind"] == b.get("factor") for k in wins if k in factors)))
+            role = "for" if (j["polarity"] == "吉") == favourable else "against"
+            because.append({"rule": j["rule"], "source": j["source"], "lines": sorted(j["lines"]), "role": role,
+                            "judgment": j["conclusion"], "_rank": (role != "for", True, True, j["rule"])})
+    because.sort(key=lambda b: b.pop("_rank"))
     return {"polarity": r0["termZh"], "term": r0["term"], "favourable": favourable, "rule": r0["rule"],
             "source": _src(r0), "summary": _summary(r0, condition, because), "because": because}
 
@@ -89,8 +88,8 @@ def _summary(r0: dict, condition: dict, because: list[dict]) -> dict:
     read = [e for e in condition["lines"] if e["read"]]
     who = "、".join(f"{e['relative']}{e['stem']}{e['branch']}" + ("（伏）" if e["hidden"] else f"（{e['position']}爻）")
                     for e in read)
-    pro = [b for b in because if b["role"] == "for" and "term" in b][:3]
-    con = [b for b in because if b["role"] == "against" and "term" in b][:2]
+    pro = [b for b in because if b["role"] == "for" and b.get("standing")][:3]
+    con = [b for b in because if b["role"] == "against" and b.get("standing")][:2]
     out = {}
     for lang, sep, lead, but in (("zh", "、", "用神", "；雖"), ("en", ", ", "use-god ", "; although "),
                                  ("ko", ", ", "용신 ", "; 비록 ")):

@@ -56,7 +56,7 @@ CLASSES += """ReadingFact ConditionFactor Outweighing ReadLine Verdict TimingCan
 FactorGroup Precedence VerdictTerm""".split()
 OBJECT_PROPERTIES += """readingOf factorOf readsLine timingFor otherLine factorKind inFactorGroup strongerGroup weakerGroup
 strongerFactor weakerFactor underPrecedence verdictTerm supportedBy opposedBy timingBranch""".split()
-DATATYPE_PROPERTIES += "factorPolarity favourable timingPriority immediate".split()
+DATATYPE_PROPERTIES += "factorPolarity factorStands favourable timingPriority immediate".split()
 
 
 @pytest.fixture(scope="module")
