@@ -28,7 +28,8 @@ def use_god_condition(kg, cast_iri: str, chart: dict) -> dict:
             f = factors[r["factor"]] = {
                 "kind": r["kind"], "term": {"zh": r["kindZh"], "en": r["kindEn"], "ko": r["kindKo"]},
                 "polarity": r["polarity"], "school": r["school"], "other_line": r["otherPos"],
-                "rule": r["rule"], "source": _src(r), "iri": r["factor"], "outweighed_by": []}
+                "rule": r["rule"], "source": _src(r), "iri": r["factor"], "standing": r["stands"],
+                "outweighed_by": []}
             e["factors"].append(f)
         if r["outweighedBy"] and not any(o["factor"] == r["outweighedBy"] for o in f["outweighed_by"]):
             f["outweighed_by"].append({"factor": r["outweighedBy"], "precedence": r["precedence"],
@@ -39,8 +40,6 @@ def use_god_condition(kg, cast_iri: str, chart: dict) -> dict:
         shown = ln["hidden"] if e["hidden"] else ln
         e.update({"relative": shown["relative"], "stem": shown["stem"], "branch": shown["branch"],
                   "element": shown["element"]})
-        for f in e["factors"]:
-            f["standing"] = not f["outweighed_by"]
     ug = next((s for s in chart["states"] if s["term"] == "用神"), None)
     return {"relative": ug.get("relative") if ug else None, "lines": [entries[k] for k in sorted(entries)],
             "factors": factors}

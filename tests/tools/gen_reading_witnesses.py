@@ -51,7 +51,10 @@ def main() -> None:
         casts = fired.get(key, {})
         if not casts:
             return None
-        return {"fires": next(iter(casts.values())), "silent": next(s for iri, s in drawn if iri not in casts)}
+        fires = next(iter(casts.values()))
+        # a rule that fires on every cast with a use-god (TimingUseGodMeet) is silent without one: no topic
+        silent = next((s for iri, s in drawn if iri not in casts), None) or dict(fires, topic=None)
+        return {"fires": fires, "silent": silent}
 
     ttl = (ROOT / "ontology" / "rules" / "reading.ttl").read_text(encoding="utf-8")
     timing = [ln.split()[0].split(":")[1] for ln in ttl.splitlines() if " a lyo:TimingRule" in ln]
