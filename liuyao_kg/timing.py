@@ -8,6 +8,7 @@ pillars: a day's branch by its civil date (00:00 boundary), a month from its 節
 from __future__ import annotations
 
 import datetime as _dt
+from functools import lru_cache
 
 from lunar_python import Solar
 
@@ -42,7 +43,7 @@ def next_dates(after, branch: str, unit: str, count: int = 3) -> list[str]:
     _check(branch, unit)
     local = parse_datetime(after).astimezone(UTC8)
     if unit == "日":
-        today = BRANCHES.index(_solar(local).getLunar().getDayZhiExact2())
+        today = _day_index(local.date())
         step = (BRANCHES.index(branch) - today) % 12 or 12
         first = local.date() + _dt.timedelta(days=step)
         return [(first + _dt.timedelta(days=12 * i)).isoformat() for i in range(count)]
@@ -50,19 +51,38 @@ def next_dates(after, branch: str, unit: str, count: int = 3) -> list[str]:
     if unit == "年":  # 立春 of the Gregorian years of that branch (甲子: 1984, 2044 …) from the cast's on, after it
         year = local.year + (BRANCHES.index(branch) - (local.year - 4)) % 12
         while len(out) < count:
-            at = Solar.fromYmd(year, 1, 20).getLunar().getNextJie(False).getSolar()  # 立春, early February
+            at = _li_chun(year)
             if _after(at, local):
                 out.append(_date_of(at))
             year += 12
         return out
-    cursor = _solar(local)
-    while len(out) < count:
-        jie = cursor.getLunar().getNextJie(False)  # the next 節 strictly after the cursor instant
-        at = jie.getSolar()
-        if JIE_BRANCH[jie.getName()] == branch:
-            out.append(_date_of(at))
-        cursor = at.next(1)  # one day on: past this 節
+    for months in range(12, 12 * (count + 1) + 1, 12):  # the 節 ahead, a year more at a time until enough
+        out = [_date_of(at) for name, at in _jie_after(local, months) if JIE_BRANCH[name] == branch]
+        if len(out) >= count:
+            return out[:count]
     return out
+
+
+@lru_cache(maxsize=256)
+def _day_index(day: _dt.date) -> int:
+    """Index of the day's branch (lunar-python: ~0.07 s a call, so once per date)."""
+    return BRANCHES.index(Solar.fromYmdHms(day.year, day.month, day.day, 12, 0, 0).getLunar().getDayZhiExact2())
+
+
+@lru_cache(maxsize=256)
+def _li_chun(year: int) -> Solar:
+    return Solar.fromYmd(year, 1, 20).getLunar().getNextJie(False).getSolar()  # 立春, early February
+
+
+@lru_cache(maxsize=64)
+def _jie_after(local: _dt.datetime, months: int) -> tuple:
+    """The next `months` 節 strictly after the instant: (name, Solar) pairs."""
+    out, cursor = [], _solar(local)
+    while len(out) < months:
+        jie = cursor.getLunar().getNextJie(False)  # the next 節 strictly after the cursor instant
+        out.append((jie.getName(), jie.getSolar()))
+        cursor = jie.getSolar().next(1)  # one day on: past this 節
+    return tuple(out)
 
 
 def _after(solar: Solar, local: _dt.datetime) -> bool:
