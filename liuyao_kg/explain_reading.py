@@ -21,12 +21,15 @@ def _passage(kg, iri: str, indent: str = "    ") -> list[str]:
     return out
 
 
-def _rule(kg, iri: str, indent: str = "  ") -> list[str]:
+ORDER = "https://w3id.org/liuyao-kg/passage/ConventionTimingOrder"
+
+
+def _rule(kg, iri: str, indent: str = "  ", skip: tuple = ()) -> list[str]:
     rows = queries.run(kg, "rule-label", rule=iri)
     label = f" — {rows[0]['zh']}: {rows[0]['en']}" if rows else ""
     out = [f"{indent}rule {iri}{label}"]
     for r in rows:
-        if r["source"]:
+        if r["source"] and r["source"] not in skip:
             out += _passage(kg, r["source"], indent + "  ")
     return out
 
@@ -86,11 +89,9 @@ def explain_timing(kg, chart: dict, n: int) -> str:
     dates = ", ".join(c["dates"]) or chart.get("timing_note") or "—"
     out = [f"\ntiming #{c['rank']}: {c['branch']}{c['unit']}" + (" (應驗當下: the cast's own day)" if c["immediate"] else "")
            + f" — dates {dates}", f"  priority {c['priority']} (ConventionTimingOrder)"]
-    out += _passage(kg, "https://w3id.org/liuyao-kg/passage/ConventionTimingOrder", "    ")
+    out += _passage(kg, ORDER, "    ")
     for rule in [c["rule"]] + c["also"]:
-        out += _rule(kg, rule)
+        out += _rule(kg, rule, skip=(ORDER,))
     for pos in c["lines"]:
-        hidden = pos is not None and chart["lines"][pos - 1]["relative"] != chart["use_god_condition"]["relative"] \
-            and any(e["hidden"] and e["position"] == pos for e in chart["use_god_condition"]["lines"])
-        out.append(_subject(chart, pos, hidden))
+        out.append(_subject(chart, pos, c["hidden"]))
     return "\n".join(out) + "\n"

@@ -111,7 +111,7 @@ def timing_candidates(kg, cast_iri: str, horizon: str = "日") -> list[dict]:
         if c is None:
             c = by_branch[r["branch"]] = {"branch": r["branch"], "unit": "日" if r["immediate"] else horizon,
                                           "rule": r["rule"], "priority": r["priority"], "immediate": r["immediate"],
-                                          "lines": [], "source": _src(r), "also": []}
+                                          "lines": [], "hidden": r["hidden"], "source": _src(r), "also": []}
         elif r["rule"] != c["rule"] and r["rule"] not in c["also"]:
             c["also"].append(r["rule"])
         if r["position"] not in c["lines"]:
