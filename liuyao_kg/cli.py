@@ -225,7 +225,7 @@ def _cmd_why(args) -> int:
 def _cmd_eval(args) -> int:
     from liuyao_kg.evaluate import evaluate, load_cases, report_text
 
-    report = evaluate(load_cases(args.cases), kg=_graph(args) if getattr(args, "store", None) else None)
+    report = evaluate(load_cases(args.cases))
     print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else report_text(report), end="")
     return 0
 

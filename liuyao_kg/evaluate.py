@@ -33,6 +33,11 @@ def load_cases(path) -> list[dict]:
         cid = c.get("id", f"#{i}") if isinstance(c, dict) else f"#{i}"
         if not isinstance(c, dict) or not isinstance(c.get("cast"), dict) or not isinstance(c.get("outcome"), dict):
             raise EvalCaseError(f"case {cid}: needs `cast` and `outcome` mappings")
+        if not c.get("id"):
+            raise EvalCaseError(f"case {cid}: needs an `id`")
+        branch = c["outcome"].get("branch")
+        if branch is not None and (not isinstance(branch, str) or len(branch) != 1 or branch not in "子丑寅卯辰巳午未申酉戌亥"):
+            raise EvalCaseError(f"case {cid}: outcome branch {branch!r} is not one of the twelve branches")
         pol = c["outcome"].get("polarity")
         if pol is not None and pol not in ("吉", "凶"):
             raise EvalCaseError(f"case {cid}: outcome polarity {pol!r} must be 吉 or 凶")
