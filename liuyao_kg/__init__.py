@@ -21,7 +21,7 @@ def default_graph():
 
 
 def cast(spec: str, *, lines=None, month=None, day=None, year=None, birth=None, date=None, topic=None,
-         about=None, sex=None, day_boundary: str = "00:00", kg=None) -> dict:
+         about=None, sex=None, day_boundary: str = "00:00", kg=None, horizon: str = "日") -> dict:
     """Load one cast, derive its states, and return its chart (the JSON shape of docs/json-output.md)."""
     from liuyao_kg.chart import chart
     from liuyao_kg.loaders.cast_input import make_cast_input
@@ -35,7 +35,7 @@ def cast(spec: str, *, lines=None, month=None, day=None, year=None, birth=None, 
 
     check_cast(quads)  # SHACL (ontology/shapes/cast.ttl) before anything is stored
     (iri,) = kg.add_quads(quads)
-    return chart(kg, iri)
+    return chart(kg, iri, horizon)
 
 
 def nayin(gz: str) -> str:

@@ -29,8 +29,9 @@ def _source(row: dict) -> dict | None:
     return {"iri": row["source"], "seed": row["seed"], "quote": row["quote"]}
 
 
-def chart(kg, cast_iri: str) -> dict:
-    """Assemble the chart dict of a cast already derived in `kg`."""
+def chart(kg, cast_iri: str, horizon: str = "日", *, reading: bool = True) -> dict:
+    """Assemble the chart dict of a cast already derived in `kg`, with its reading (liuyao_kg.reading) unless
+    `reading=False` (what benchmarks/reading.py compares)."""
     p = {"cast": cast_iri}
     hex_rows = queries.run(kg, "chart-hexagrams", **p)
     hexes = {r["which"]: _hexagram(r) for r in hex_rows}
@@ -116,7 +117,7 @@ def chart(kg, cast_iri: str) -> dict:
         for j in judgments.values():
             j["source"]["editions"] = where.get(j["source"]["iri"], [])
     question = next(iter(queries.run(kg, "chart-question", **p)), {})
-    return {
+    out = {
         "cast": cast_iri,
         "topic": question.get("topic"),
         "about": question.get("about"),
@@ -134,6 +135,11 @@ def chart(kg, cast_iri: str) -> dict:
         "states": sorted(cast_states.values(), key=lambda s: (s["term"], s.get("kind") or "", s.get("relative") or "")),
         "judgments": sorted(judgments.values(), key=lambda j: j["rule"]),
     }
+    if not reading:
+        return out
+    from liuyao_kg.reading import add_reading
+
+    return add_reading(kg, out, horizon)
 
 
 def _endpoint(kind: str, pos) -> str:

@@ -25,6 +25,8 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--topic", help="question topic, e.g. 求財 婚姻 疾病")
     p.add_argument("--about", help="whom the question concerns (來者何人: 父母 夫 妻 子 兄弟 朋友 奴僕); "
                                    "selects the use-god for 疾病 (and 夫/妻 for 婚姻)")
+    p.add_argument("--horizon", choices=["日", "月", "年"], default="日",
+                   help="the question's horizon (易冒: 此月之得 / 彼月之得): timing in days, months or years (default 日)")
 
 
 def _store(p: argparse.ArgumentParser) -> None:
@@ -98,7 +100,13 @@ def build_parser() -> argparse.ArgumentParser:
     why.add_argument("--rule", help="a judgment's rule: its short id (printed after it on the chart), IRI, or "
                                     "conclusion text (e.g. 理不應得): explain that judgment")
     why.add_argument("--format", choices=["text", "json"], default="text")
+    why.add_argument("--verdict", action="store_true", help="explain the verdict: its rule, factors, outweighings, passages")
+    why.add_argument("--timing", type=int, metavar="N", help="explain the timing candidate ranked N (1 = first)")
     _store(why)
+
+    ev = sub.add_parser("eval", help="the reading against cases with recorded outcomes: verdict agreement, timing hit@1/@3")
+    ev.add_argument("cases", help="a YAML file of cases (tests/data/eval_cases.yaml)")
+    ev.add_argument("--format", choices=["text", "json"], default="text")
 
     ld = sub.add_parser("load", help="load a batch of casts (JSON Lines, YAML or CSV)")
     ld.add_argument("file")
@@ -158,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load, "rules": _cmd_rules,
                 "why": _cmd_why, "serve": _cmd_serve, "upgrade": _cmd_upgrade,
-                "corpus": _cmd_corpus}[args.command](args)
+                "corpus": _cmd_corpus, "eval": _cmd_eval}[args.command](args)
     except (CastInputError, QueryParameterError, OutdatedStoreError) as e:
         print(f"liuyao: error: {e}", file=sys.stderr)
         return 2
@@ -212,7 +220,7 @@ def _cmd_cast(args) -> int:
     kg = _graph(args)
     chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
                            birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
-                           day_boundary=args.day_boundary, kg=kg)
+                           day_boundary=args.day_boundary, kg=kg, horizon=args.horizon)
     if args.format == "json":
         print(json.dumps(chart, ensure_ascii=False, indent=2))
     elif args.format != "text":
@@ -280,11 +288,31 @@ def _cmd_why(args) -> int:
     kg = _graph(args)
     chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
                            birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
-                           day_boundary=args.day_boundary, kg=kg)
+                           day_boundary=args.day_boundary, kg=kg, horizon=args.horizon)
+    if args.verdict or args.timing is not None:
+        from liuyao_kg.explain_reading import explain_timing, explain_verdict
+
+        if args.timing is not None and not 1 <= args.timing <= max(1, len(chart["timing"])):
+            print(f"liuyao: error: --timing {args.timing}: the cast has {len(chart['timing'])} timing candidate(s)",
+                  file=sys.stderr)
+            return 2
+        text = explain_verdict(kg, chart) if args.verdict else ""
+        if args.timing is not None:
+            text += explain_timing(kg, chart, args.timing)
+        sys.stdout.write(text)
+        return 0
     if args.format == "json":
         print(json.dumps(why_data(kg, chart, line=args.line, rule=args.rule), ensure_ascii=False, indent=2))
     else:
         sys.stdout.write(explain(kg, chart, line=args.line, rule=args.rule, lang=args.lang))
+    return 0
+
+
+def _cmd_eval(args) -> int:
+    from liuyao_kg.evaluate import evaluate, load_cases, report_text
+
+    report = evaluate(load_cases(args.cases))
+    print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else report_text(report), end="")
     return 0
 
 

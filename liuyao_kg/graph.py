@@ -25,9 +25,9 @@ from liuyao_kg.reasoner.engine import inferred_graph
 #: (graph IRI, resource files in liuyao_kg.ontology) for the fixed layers of the store.
 LAYERS = (
     (ns.GRAPH_ONTOLOGY, ("lyo.ttl", "external.ttl")),  # external.ttl: the reused terms lyo.ttl imports
-    (ns.GRAPH_REFERENCE, ("reference.ttl",)),
+    (ns.GRAPH_REFERENCE, ("reference.ttl", "reading-tables.ttl")),
     (ns.GRAPH_RULES, ("rules/chart.ttl", "rules/relations.ttl", "rules/line-states.ttl", "rules/cast-states.ttl",
-                      "rules/shensha.ttl", "rules/chapters.ttl")),
+                      "rules/shensha.ttl", "rules/chapters.ttl", "rules/reading.ttl")),
     (ns.GRAPH_PASSAGES, ("passages.ttl", "chapter-passages.ttl")),
 )
 

@@ -54,14 +54,25 @@ def _gz(x: dict, w: _Words) -> str:
     return f"{w.t(x['relative'])}{sep}{x['stem']}{x['branch']}{sep}{w.t(x['element'])}"
 
 
+def _judgment_line(j: dict, lines, w: _Words) -> str:
+    """[吉] conclusion 爻1,6 — work·chapter「quote」  (short rule id)."""
+    src = j["source"]
+    at = f" {w.w('lines')}{','.join(map(str, sorted(lines)))}" if lines else ""
+    text = j["conclusion"].get(w.lang) or j["conclusion"]["zh"]
+    where = f"{src['work']}·{src['chapter']}「{src['quote']}」" if src.get("quote") else w.w("convention")
+    return f"[{i18n.polarity(j['polarity'], w.lang)}] {text}{at} — {where}  ({short_id(j['rule'])})"
+
+
 def chart_text(chart: dict, lang: str = "zh", labels=None) -> str:
     """The chart as practitioners lay it out: top line first, 六神 | 伏神 | 六親 干支 五行 世應 動 | 變卦.
 
     `lang` (zh, en, ko) translates terms by the graph's labels (`labels`: an i18n.Labels; needed for en/ko);
     each judgment ends with its rule's short id, the id `liuyao why --rule` takes. Columns are padded by
     East Asian width, so CJK and Latin text line up."""
+    from liuyao_kg.render_reading import reading_header
+
     w = _Words(lang, labels)
-    out = []
+    out = reading_header(chart)  # the reading opens the chart (verdict, reasons, timing), when derived
     title = _hexagram_title(chart["primary"], w)
     if chart["changed"]:
         title += w.w("of") + _hexagram_title(chart["changed"], w)
@@ -106,19 +117,13 @@ def chart_text(chart: dict, lang: str = "zh", labels=None) -> str:
         out.append(f"  {hexword}: {w.t(s['term'])}{extra}{lines}")
     if chart.get("judgments"):
         out.append("")
-        out.append(w.w("judgments"))
-        for j in chart["judgments"]:
-            src = j["source"]
-            lines = f" {w.w('lines')}{','.join(map(str, sorted(j['lines'])))}" if j["lines"] else ""
-            text = j["conclusion"].get(w.lang if w.lang != "zh" else "zh") or j["conclusion"]["zh"]
-            where = f"{src['work']}·{src['chapter']}「{src['quote']}」" if src.get("quote") else w.w("convention")
-            out.append(f"  [{i18n.polarity(j['polarity'], w.lang)}] {text}{lines} — {where}  ({short_id(j['rule'])})")
-    if chart.get("verdict") or chart.get("timing"):  # the reading (another module) adds these keys
-        out.append("")
-        for key in ("verdict", "timing"):
-            if chart.get(key):
-                v = chart[key]
-                out.append(f"  {key}: {v if isinstance(v, str) else v.get(w.lang) or v.get('zh') or v}")
+        if chart["judgments"][0].get("group"):  # the reading grouped them by whom they concern
+            from liuyao_kg.render_reading import grouped_judgments
+
+            out += grouped_judgments(chart, fmt=lambda j, lines: _judgment_line(j, lines, w))
+        else:
+            out.append(w.w("judgments"))
+            out += ["  " + _judgment_line(j, j["lines"], w) for j in chart["judgments"]]
     out.append("")
     out.append(w.w("sources"))
     return "\n".join(out) + "\n"

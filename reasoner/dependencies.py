@@ -73,6 +73,11 @@ def _walk(node, negated: bool, out: dict[Key, bool]) -> None:
             _walk(node.get("p2"), True, out)
             return
         negated = True
+    if name in ("Builtin_EXISTS", "Builtin_NOTEXISTS") and "graph" in vars(node):
+        # rdflib keeps the *translated* pattern of an EXISTS as an attribute; the dict item is the parsed group,
+        # which has lost the FILTERs nested in it (a FILTER NOT EXISTS inside an EXISTS would go unseen)
+        _walk(vars(node)["graph"], negated, out)
+        return
     if isinstance(node, dict):
         triples = node.get("triples") if "triples" in node else None
         if triples:
@@ -134,7 +139,7 @@ def rule_io(construct: str) -> RuleIO:
     )
 
 
-_CACHE_VERSION = "2"
+_CACHE_VERSION = "3"  # 3: EXISTS bodies walked through their translated pattern (nested FILTERs)
 
 
 def _cache_dir() -> Path:

@@ -17,7 +17,9 @@ def run(capsys, *argv) -> tuple[int, str, str]:
 def test_cast_prints_the_chart_top_line_first_with_spirits_relatives_and_changes(capsys):
     code, out, _ = run(capsys, "cast", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財")
     assert code == 0
+    assert out.startswith("斷 verdict: ")  # the reading opens the chart (docs/reading.md)
     rows = out.splitlines()
+    rows = rows[next(i for i, r in enumerate(rows) if r.startswith("節（")):]
     assert rows[0].startswith("節（坎宮水 一世") and "之 中孚（艮宮土 遊魂）" in rows[0]
     assert "旬空 寅卯" in rows[1]
     assert "螣蛇" in rows[3] and "兄弟戊子水" in rows[3] and "×" in rows[3] and "子孫辛卯木" in rows[3]

@@ -21,6 +21,14 @@ def test_dependencies_are_read_from_the_rule_text():
     assert io.writes == {("p", ns.LYO + "stageDay", "")}
 
 
+def test_a_negation_nested_in_an_exists_is_a_negated_dependency():
+    # rdflib keeps a FILTER nested in an EXISTS only in the EXISTS's translated pattern (an attribute, not an item)
+    io = rule_io("""CONSTRUCT { ?x lyo:stageDay ?s } WHERE { ?x lyo:element ?s .
+        FILTER EXISTS { ?x lyo:branch ?b . FILTER NOT EXISTS { ?b lyo:branchClashes ?c } } }""")
+    assert ("p", ns.LYO + "branch", "") in io.reads and ("p", ns.LYO + "branch", "") not in io.negated
+    assert ("p", ns.LYO + "branchClashes", "") in io.negated
+
+
 def test_a_rule_requires_only_what_every_solution_matches():
     io = rule_io("""CONSTRUCT { ?l lyo:stageDay ?s } WHERE {
         ?l a lyo:MovingLine ; lyo:element ?e .

@@ -57,6 +57,12 @@ OBJECT_PROPERTIES += "alignedPassage hasVariantReading parallelFrom parallelTo".
 DATATYPE_PROPERTIES += """sha256 fileName wikisourceTitle retrievedOn alignmentMethod alignmentScore unalignedReason
 variantKind baseReading editionReading quoteOffset linkMethod linkScore sharedTerm reviewStatus""".split()
 ANNOTATION_PROPERTIES += ["mentionsTerm"]
+# the reading (issue 11, docs/reading.md)
+CLASSES += """ReadingFact ConditionFactor Outweighing ReadLine Verdict TimingCandidate ReadingRule TimingRule FactorKind
+FactorGroup Precedence VerdictTerm""".split()
+OBJECT_PROPERTIES += """readingOf factorOf readsLine timingFor otherLine factorKind inFactorGroup strongerGroup weakerGroup
+strongerFactor weakerFactor underPrecedence verdictTerm supportedBy opposedBy timingBranch""".split()
+DATATYPE_PROPERTIES += "factorPolarity factorStands favourable timingPriority immediate".split()
 
 
 @pytest.fixture(scope="module")

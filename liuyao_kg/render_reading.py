@@ -1,0 +1,55 @@
+"""Text of the reading: the header that opens the chart (verdict, its three strongest reasons, the first timing
+candidates) and the judgments grouped by whom they concern, duplicates of one sentence merged, 吉 and 凶 side by side."""
+from __future__ import annotations
+
+from liuyao_kg.reading import GROUPS
+
+
+def reading_header(chart: dict) -> list[str]:
+    v = chart.get("verdict")
+    if not v:
+        return []
+    if not v["polarity"]:
+        return [f"斷 verdict: — ({v['reason']})", ""]
+    out = [f"斷 verdict: {v['summary']['zh']}"]
+    for b in [b for b in v["because"] if b["role"] == "for"][:3]:
+        out.append(f"  因 {_reason(b)}")
+    if chart.get("timing"):
+        firsts = "、".join(f"{c['branch']}{c['unit']}" + (f"({c['dates'][0]})" if c["dates"] else "")
+                          for c in chart["timing"][:3])
+        out.append(f"應期 timing: {firsts}")
+    return out + [""]
+
+
+def _reason(b: dict) -> str:
+    src = b["source"]
+    what = b["term"]["zh"] if "term" in b else b["judgment"]["zh"]
+    quote = f"「{src['quote']}」" if src.get("quote") else f"({src.get('note') or 'convention'})"
+    lines = f" 爻{','.join(map(str, b['lines']))}" if b.get("lines") else ""
+    return f"{what}{lines} — {src.get('work') or ''}{quote}"
+
+
+def _plain(j: dict, lines) -> str:
+    at = f" 爻{','.join(map(str, sorted(lines)))}" if lines else ""
+    src = j["source"]
+    return f"[{j['polarity']}] {j['conclusion']['zh']}{at} — {src['work']}·{src['chapter']}「{src['quote']}」"
+
+
+def grouped_judgments(chart: dict, fmt=_plain) -> list[str]:
+    """`fmt(judgment, lines)` renders one merged judgment (the text chart passes its language's)."""
+    out = ["斷 judgments (by whom they concern)"]
+    for group in GROUPS:
+        js = [j for j in chart["judgments"] if j.get("group") == group]
+        if not js:
+            continue
+        merged: dict[tuple, dict] = {}
+        for j in js:  # one sentence once, with all the lines it matched
+            key = (j["conclusion"]["zh"], j["source"]["quote"], j["polarity"])
+            m = merged.setdefault(key, {"j": j, "lines": set()})
+            m["lines"] |= set(j["lines"])
+        out.append(f"  [{group}]")
+        by_pol = {p: [m for (_, _, pol), m in merged.items() if pol == p] for p in ("吉", "凶", "neutral")}
+        for p in ("吉", "凶", "neutral"):
+            for m in by_pol[p]:
+                out.append("    " + fmt(m["j"], m["lines"]))
+    return out
