@@ -3,7 +3,8 @@ and line facts it rests on, the precedence statements that decided between them,
 from __future__ import annotations
 
 from liuyao_kg import queries
-from liuyao_kg.explain import POSITION_NAMES, _line_facts
+from liuyao_kg.explain import _facts_text, _line_facts
+from liuyao_kg.i18n import POSITIONS
 
 
 def _passage(kg, iri: str, indent: str = "    ") -> list[str]:
@@ -36,9 +37,9 @@ def _rule(kg, iri: str, indent: str = "  ", skip: tuple = ()) -> list[str]:
 
 def _subject(chart: dict, pos: int, hidden: bool) -> str:
     if not hidden:
-        return _line_facts(chart, pos)
+        return _facts_text(_line_facts(chart, pos), "zh", None)
     h = chart["lines"][pos - 1]["hidden"]
-    return f"    伏 under {POSITION_NAMES[pos]}: {h['relative']}{h['stem']}{h['branch']}"
+    return f"    伏 under {POSITIONS['zh'][pos]}: {h['relative']}{h['stem']}{h['branch']}"
 
 
 def _factors(kg, chart: dict, entry: dict) -> list[str]:

@@ -120,7 +120,7 @@ def chart_text(chart: dict, lang: str = "zh", labels=None) -> str:
         if chart["judgments"][0].get("group"):  # the reading grouped them by whom they concern
             from liuyao_kg.render_reading import grouped_judgments
 
-            out += grouped_judgments(chart, fmt=lambda j, lines: _judgment_line(j, lines, w))
+            out += grouped_judgments(chart, fmt=lambda j, lines: _judgment_line(j, lines, w), title=w.w("judgments") + {"zh": "（依所關之人）", "en": " (by whom they concern)", "ko": " (관계된 사람별)"}[w.lang])
         else:
             out.append(w.w("judgments"))
             out += ["  " + _judgment_line(j, j["lines"], w) for j in chart["judgments"]]

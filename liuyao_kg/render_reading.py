@@ -35,9 +35,9 @@ def _plain(j: dict, lines) -> str:
     return f"[{j['polarity']}] {j['conclusion']['zh']}{at} — {src['work']}·{src['chapter']}「{src['quote']}」"
 
 
-def grouped_judgments(chart: dict, fmt=_plain) -> list[str]:
-    """`fmt(judgment, lines)` renders one merged judgment (the text chart passes its language's)."""
-    out = ["斷 judgments (by whom they concern)"]
+def grouped_judgments(chart: dict, fmt=_plain, title: str = "斷 judgments") -> list[str]:
+    """`fmt(judgment, lines)` renders one merged judgment and `title` heads them (the text chart passes its language's)."""
+    out = [title]
     for group in GROUPS:
         js = [j for j in chart["judgments"] if j.get("group") == group]
         if not js:
