@@ -396,7 +396,8 @@ def compile_rule(text: str, *, iri_path: str, topics: list[str]) -> str:
 
 @cache
 def known_topics() -> frozenset[str]:
-    return frozenset(t[0] for t in T.TOPICS)
+    """The questions of the scheme (tables.QUESTIONS)."""
+    return frozenset(q[0] for q in T.QUESTIONS)
 
 
 def check_file(path: str) -> list[str]:
