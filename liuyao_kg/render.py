@@ -33,10 +33,15 @@ def chart_text(chart: dict) -> str:
         title += " 之 " + _hexagram_title(chart["changed"])
     out.append(title)
     m, d = chart["month"], chart["day"]
-    when = f"{(m['stem'] or '') + m['branch']}月 {d['stem']}{d['branch']}日"
+    when = " ".join(x for x in (f"{(m['stem'] or '') + m['branch']}月" if m else "",
+                                f"{d['stem']}{d['branch']}日" if d else "") if x)
     if chart.get("year"):
         when = f"{chart['year']['stem']}{chart['year']['branch']}年 " + when
-    out.append(f"{when}  旬空 {''.join(chart['void'])}")
+    out.append(f"{when}  旬空 {''.join(chart['void'])}" if d else (when or "無月日 no month or day"))
+    for note in chart.get("notes") or []:
+        out.append(f"  ({note})")
+    if chart.get("topic"):
+        out.append(_question_text(chart))
     out.append("")
     for line in reversed(chart["lines"]):
         hidden = line["hidden"]
@@ -61,8 +66,9 @@ def chart_text(chart: dict) -> str:
         terms = [s["term"] + "".join(f"：{s[k]}" for k in ("stage", "strength") if s.get(k))
                  + (f"({s['school']})" if s["school"] else "")
                  for s in line["states"]]
-        when = f"日{line['stage_day']} 月{line['stage_month']} {line['strength']}"
-        out.append(f"  {POSITION_NAMES[line['position']]} {line['stem']}{line['branch']}（{when}）"
+        when = " ".join(x for x in (f"日{line['stage_day']}" if line["stage_day"] else "",
+                                    f"月{line['stage_month']}" if line["stage_month"] else "", line["strength"] or "") if x)
+        out.append(f"  {POSITION_NAMES[line['position']]} {line['stem']}{line['branch']}" + (f"（{when}）" if when else "")
                    + (f": {'、'.join(terms)}" if terms else ""))
     for s in chart["states"]:
         extra = "".join(f" {s[k]}" for k in ("kind", "relative") if s.get(k))
@@ -78,6 +84,23 @@ def chart_text(chart: dict) -> str:
     out.append("")
     out.append("出處 sources: liuyao cast … --format json gives each state's rule and passage.")
     return "\n".join(out) + "\n"
+
+
+def _question_text(chart: dict) -> str:
+    """占 問題 and how its use-god was chosen: by the user, or by which reading (school, passage)."""
+    q = f"占 {chart['topic']}" + (f"（{chart['about']}）" if chart.get("about") else "")
+    ug = chart.get("use_god")
+    if not ug:
+        return q + "  用神: none chosen (the question names no line for this cast)"
+    if ug["chosen_by"] == "user":
+        return q + f"  用神 {ug['relative'] or ''} 爻{','.join(map(str, ug['lines']))} — chosen by the user"
+    picks = []
+    for c in ug["choices"]:
+        src = c["source"]
+        cite = f"「{src['quote']}」" if src.get("quote") else f"({src.get('note')})"
+        picks.append(c["label"] + (f" [{c['school']}]" if c["school"] else "") + " " + cite)
+    lines = f" 爻{','.join(map(str, ug['lines']))}" if ug["lines"] else " (no such line in the cast)"
+    return q + f"  用神{lines} — " + "；".join(picks)
 
 
 def cast_rdf(kg, cast_iri: str, fmt: str) -> str:
