@@ -38,10 +38,6 @@ def chart_text(chart: dict) -> str:
     if chart.get("year"):
         when = f"{chart['year']['stem']}{chart['year']['branch']}年 " + when
     out.append(f"{when}  旬空 {''.join(chart['void'])}" if d else (when or "無月日 no month or day"))
-    for note in chart.get("notes") or []:
-        out.append(f"  ({note})")
-    if chart.get("topic"):
-        out.append(_question_text(chart))
     out.append("")
     for line in reversed(chart["lines"]):
         hidden = line["hidden"]
@@ -74,6 +70,10 @@ def chart_text(chart: dict) -> str:
         extra = "".join(f" {s[k]}" for k in ("kind", "relative") if s.get(k))
         lines = f" 爻{','.join(map(str, s['lines']))}" if s["lines"] else ""
         out.append(f"  卦: {s['term']}{extra}{lines}")
+    if chart.get("topic") or chart.get("use_god"):
+        out.append("  " + _question_text(chart))
+    for note in chart.get("notes") or []:
+        out.append(f"  ({note})")
     if chart.get("judgments"):
         out.append("")
         out.append("斷 judgments")
@@ -88,12 +88,13 @@ def chart_text(chart: dict) -> str:
 
 def _question_text(chart: dict) -> str:
     """占 問題 and how its use-god was chosen: by the user, or by which reading (school, passage)."""
-    q = f"占 {chart['topic']}" + (f"（{chart['about']}）" if chart.get("about") else "")
+    q = f"占 {chart['topic'] or '—'}" + (f"（{chart['about']}）" if chart.get("about") else "")
     ug = chart.get("use_god")
     if not ug:
         return q + "  用神: none chosen (the question names no line for this cast)"
     if ug["chosen_by"] == "user":
-        return q + f"  用神 {ug['relative'] or ''} 爻{','.join(map(str, ug['lines']))} — chosen by the user"
+        rel = f" {ug['relative']}" if ug["relative"] else ""
+        return q + f"  用神{rel} 爻{','.join(map(str, ug['lines']))} — chosen by the user"
     picks = []
     for c in ug["choices"]:
         src = c["source"]

@@ -134,3 +134,30 @@ def test_an_unreachable_endpoint_exits_1_without_showing_the_credentials(capsys,
                          "--endpoint", "http://alice:hunter2-url@127.0.0.1:9/sparql")
     assert code == 1 and out == "" and "liuyao: error: SPARQL query on http://127.0.0.1:9/sparql failed" in err
     assert "hunter2" not in err and "alice" not in err
+
+
+def test_topics_lists_the_question_scheme_with_use_gods_and_sources(capsys):
+    code, out, _ = run(capsys, "topics")
+    assert code == 0
+    assert "天時  weather / 천시" in out and "\n  晴  fair weather" in out and "\n    武試" in out
+    assert "用神: 占婚姻（女）以官鬼為用神 「男占婦以財為主，女占夫以鬼為主」" in out
+    assert "standard convention, not in the seeds" in out  # 黃金策's weather reading is named as such
+
+
+def test_cast_without_a_date_prints_what_was_not_computed(capsys):
+    code, out, _ = run(capsys, "cast", "姤之鼎", "--topic", "葬地")
+    assert code == 0 and "無月日" in out and "no day given: 旬空" in out
+    assert "占 葬地  用神 爻1 — 占葬地以世為用神" in out
+    code, out, _ = run(capsys, "cast", "姤之鼎", "--topic", "葬地", "--format", "json")
+    chart = json.loads(out)
+    assert chart["time"] is None and chart["use_god"]["lines"] == [1]
+
+
+def test_unknown_question_is_an_error_listing_the_scheme(capsys):
+    code, _, err = run(capsys, "cast", "乾", "--topic", "算命")
+    assert code == 2 and "unknown question '算命'" in err and "⊃晴" in err and "Traceback" not in err
+
+
+def test_use_god_chosen_by_the_user_is_said_so(capsys):
+    code, out, _ = run(capsys, "cast", "乾", "--month", "寅", "--day", "甲子", "--topic", "晴雨", "--use-god", "3")
+    assert code == 0 and "占 天時  用神 爻3 — chosen by the user" in out
