@@ -223,6 +223,7 @@ QUESTIONS = [
     ("求財", "Wealth", "seeking wealth", "구재", None, ("求财", "求利", "買賣", "生意", "財運"), "UseGodTopics"),
     ("營謀", "Dealings", "plans and dealings", "영모", None, ("营谋", "謀望", "謀事", "私用"), "UseGodOfficialPrivate"),
     ("家宅", "House", "the house", "가택", None, ("家事", "宅", "住宅"), "QuestionHouse"),
+    ("卜居", "Residence", "choosing a residence", "복거", "家宅", ("居所", "擇居", "遷居"), "QuestionResidence"),
     ("婚姻", "Marriage", "marriage", "혼인", None, ("婚", "嫁娶", "結婚"), "UseGodTopics-3"),
     ("疾病", "Illness", "illness", "질병", None, ("病", "占病", "病症"), "QuestionIllness"),
     ("醫藥", "Medicine", "doctor and medicine", "의약", "疾病", ("医药", "醫", "藥"), "UseGodTopics-13"),
@@ -249,8 +250,13 @@ QUESTIONS = [
     ("出行", "Travel", "setting out on a journey", "출행", None, ("远行", "遠行", "出門"), "QuestionTravel"),
     ("行人", "Traveller", "someone away: will they return", "행인", None, ("歸期", "归期", "何日歸", "回歸"), "QuestionTraveller"),
     ("失物", "LostProperty", "lost property", "실물", None, ("失脫", "失脱", "失財", "盜賊", "被盜"), "UseGodTopics"),
-    ("逃亡", "Fugitive", "a runaway", "도망", "失物", ("逃走", "走失"), "QuestionFugitive"),
+    ("逃亡", "Flight", "flight (one's own)", "도망", None, ("逃走", "自逃", "潛逃"), "QuestionFugitive"),
+    ("捕逃", "CatchingFugitive", "catching a fugitive", "포도", None, ("捕盜", "捉賊", "追逃"), "QuestionCatching"),
     ("訪友", "VisitingFriend", "visiting a friend", "방우", None, ("访友", "訪人", "見人"), "QuestionVisit"),
+    ("交友", "Friendship", "friendship", "교우", None, ("交", "朋友", "結交"), "QuestionFriendship"),
+    ("修道", "Cultivation", "spiritual cultivation", "수도", None, ("修行", "修真"), "QuestionCultivation"),
+    ("禱祀", "Worship", "prayer and sacrifice", "도사", None, ("祈禱", "祭祀", "禱"), "QuestionWorship"),
+    ("請託", "Petition", "petitions and favours", "청탁", None, ("请托", "求人", "干謁"), "QuestionPetition"),
 ]
 
 # Whom a question concerns (來者何人). (zh, id, en, ko)
@@ -339,7 +345,13 @@ USE_GOD_CHOICES = [
     *[(f"Traveller{sid}", "行人", ("relative", rel), passage, {"about": zh}, None)
       for sid, zh, rel, passage in _TRAVELLER_SUBJECTS],
     ("LostProperty", "失物", ("relative", "Officer"), "UseGodTopics", {}, None),
+    ("Flight", "逃亡", ("role", "RoleShi"), "QuestionOwnFlight", {}, None),
     ("VisitingFriend", "訪友", ("role", "RoleYing"), "QuestionVisit", {}, None),
+    ("CatchingFugitive", "捕逃", ("role", "RoleYing"), "QuestionCatching", {}, None),
+    ("Friendship", "交友", ("relative", "Siblings"), "QuestionFriendship", {}, None),
+    ("Cultivation", "修道", ("role", "RoleShi"), "QuestionCultivation", {}, None),
+    ("Worship", "禱祀", ("relative", "Officer"), "QuestionWorship", {}, None),
+    ("Petition", "請託", ("relative", "Officer"), "QuestionPetition", {}, None),
 ]
 # Specificity of a choice's conditions: the most specific applicable choice wins (ties: all of them, as 天玄賦's
 # water and fire lines together rule the weather). The user's own --use-god is above every choice.
