@@ -1,4 +1,4 @@
-"""One validated cast: six line values, the pillars, the optional birth branch, asker's sex, topic and date.
+"""One validated cast: six line values, the pillars (each optional), birth branch, asker's sex, question and date.
 
 :func:`make_cast_input` is the single entry point; it either returns a complete :class:`CastInput`
 or raises a :class:`~liuyao_kg.loaders.errors.CastInputError` (a cast is all-or-nothing).
@@ -6,7 +6,8 @@ or raises a :class:`~liuyao_kg.loaders.errors.CastInputError` (a cast is all-or-
 Identity: the cast IRI is ``https://w3id.org/liuyao-kg/cast/<id>`` where ``<id>`` is the first 16
 hex characters of the SHA-256 of a canonical JSON serialisation of the cast's *content* – the line
 values, month branch, month stem-branch (if known), day stem-branch, year stem-branch, birth branch,
-the asker's sex (only when given, so casts without it keep their ids) and topic. The input form (name or values, simplified or traditional) does not change it; the
+the asker's sex, whom it concerns, the school and the user's own use-god (each only when given, so casts
+without them keep their ids) and topic. The input form (name or values, simplified or traditional) does not change it; the
 user's record id (``id=``, kept as ``label``) does not enter it; the ``date`` instant does, normalised
 to UTC (the same moment written in two zones is one cast; the same lines at another moment are another).
 """
@@ -18,12 +19,11 @@ import json
 from dataclasses import dataclass
 
 from liuyao_kg.namespaces import CAST
-from liuyao_kg.ontology import tables
+from liuyao_kg.ontology import questions, tables
 
 from .calendar import DAY_BOUNDARIES, pillars_for
 from .errors import BadDate, BadSex, BadUseGod, InconsistentCast, UnknownSchool, UnknownSubject, UnknownTopic
 from .lines import hexagram_name, parse_lines
-from liuyao_kg.ontology import questions
 from .pillars import month_stem_for_year, parse_birth, parse_day, parse_month, parse_year
 
 __all__ = ["CastInput", "make_cast_input", "normalise_topic", "normalise_about", "normalise_sex", "normalise_school",
@@ -186,7 +186,7 @@ def normalise_use_god(value) -> str | int:
     found = _RELATIVE_LOOKUP.get(text) or _RELATIVE_LOOKUP.get(text.lower())
     if found is None:
         raise BadUseGod(f"use-god {value!r}: name a relative (父母 兄弟 妻財 官鬼 子孫) or a line position 1–6",
-                             field="use_god", value=value)
+                        field="use_god", value=value)
     return found
 
 

@@ -187,3 +187,33 @@ def test_every_worked_case_replays_with_its_question(case):
     chart = liuyao_kg.cast(spec, month=c.get("month"), day=c.get("day"), topic=c["topic"], about=c.get("about"),
                            year=c.get("year"), birth=c.get("birth"))
     assert chart["topic"] == Q.find(c["topic"]) and chart["use_god"]["choices"]
+
+
+def _cross_cases():
+    """Casts of every question (tests/samples.py), each also asked by a woman and, where the question takes it,
+    about every person it may concern: the engine and tests/use_god_oracle.py must choose the same lines."""
+    from samples import sample_casts
+
+    out = []
+    for i, (values, month, day, topic) in enumerate(sample_casts(len(Q.NAMES) * 2, seed=5)):
+        out.append((values, month, day, topic, "女" if i % 2 else None, None))
+        out += [(values, month, day, topic, None, who) for who in Q.subjects_for(topic)]
+    return out
+
+
+def test_engine_and_the_independent_use_god_oracle_agree():
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from use_god_oracle import use_god
+
+    problems = []
+    for values, month, day, topic, sex, about in _cross_cases():
+        chart = liuyao_kg.cast(values, month=month, day=day, topic=topic, sex=sex, about=about)
+        lines, rel, taken = use_god(chart, topic, sex=sex, about=about)
+        got = chart["use_god"]
+        got_taken = [c["iri"].rsplit("_", 1)[1] for c in got["choices"]]
+        if (sorted(got["lines"]), got["relative"], sorted(got_taken)) != (lines, rel, sorted(taken)):
+            problems.append(f"{values} {topic} sex={sex} about={about}: engine {got['lines']} {got['relative']} "
+                            f"{got_taken}, oracle {lines} {rel} {taken}")
+    assert problems == []

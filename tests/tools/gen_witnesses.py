@@ -493,6 +493,21 @@ def main(argv=None) -> int:
             chosen = [c for c in chosen if c in used]
             print(f"witnesses re-chosen from the engine's judgments: {len(chosen)} casts, "
                   f"{len(fire_w)} rules with a firing witness, {len(quiet_w)} with a quiet one", flush=True)
+        # a rule the engine fired on every chosen cast of its topics (the fast chart wrongly thought some quiet):
+        # derive more of the searched casts of those topics with the engine and take one where it is quiet
+        loud = [i for i in fire_w if i not in quiet_w]
+        if loud:
+            topics = {t for i in loud for t in rules[i].topics}
+            extra = [c for c in candidates if c[3] in topics and c not in got][:40 * len(loud)]
+            more = derive(extra) if extra else {}
+            for i in loud:
+                quiet = next((c for c in extra if c[3] in rules[i].topics and rules[i].iri not in more[c]), None)
+                if quiet is not None:
+                    quiet_w[i] = quiet
+                    if quiet not in chosen:
+                        chosen.append(quiet)
+            print(f"quiet witnesses from {len(extra)} more engine casts: {sum(i in quiet_w for i in loud)} of "
+                  f"{len(loud)} rules the chosen casts always fired", flush=True)
     reasons = load_reasons()
     write(rules, chosen, fire_w, quiet_w, args, args.out, reasons)
     for i, r in enumerate(rules):
