@@ -88,7 +88,7 @@ class BadSex(CastInputError):
 
 
 class MissingField(CastInputError):
-    """A required input is missing (month and day, unless a date is given)."""
+    """A required input is missing (kept for callers; a cast may now omit its month and day)."""
 
 
 class DuplicateRecordId(CastInputError):
