@@ -70,7 +70,7 @@ def write_batch(path: Path, n: int, seed: int = 4) -> None:
     from liuyao_kg.ontology import tables as T
 
     rnd = random.Random(seed)
-    topics = [t[0] for t in T.TOPICS]
+    topics = [q[0] for q in T.QUESTIONS]
     with open(path, "w", encoding="utf-8") as f:
         for i in range(n):
             rec = {"id": f"c{i}", "spec": "".join(rnd.choice("6789") for _ in range(6)),

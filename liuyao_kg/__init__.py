@@ -21,7 +21,8 @@ def default_graph():
 
 
 def cast(spec: str, *, lines=None, month=None, day=None, year=None, birth=None, date=None, topic=None,
-         about=None, sex=None, day_boundary: str = "00:00", kg=None, horizon: str = "日") -> dict:
+         about=None, sex=None, school=None, use_god=None, day_boundary: str = "00:00", kg=None,
+         horizon: str = "日") -> dict:
     """Load one cast, derive its states, and return its chart (the JSON shape of docs/json-output.md)."""
     from liuyao_kg.chart import chart
     from liuyao_kg.loaders.cast_input import make_cast_input
@@ -29,7 +30,8 @@ def cast(spec: str, *, lines=None, month=None, day=None, year=None, birth=None, 
 
     kg = kg or default_graph()
     ci = make_cast_input(spec, lines=lines, month=month, day=day, year=year, birth=birth, date=date,
-                         topic=topic, about=about, sex=sex, day_boundary=day_boundary)
+                         topic=topic, about=about, sex=sex, school=school, use_god=use_god,
+                         day_boundary=day_boundary)
     quads = cast_quads(ci)
     from liuyao_kg.shapes import check_cast
 

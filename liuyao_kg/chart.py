@@ -117,10 +117,18 @@ def chart(kg, cast_iri: str, horizon: str = "日", *, reading: bool = True) -> d
         for j in judgments.values():
             j["source"]["editions"] = where.get(j["source"]["iri"], [])
     question = next(iter(queries.run(kg, "chart-question", **p)), {})
+    use_god = _use_god(kg, p, cast_states.get(next((k for k in cast_states if k.endswith("/state/UseGod")), ""), None))
+    time = None if month is None and pillars.get("day") is None else {
+        "month": None if month is None else (month["stem"] or "") + month["branch"],
+        "day": None if pillars.get("day") is None else pillars["day"]["stem"] + pillars["day"]["branch"]}
     out = {
         "cast": cast_iri,
         "topic": question.get("topic"),
         "about": question.get("about"),
+        "school": question.get("school"),
+        "time": time,
+        "notes": _time_notes(month, pillars.get("day")),
+        "use_god": use_god,
         "primary": hexes.get("primary"),
         "changed": hexes.get("changed"),
         "month": month,
@@ -140,6 +148,39 @@ def chart(kg, cast_iri: str, horizon: str = "日", *, reading: bool = True) -> d
     from liuyao_kg.reading import add_reading
 
     return add_reading(kg, out, horizon)
+
+
+def _use_god(kg, p: dict, state: dict | None) -> dict | None:
+    """How the use-god was chosen: by the user (--use-god), or by which choice of the question (and its passage)."""
+    rows = queries.run(kg, "chart-use-god", **p)
+    if not rows:
+        return None
+    if any(r["byUser"] for r in rows):
+        out = {"chosen_by": "user", "choices": []}
+    else:
+        out = {"chosen_by": "rule", "choices": [
+            {"iri": r["choice"], "label": r["label"], "school": r["school"], "helper": r["helper"],
+             "source": {"iri": r["source"], "seed": r["seed"], "quote": r["quote"], "note": r["note"],
+                        "gloss": r["gloss"]}} for r in rows]}
+        out["school"] = next((c["school"] for c in out["choices"] if c["school"]), None)
+    out["lines"] = [] if state is None else state["lines"]
+    out["relative"] = None if state is None else state.get("relative")
+    if state is not None:  # the state itself names the choice that selected it
+        state["chosen_by"] = out["chosen_by"]
+        state["choices"] = [c["iri"] for c in out["choices"]]
+    return out
+
+
+def _time_notes(month, day) -> list[str]:
+    """What a cast without a month or a day does not compute, said in the chart rather than guessed."""
+    notes = []
+    if month is None:
+        notes.append("no month given: 月建, 月破, 月合, 旺相休囚 and the month's life stages are not computed, "
+                     "and no rule reading the month fires")
+    if day is None:
+        notes.append("no day given: 旬空, 日沖, 暗動, 日合, 日墓, the day's life stages, the six spirits (by the day "
+                     "stem) and 神煞 are not computed, and no rule reading the day fires")
+    return notes
 
 
 def _endpoint(kind: str, pos) -> str:

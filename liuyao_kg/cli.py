@@ -22,9 +22,12 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sex", help="the asker's sex: 男 or 女 (m / f), for the 男占 / 女占 readings")
     p.add_argument("--date", help="ISO date-time with zone, e.g. 2024-02-04T16:28+08:00 (instead of --month/--day)")
     p.add_argument("--day-boundary", choices=["00:00", "23:00"], default="00:00", help="when a day starts")
-    p.add_argument("--topic", help="question topic, e.g. 求財 婚姻 疾病")
+    p.add_argument("--topic", help="the question, e.g. 求財 婚姻 疾病 晴 雨 (synonyms too: 晴雨 求名 科舉; `liuyao topics`)")
     p.add_argument("--about", help="whom the question concerns (來者何人: 父母 夫 妻 子 兄弟 朋友 奴僕); "
-                                   "selects the use-god for 疾病 (and 夫/妻 for 婚姻)")
+                                   "chooses the use-god for 疾病, 行人 (and 夫/妻 for 婚姻)")
+    p.add_argument("--school", help="where the works disagree on the question's use-god, the school to read it by "
+                                    "(`liuyao topics` lists them)")
+    p.add_argument("--use-god", dest="use_god", help="name the use-god yourself: a relative (妻財) or a line (1–6)")
     p.add_argument("--horizon", choices=["日", "月", "年"], default="日",
                    help="the question's horizon (易冒: 此月之得 / 彼月之得): timing in days, months or years (default 日)")
 
@@ -83,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--list", action="store_true", help="list the named queries and their parameters")
     q.add_argument("--format", choices=["table", "json"], default="table")
     _store(q)
+
+    tp = sub.add_parser("topics", help="the questions (占事): the scheme's tree, labels, use-god choices and sources")
+    tp.add_argument("--format", choices=["text", "json"], default="text")
+    _store(tp)
 
     rl = sub.add_parser("rules", help="the chapter rule base: coverage per seed and chapter")
     rl.add_argument("what", choices=["coverage", "graph", "never-fired"],
@@ -166,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load, "rules": _cmd_rules,
                 "why": _cmd_why, "serve": _cmd_serve, "upgrade": _cmd_upgrade,
-                "corpus": _cmd_corpus, "eval": _cmd_eval}[args.command](args)
+                "corpus": _cmd_corpus, "eval": _cmd_eval, "topics": _cmd_topics}[args.command](args)
     except (CastInputError, QueryParameterError, OutdatedStoreError) as e:
         print(f"liuyao: error: {e}", file=sys.stderr)
         return 2
@@ -220,7 +227,8 @@ def _cmd_cast(args) -> int:
     kg = _graph(args)
     chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
                            birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
-                           day_boundary=args.day_boundary, kg=kg, horizon=args.horizon)
+                           school=args.school, use_god=args.use_god, day_boundary=args.day_boundary, kg=kg,
+                           horizon=args.horizon)
     if args.format == "json":
         print(json.dumps(chart, ensure_ascii=False, indent=2))
     elif args.format != "text":
@@ -278,6 +286,14 @@ def _cmd_rules(args) -> int:
     return 0
 
 
+def _cmd_topics(args) -> int:
+    from liuyao_kg.topics import topics, topics_text
+
+    rows = topics(_graph(args))
+    print(json.dumps(rows, ensure_ascii=False, indent=2) if args.format == "json" else topics_text(rows), end="")
+    return 0
+
+
 def _cmd_why(args) -> int:
     import liuyao_kg
     from liuyao_kg.explain import explain, why_data
@@ -288,7 +304,8 @@ def _cmd_why(args) -> int:
     kg = _graph(args)
     chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
                            birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
-                           day_boundary=args.day_boundary, kg=kg, horizon=args.horizon)
+                           school=args.school, use_god=args.use_god, day_boundary=args.day_boundary, kg=kg,
+                           horizon=args.horizon)
     if args.verdict or args.timing is not None:
         from liuyao_kg.explain_reading import explain_timing, explain_verdict
 

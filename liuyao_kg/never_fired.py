@@ -1,7 +1,7 @@
 """Rules that never fire: draw casts uniformly from the whole cast space, derive them, list the silent rules.
 
 The space is every primary×changed pair (the 4,096 strings of line values 6/7/8/9), 12 month branches,
-60 day stem-branches and the topics of tables.TOPICS; a sample is deterministic given its seed. The casts
+60 day stem-branches and the questions of tables.QUESTIONS; a sample is deterministic given its seed. The casts
 are derived in memory, in batches, in a store of their own; the named query `rules-never-fired` then lists
 the executable chapter rules without a judgment. A rule that stays silent on a large sample is either rare
 or wrongly encoded: read its condition beside its quote.

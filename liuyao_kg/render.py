@@ -78,12 +78,13 @@ def chart_text(chart: dict, lang: str = "zh", labels=None) -> str:
         title += w.w("of") + _hexagram_title(chart["changed"], w)
     out.append(title)
     m, d = chart["month"], chart["day"]
-    when = f"{(m['stem'] or '') + m['branch']}{w.w('month')} {d['stem']}{d['branch']}{w.w('day')}"
+    when = " ".join(x for x in (f"{(m['stem'] or '') + m['branch']}{w.w('month')}" if m else "",
+                                f"{d['stem']}{d['branch']}{w.w('day')}" if d else "") if x)
     if chart.get("year"):
         when = f"{chart['year']['stem']}{chart['year']['branch']}{w.w('year')} " + when
     if chart.get("hour"):
         when += f" {chart['hour']['stem']}{chart['hour']['branch']}{'時' if w.lang == 'zh' else (' hour' if w.lang == 'en' else '시')}"
-    out.append(f"{when}  {w.w('void')} {''.join(chart['void'])}")
+    out.append(f"{when}  {w.w('void')} {''.join(chart['void'])}" if d else (when or "無月日 no month or day"))
     out.append("")
     rows = []
     for line in reversed(chart["lines"]):
@@ -106,15 +107,20 @@ def chart_text(chart: dict, lang: str = "zh", labels=None) -> str:
         terms = [w.t(s["term"]) + "".join(f"{colon}{w.t(s[k])}" for k in ("stage", "strength") if s.get(k))
                  + (f"({w.school(s['school'])})" if s["school"] else "")
                  for s in line["states"]]
-        when = (f"{i18n.stage('day', w.t(line['stage_day']), w.lang)} "
-                f"{i18n.stage('month', w.t(line['stage_month']), w.lang)} {w.t(line['strength'])}")
-        out.append(f"  {i18n.POSITIONS[w.lang][line['position']]} {line['stem']}{line['branch']}（{when}）"
+        when = " ".join(x for x in (i18n.stage('day', w.t(line['stage_day']), w.lang) if line["stage_day"] else "",
+                                    i18n.stage('month', w.t(line['stage_month']), w.lang) if line["stage_month"] else "",
+                                    w.t(line['strength']) if line["strength"] else "") if x)
+        out.append(f"  {i18n.POSITIONS[w.lang][line['position']]} {line['stem']}{line['branch']}" + (f"（{when}）" if when else "")
                    + (f": {sep.join(terms)}" if terms else ""))
     hexword = w.w("hexagram")
     for s in chart["states"]:
         extra = "".join(f" {w.t(s[k])}" for k in ("kind", "relative") if s.get(k))
         lines = f" {w.w('lines')}{','.join(map(str, s['lines']))}" if s["lines"] else ""
         out.append(f"  {hexword}: {w.t(s['term'])}{extra}{lines}")
+    if chart.get("topic") or chart.get("use_god"):
+        out.append("  " + _question_text(chart))
+    for note in chart.get("notes") or []:
+        out.append(f"  ({note})")
     if chart.get("judgments"):
         out.append("")
         if chart["judgments"][0].get("group"):  # the reading grouped them by whom they concern
@@ -127,6 +133,24 @@ def chart_text(chart: dict, lang: str = "zh", labels=None) -> str:
     out.append("")
     out.append(w.w("sources"))
     return "\n".join(out) + "\n"
+
+
+def _question_text(chart: dict) -> str:
+    """占 問題 and how its use-god was chosen: by the user, or by which reading (school, passage)."""
+    q = f"占 {chart['topic'] or '—'}" + (f"（{chart['about']}）" if chart.get("about") else "")
+    ug = chart.get("use_god")
+    if not ug:
+        return q + "  用神: none chosen (the question names no line for this cast)"
+    if ug["chosen_by"] == "user":
+        rel = f" {ug['relative']}" if ug["relative"] else ""
+        return q + f"  用神{rel} 爻{','.join(map(str, ug['lines']))} — chosen by the user"
+    picks = []
+    for c in ug["choices"]:
+        src = c["source"]
+        cite = f"「{src['quote']}」" if src.get("quote") else f"({src.get('note')})"
+        picks.append(c["label"] + (f" [{c['school']}]" if c["school"] else "") + " " + cite)
+    lines = f" 爻{','.join(map(str, ug['lines']))}" if ug["lines"] else " (no such line in the cast)"
+    return q + f"  用神{lines} — " + "；".join(picks)
 
 
 def cast_rdf(kg, cast_iri: str, fmt: str, layers: str = "all") -> str:

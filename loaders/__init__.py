@@ -4,7 +4,7 @@ from .calendar import CalendarPillars, parse_datetime, pillars_for
 from .cast_input import CastInput, make_cast_input, normalise_sex, normalise_topic
 from .errors import (BadDate, BadLineValue, BadSex, BatchError, CastInputError, DuplicateRecordId,
                      ImpossibleStemBranch, InconsistentCast, MissingField, UnknownBranch, UnknownHexagram,
-                     UnknownStem, UnknownSubject, UnknownTopic)
+                     UnknownStem, UnknownSubject, UnknownTopic, UnknownSchool, BadUseGod)
 from .lines import LineSpec, hexagram_name, hexagram_number, parse_lines, parse_values
 from .pillars import parse_birth, parse_branch, parse_day, parse_month, parse_stem_branch, parse_year
 from .rdf import cast_quads
@@ -17,5 +17,5 @@ __all__ = [
     "parse_stem_branch", "parse_branch", "parse_month", "parse_day", "parse_year", "parse_birth",
     "CastInputError", "UnknownHexagram", "BadLineValue", "ImpossibleStemBranch", "InconsistentCast",
     "BadDate", "UnknownTopic", "UnknownSubject", "UnknownBranch", "UnknownStem", "MissingField", "DuplicateRecordId",
-    "BatchError", "BadSex",
+    "BatchError", "BadSex", "UnknownSchool", "BadUseGod",
 ]

@@ -2,7 +2,7 @@
 
 Keys / columns (all optional except what a cast needs): ``id``, ``spec`` *or* ``hexagram`` (with
 optional ``changed``), ``lines``, ``month``, ``day``, ``year``, ``birth``, ``date``, ``topic``, ``about``, ``sex``,
-``day_boundary``. An unknown key is an error for that record (it is usually a typo).
+``school``, ``use_god``, ``day_boundary``. An unknown key is an error for that record (it is usually a typo).
 
 Result: a list of ``(record id, CastInput | CastInputError)`` in file order. A record without an
 ``id`` gets ``"#<n>"`` (its 1-based position among the records). Every error carries
@@ -42,7 +42,7 @@ __all__ = ["read_batch", "iter_batch", "check_readable", "detect_encoding", "cou
            "good_casts", "rejected", "FIELDS", "FORMATS"]
 
 FIELDS = ("id", "spec", "hexagram", "changed", "lines", "month", "day", "year", "birth", "date",
-          "topic", "about", "sex", "day_boundary")
+          "topic", "about", "sex", "school", "use_god", "day_boundary")
 FORMATS = ("jsonl", "yaml", "csv")
 _SUFFIX = {".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml", ".csv": "csv"}
 
@@ -274,7 +274,8 @@ def _build(rec) -> CastInput:
         raise CastInputError("changed needs hexagram (the primary)", field="changed", value=changed)
     if hexagram is not None:
         spec = f"{hexagram}之{changed}" if changed is not None else hexagram
-    kwargs = {k: get(k) for k in ("lines", "month", "day", "year", "birth", "date", "topic", "about", "sex")}
+    kwargs = {k: get(k) for k in ("lines", "month", "day", "year", "birth", "date", "topic", "about", "sex", "school",
+                                  "use_god")}
     boundary = get("day_boundary") or "00:00"
     return make_cast_input(spec, day_boundary=boundary, id=get("id"), **kwargs)
 

@@ -1,4 +1,4 @@
-"""One validated cast: six line values, the pillars, the optional birth branch, asker's sex, topic and date.
+"""One validated cast: six line values, the pillars (each optional), birth branch, asker's sex, question and date.
 
 :func:`make_cast_input` is the single entry point; it either returns a complete :class:`CastInput`
 or raises a :class:`~liuyao_kg.loaders.errors.CastInputError` (a cast is all-or-nothing).
@@ -6,7 +6,8 @@ or raises a :class:`~liuyao_kg.loaders.errors.CastInputError` (a cast is all-or-
 Identity: the cast IRI is ``https://w3id.org/liuyao-kg/cast/<id>`` where ``<id>`` is the first 16
 hex characters of the SHA-256 of a canonical JSON serialisation of the cast's *content* – the line
 values, month branch, month stem-branch (if known), day stem-branch, year stem-branch, birth branch,
-the asker's sex (only when given, so casts without it keep their ids) and topic. The input form (name or values, simplified or traditional) does not change it; the
+the asker's sex, whom it concerns, the school and the user's own use-god (each only when given, so casts
+without them keep their ids) and topic. The input form (name or values, simplified or traditional) does not change it; the
 user's record id (``id=``, kept as ``label``) does not enter it; the ``date`` instant does, normalised
 to UTC (the same moment written in two zones is one cast; the same lines at another moment are another).
 """
@@ -18,34 +19,36 @@ import json
 from dataclasses import dataclass
 
 from liuyao_kg.namespaces import CAST
-from liuyao_kg.ontology import tables
+from liuyao_kg.ontology import questions, tables
 
 from .calendar import DAY_BOUNDARIES, pillars_for
-from .errors import BadDate, BadSex, InconsistentCast, MissingField, UnknownSubject, UnknownTopic
+from .errors import BadDate, BadSex, BadUseGod, InconsistentCast, UnknownSchool, UnknownSubject, UnknownTopic
 from .lines import hexagram_name, parse_lines
 from .pillars import month_stem_for_year, parse_birth, parse_day, parse_month, parse_year
 
-__all__ = ["CastInput", "make_cast_input", "normalise_topic", "normalise_about", "normalise_sex", "content_id",
-           "TOPIC_NAMES", "SUBJECT_NAMES"]
+__all__ = ["CastInput", "make_cast_input", "normalise_topic", "normalise_about", "normalise_sex", "normalise_school",
+           "normalise_use_god", "content_id", "TOPIC_NAMES", "SUBJECT_NAMES"]
 
 # The asker's sex (男占 / 女占): stored as 男 or 女.
 _SEX_LOOKUP = {"男": "男", "女": "女", "m": "男", "male": "男", "man": "男", "f": "女", "female": "女",
                "woman": "女", "남": "男", "여": "女"}
 
-TOPIC_NAMES = tuple(t[0] for t in tables.TOPICS)
-_TOPIC_LOOKUP: dict[str, str] = {}
-for _zh, _id, _en, _ko, _ in tables.TOPICS:
-    for _key in (_zh, _id.lower(), _en.lower(), _ko):
-        _TOPIC_LOOKUP[_key] = _zh
-SUBJECT_NAMES = tuple(t[0] for t in tables.SUBJECTS)
-_SUBJECT_TOPICS = {zh: topics for zh, _id, _en, _ko, _rel, topics in tables.SUBJECTS}
+#: the questions of the scheme (tables.QUESTIONS), in scheme order
+TOPIC_NAMES = questions.NAMES
+SUBJECT_NAMES = questions.SUBJECT_NAMES
 _SUBJECT_LOOKUP: dict[str, str] = {}
-for _zh, _id, _en, _ko, _rel, _topics in tables.SUBJECTS:
+for _zh, _id, _en, _ko in tables.SUBJECTS:
     for _key in (_zh, _id.lower(), _en.lower(), _en.lower().split()[-1], _ko):
         _SUBJECT_LOOKUP[_key] = _zh
-_SUBJECT_LOOKUP.update({"仆": "奴僕", "奴仆": "奴僕", "兄": "兄弟", "弟": "兄弟"})
-# simplified characters in topic names (only those that occur there)
-_TOPIC_VARIANTS = {"财": "財", "产": "產", "蚕": "蠶", "时": "時", "国": "國", "战": "戰", "书": "書"}
+_SUBJECT_LOOKUP.update({"仆": "奴僕", "奴仆": "奴僕", "僕": "奴僕", "兄": "兄弟", "弟": "兄弟", "父": "父母", "母": "父母"})
+_RELATIVE_LOOKUP: dict[str, str] = {}
+for _zh, _rid, _ko in tables.RELATIVES.values():
+    for _key in (_zh, _rid.lower(), _ko, _zh[-1]):
+        _RELATIVE_LOOKUP[_key] = _zh
+_RELATIVE_LOOKUP.update({"妻财": "妻財", "子孙": "子孫", "兄弟": "兄弟", "鬼": "官鬼", "官": "官鬼", "父": "父母",
+                         "兄": "兄弟", "子": "子孫", "財": "妻財", "财": "妻財", "ghost": "官鬼", "officer": "官鬼"})
+_POSITION_LOOKUP = {**{str(i): i for i in range(1, 7)},
+                    **{n: i for i, n in enumerate(("初爻", "二爻", "三爻", "四爻", "五爻", "上爻"), 1)}}
 
 
 @dataclass(frozen=True)
@@ -55,8 +58,9 @@ class CastInput:
     values: tuple[int, ...]
     primary: int
     changed: int | None
-    month_branch: str
-    day_gz: str
+    #: None when the cast gives no month / no day: the chart is then the time-independent part only
+    month_branch: str | None
+    day_gz: str | None
     month_gz: str | None = None
     year_gz: str | None = None
     birth_branch: str | None = None
@@ -64,6 +68,10 @@ class CastInput:
     topic: str | None = None
     #: whom the question concerns (來者何人), as a tables.SUBJECTS name
     about: str | None = None
+    #: the school (tables.USE_GOD_SCHOOLS id) the use-god is read by, where the works disagree
+    school: str | None = None
+    #: the user's own use-god: a relative (妻財) or a line position (1–6)
+    use_god: str | int | None = None
     cast_at: str | None = None
     #: the hour pillar (時辰), known only from a date; derived from the instant, so not part of the content id
     hour_gz: str | None = None
@@ -104,6 +112,8 @@ class CastInput:
             # only when given, so the ids of casts without them are those of earlier versions
             **({"about": self.about} if self.about is not None else {}),
             **({"sex": self.sex} if self.sex is not None else {}),
+            **({"school": self.school} if self.school is not None else {}),
+            **({"use_god": self.use_god} if self.use_god is not None else {}),
             # The moment of casting is content: the same lines cast at another time are another cast.
             "instant": _utc(self.cast_at),
         }
@@ -122,31 +132,63 @@ def content_id(ci: CastInput) -> str:
 
 
 def normalise_topic(value) -> str:
-    """A topic from tables.TOPICS: zh (求財, simplified 求财), id (Wealth), English or Korean → zh."""
-    if not isinstance(value, str) or not value.strip():
-        raise UnknownTopic(f"topic {value!r} is not a topic name; known topics: {' '.join(TOPIC_NAMES)}",
-                           field="topic", value=value)
-    text = value.strip()
-    key = "".join(_TOPIC_VARIANTS.get(ch, ch) for ch in text)
-    found = _TOPIC_LOOKUP.get(key) or _TOPIC_LOOKUP.get(key.lower())
+    """A question of the scheme by its name, id, English or Korean label or a synonym (晴雨, 求名, 科舉 …) → zh."""
+    found = questions.find(value) if isinstance(value, str) and value.strip() else None
     if found is None:
-        raise UnknownTopic(f"unknown topic {value!r}; known topics: {' '.join(TOPIC_NAMES)}",
-                           field="topic", value=value)
+        raise UnknownTopic(f"unknown question {value!r}; the questions are: {_scheme_list()} "
+                           "(`liuyao topics` shows them with their synonyms)", field="topic", value=value)
     return found
 
 
+def _scheme_list() -> str:
+    return " ".join(("" if depth == 0 else "⊃" * depth) + zh for depth, zh in questions.tree_lines())
+
+
 def normalise_about(value, topic: str | None) -> str:
-    """Whom the question concerns (妻, wife, 아내 …) → the zh name; only for topics that read it."""
+    """Whom the question concerns (妻, wife, 아내 …) → the zh name; only for questions whose use-god it chooses."""
     text = value.strip() if isinstance(value, str) else ""
     found = _SUBJECT_LOOKUP.get(text) or _SUBJECT_LOOKUP.get(text.lower())
     if found is None:
         raise UnknownSubject(f"unknown subject {value!r} (whom the question concerns); known: "
                              f"{' '.join(SUBJECT_NAMES)}", field="about", value=value)
-    if topic not in _SUBJECT_TOPICS[found]:
-        raise UnknownSubject(
-            f"about {found!r} selects the use-god only in {'/'.join(_SUBJECT_TOPICS[found])} "
-            f"(天玄賦: 看來者何人), not for topic {topic!r}; leave it out or give one of those topics",
-            field="about", value=value)
+    if topic is None:
+        raise UnknownSubject(f"about {found!r} needs a question (--topic): whom it concerns chooses the use-god "
+                             "only within a question", field="about", value=value)
+    allowed = questions.subjects_for(topic)
+    if found not in allowed:
+        readers = [q for q in TOPIC_NAMES if questions.subjects_for(q)]
+        why = (f"for {topic} the texts choose the use-god by whom it concerns only for {'/'.join(allowed)}"
+               if allowed else f"the texts choose the use-god of {topic} without asking whom it concerns")
+        raise UnknownSubject(f"about {found!r} does not choose a use-god for {topic!r}: {why} (天玄賦: 看來者何人 "
+                             f"is read for {'/'.join(readers)}); leave it out, or name the line with --use-god",
+                             field="about", value=value)
+    return found
+
+
+def normalise_school(value, topic: str | None) -> str:
+    """A school where the works disagree on the question's use-god (id with or without 'School', or zh) → id."""
+    text = value.strip() if isinstance(value, str) else ""
+    found = next((sid for sid, zh, en, *_ in tables.USE_GOD_SCHOOLS
+                  if text in (sid, sid[len("School"):], zh) or text.lower() in (sid.lower(), sid[len("School"):].lower())),
+                 None)
+    offered = questions.schools_for(topic) if topic else []
+    names = ", ".join(f"{s[len('School'):]} ({questions.SCHOOL_IDS[s][1]})" for s in offered)
+    if found is None or found not in offered:
+        where = (f"the schools for {topic} are {names}" if offered else
+                 f"the texts agree on the use-god of {topic}: no school to pick" if topic else "it needs a question (--topic)")
+        raise UnknownSchool(f"school {value!r} does not choose a use-god here: {where}", field="school", value=value)
+    return found
+
+
+def normalise_use_god(value) -> str | int:
+    """The user's own use-god: a relative (妻財, 財, Wealth, 처재) or a line position (1–6, 初爻 … 上爻)."""
+    text = str(value).strip() if value is not None else ""
+    if text in _POSITION_LOOKUP:
+        return _POSITION_LOOKUP[text]
+    found = _RELATIVE_LOOKUP.get(text) or _RELATIVE_LOOKUP.get(text.lower())
+    if found is None:
+        raise BadUseGod(f"use-god {value!r}: name a relative (父母 兄弟 妻財 官鬼 子孫) or a line position 1–6",
+                        field="use_god", value=value)
     return found
 
 
@@ -163,12 +205,15 @@ def _blank(v) -> bool:
 
 
 def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, birth=None, date=None,
-                    topic=None, about=None, sex=None, day_boundary: str = "00:00", id: str | None = None) -> CastInput:
+                    topic=None, about=None, sex=None, school=None, use_god=None, day_boundary: str = "00:00",
+                    id: str | None = None) -> CastInput:
     """Validate one cast and return it; raise a CastInputError naming the field and value otherwise.
 
     ``spec``: values (787986), 單拆重交 notation, a name (節, 水澤節, 节) or a pair (節之中孚);
     ``lines``: optional values that must agree with ``spec``.
-    Either ``date`` (ISO 8601 with offset) or ``month`` + ``day`` is required; when both are given
+    ``date`` (ISO 8601 with offset) or ``month`` / ``day`` give the time; without them the cast is
+    time-independent (the worked cases of the classics that give no date): no state that needs the month or
+    the day is derived. When a date and a month or day are both given
     they must agree (month as a branch is compared with the date's month branch, as a stem-branch
     with its stem-branch; likewise ``year``). A month stem-branch together with a year must follow
     五虎遁 (甲己之年丙作首).
@@ -189,6 +234,8 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
     topic_zh = None if _blank(topic) else normalise_topic(topic)
     about_zh = None if _blank(about) else normalise_about(about, topic_zh)
     sex_zh = None if _blank(sex) else normalise_sex(sex)
+    school_id = None if _blank(school) else normalise_school(school, topic_zh)
+    use_god_v = None if _blank(use_god) else normalise_use_god(use_god)
 
     cast_at = hour_gz = None
     if not _blank(date):
@@ -209,12 +256,7 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
                 field="year", value=year)
         month_branch, month_gz, day_gz, year_gz = cal.month_branch, cal.month_gz, cal.day_gz, cal.year_gz
     else:
-        missing = [name for name, v in (("month", month_branch), ("day", day_gz)) if v is None]
-        if missing:
-            raise MissingField(
-                f"missing {' and '.join(missing)}: a cast needs the month (branch, e.g. 寅) and the day "
-                "(stem-branch, e.g. 辛亥), or a date with a time zone", field=missing[0], value=None)
-        if month_gz is not None and year_gz is not None:
+        if month_gz is not None and year_gz is not None:  # a month without a date: check it against the year
             expected = month_stem_for_year(year_gz[0], month_branch) + month_branch
             if expected != month_gz:
                 raise InconsistentCast(
@@ -224,6 +266,6 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
     label = None if id is None else str(id).strip() or None
     return CastInput(values=ls.values, primary=ls.primary, changed=ls.changed, month_branch=month_branch,
                      day_gz=day_gz, month_gz=month_gz, year_gz=year_gz, birth_branch=birth_branch,
-                     sex=sex_zh, topic=topic_zh, about=about_zh, cast_at=cast_at, hour_gz=hour_gz,
-                     day_boundary=day_boundary,
+                     sex=sex_zh, topic=topic_zh, about=about_zh, school=school_id, use_god=use_god_v,
+                     cast_at=cast_at, hour_gz=hour_gz, day_boundary=day_boundary,
                      label=label)

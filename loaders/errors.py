@@ -91,11 +91,19 @@ class BadDate(CastInputError):
 
 
 class UnknownTopic(CastInputError):
-    """A question topic that is not in ``tables.TOPICS``."""
+    """A question that is not in the question scheme (``tables.QUESTIONS``, by name or synonym)."""
 
 
 class UnknownSubject(CastInputError):
     """Whom a question concerns (來者) that is not in ``tables.SUBJECTS``, or one its topic does not read."""
+
+
+class UnknownSchool(CastInputError):
+    """A --school that is not one of the schools disagreeing on the question's use-god."""
+
+
+class BadUseGod(CastInputError):
+    """A --use-god that is neither a relative nor a line position 1–6."""
 
 
 class BadSex(CastInputError):
@@ -103,7 +111,7 @@ class BadSex(CastInputError):
 
 
 class MissingField(CastInputError):
-    """A required input is missing (month and day, unless a date is given)."""
+    """A required input is missing (kept for callers; a cast may now omit its month and day)."""
 
 
 class DuplicateRecordId(CastInputError):

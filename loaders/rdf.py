@@ -10,6 +10,9 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from liuyao_kg.namespaces import LYO, LYR, RDF, XSD
 
+from liuyao_kg.ontology import tables
+from liuyao_kg.ontology.questions import QUESTION
+
 from .cast_input import CastInput
 from .pillars import branch_id, stem_branch_id
 
@@ -18,6 +21,8 @@ __all__ = ["cast_quads", "cast_graph", "hexagram_iri", "branch_iri", "stem_branc
 _TYPE = NamedNode(RDF + "type")
 _INT = NamedNode(XSD + "integer")
 _DATETIME = NamedNode(XSD + "dateTime")
+_SUBJECT_ID = {zh: sid for zh, sid, *_ in tables.SUBJECTS}
+_RELATIVE_ID = {zh: rid for zh, rid, _ko in tables.RELATIVES.values()}
 
 
 def _lyo(local: str) -> NamedNode:
@@ -58,8 +63,16 @@ def cast_quads(ci: CastInput) -> list[Quad]:
         add(cast, _lyo("changedHexagram"), hexagram_iri(ci.changed))
     if ci.topic is not None:
         add(cast, _lyo("topic"), Literal(ci.topic))
+        add(cast, _lyo("question"), NamedNode(LYR + "Topic" + QUESTION[ci.topic][1]))
     if ci.about is not None:
         add(cast, _lyo("concerns"), Literal(ci.about))
+        add(cast, _lyo("concernsSubject"), NamedNode(LYR + "Subject" + _SUBJECT_ID[ci.about]))
+    if ci.school is not None:
+        add(cast, _lyo("readBySchool"), NamedNode(LYR + ci.school))
+    if isinstance(ci.use_god, int):
+        add(cast, _lyo("userUseGodPosition"), Literal(str(ci.use_god), datatype=_INT))
+    elif ci.use_god is not None:
+        add(cast, _lyo("userUseGodRelative"), NamedNode(LYR + _RELATIVE_ID[ci.use_god]))
     for pos, value in enumerate(ci.values, 1):
         line = NamedNode(f"{ci.iri}/line/{pos}")
         add(cast, _lyo("hasLine"), line)
@@ -78,8 +91,10 @@ def cast_quads(ci: CastInput) -> list[Quad]:
         if gz is not None:
             add(node, _lyo("stemBranch"), stem_branch_iri(gz))
 
-    pillar("Month", ci.month_gz, ci.month_branch)  # a month may be known by its branch alone
-    pillar("Day", ci.day_gz)
+    if ci.month_branch is not None:  # a month may be known by its branch alone; a cast may have none
+        pillar("Month", ci.month_gz, ci.month_branch)
+    if ci.day_gz is not None:
+        pillar("Day", ci.day_gz)
     if ci.year_gz is not None:
         pillar("Year", ci.year_gz)
     if ci.hour_gz is not None:

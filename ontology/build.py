@@ -24,6 +24,7 @@ PREFIXES = [
     ("rdfs", "http://www.w3.org/2000/01/rdf-schema#"),
     ("skos", "http://www.w3.org/2004/02/skos/core#"),
     ("dcterms", "http://purl.org/dc/terms/"),
+    ("lyp", "https://w3id.org/liuyao-kg/passage/"),
 ]
 
 # Labels the tables do not hold (kept here because only the reference graph needs them).
@@ -412,23 +413,70 @@ def build() -> _Doc:
                 if school:
                     d.add(s, "lyo:school", school)
 
-    # Roles and topics
+    # Roles
     for rid, zh, en, ko in ROLES:
         d.node("lyr:" + rid, "lyo:Role", zh, en, ko)
-    for zh, tid, en, ko, use_god in T.TOPICS:
-        s = d.node("lyr:Topic" + tid, "lyo:Topic", zh, en, ko)
-        if use_god == "Shi":
-            d.add(s, "lyo:useGodRole", "lyr:RoleShi")
-        else:
-            d.add(s, "lyo:useGodRelative", "lyr:" + use_god)
 
-    # Whom a question concerns (來者何人) and the use-god it selects, per topic
-    topic_iri = {zh: "lyr:Topic" + tid for zh, tid, *_ in T.TOPICS}
-    for zh, sid, en, ko, rel, topics in T.SUBJECTS:
-        s = d.node("lyr:Subject" + sid, "lyo:QuestionSubject", zh, en, ko)
-        d.add(s, "lyo:useGodRelative", "lyr:" + rel)
-        for t in topics:
-            d.add(s, "lyo:selectsUseGodIn", topic_iri[t])
+    # The questions: a SKOS concept scheme (broader / narrower), each question with the passage that asks it
+    # and the use-god choices it takes (its own, else its nearest broader question's: ontology/questions.py)
+    from liuyao_kg.ontology import questions as Q
+
+    scheme = "lyr:QuestionScheme"
+    d.node(scheme, "skos:ConceptScheme", "占事", "the questions of divination", "점사")
+    d.add(scheme, "skos:definition", _lit("Every question the seed texts' chapters and worked cases ask, "
+                                          "broader and narrower; a chapter rule for a question applies to "
+                                          "it and every narrower one.", "en"))
+    q_iri = {zh: "lyr:Topic" + qid for zh, qid, *_ in T.QUESTIONS}
+    for zh, qid, en, ko, broader, alts, passage in T.QUESTIONS:
+        s = d.node(q_iri[zh], ["lyo:Topic", "skos:Concept"], zh, en, ko)
+        d.add(s, "skos:prefLabel", _lit(zh, "zh-Hant"))
+        d.add(s, "skos:prefLabel", _lit(en, "en"))
+        d.add(s, "skos:prefLabel", _lit(ko, "ko"))
+        for alt in alts:
+            d.add(s, "skos:altLabel", _lit(alt, "zh-Hant"))
+        d.add(s, "skos:inScheme", scheme)
+        if broader is None:
+            d.add(s, "skos:topConceptOf", scheme)
+            d.add(scheme, "skos:hasTopConcept", s)
+        else:
+            d.add(s, "skos:broader", q_iri[broader])
+            d.add(q_iri[broader], "skos:narrower", s)
+        d.add(s, "lyo:citesSource", "lyp:" + passage)
+        for c in Q.choices(zh):
+            d.add(s, "lyo:hasUseGodChoice", "lyr:UseGodChoice_" + c[0])
+    for zh, sid, en, ko in T.SUBJECTS:
+        d.node("lyr:Subject" + sid, "lyo:QuestionSubject", zh, en, ko)
+    subject_iri = {zh: "lyr:Subject" + sid for zh, sid, *_ in T.SUBJECTS}
+    rel_zh = {rid: zh for zh, rid, _ko in T.RELATIVES.values()}
+    role_zh = {rid: zh for rid, zh, *_ in ROLES}
+    for cid, question, (kind, target), passage, when, helper in T.USE_GOD_CHOICES:
+        shown = {"relative": lambda t: rel_zh[t], "role": lambda t: role_zh[t],
+                 "position": lambda t: f"{POSITION_ZH[t - 1]}爻", "element": lambda t: t}[kind](target)
+        cond = "".join(f"（{v}）" for k, v in when.items() if k in ("sex", "about"))
+        s = d.node("lyr:UseGodChoice_" + cid, "lyo:UseGodChoice", f"占{question}{cond}以{shown}為用神",
+                   f"use-god for {QUESTION_EN(question)}{_when_en(when)}: {shown}",
+                   f"{question}{cond} 용신: {shown}")
+        d.add(s, "lyo:forQuestion", q_iri[question])
+        if kind == "relative":
+            d.add(s, "lyo:useGodRelative", "lyr:" + target)
+        elif kind == "role":
+            d.add(s, "lyo:useGodRole", "lyr:" + target)
+        elif kind == "position":
+            d.add(s, "lyo:useGodPosition", str(target))
+        else:
+            d.add(s, "lyo:useGodElement", element_iri(target))
+        if "sex" in when:
+            d.add(s, "lyo:forSex", _lit(when["sex"]))
+        if "about" in when:
+            d.add(s, "lyo:forSubject", subject_iri[when["about"]])
+        if "school" in when:
+            d.add(s, "lyo:school", "lyr:" + when["school"])
+        if when.get("default"):
+            d.add(s, "lyo:defaultChoice", "true")
+        d.add(s, "lyo:specificity", str(Q.specificity(when)))
+        if helper:
+            d.add(s, "lyo:helperRelative", "lyr:" + helper)
+        d.add(s, "lyo:citesSource", "lyp:" + passage)
 
     # Kinds of a state (易冒's five tombs, five rescues)
     for vid, zh, en, ko in T.STATE_VARIANTS:
@@ -438,7 +486,8 @@ def build() -> _Doc:
     for wid, zh, en, ko, definition in WORKS:
         s = d.node("lyr:" + wid, "lyo:Work", zh, en, ko)
         d.add(s, "skos:definition", _lit(definition, "en"))
-    for sid, zh, en, ko, work, definition in SCHOOLS + [(*x[:4], None, x[4]) for x in T.SHENSHA_SCHOOLS]:
+    for sid, zh, en, ko, work, definition in (SCHOOLS + [(*x[:4], None, x[4]) for x in T.SHENSHA_SCHOOLS]
+                                              + list(T.USE_GOD_SCHOOLS)):
         s = d.node("lyr:" + sid, "lyo:School", zh, en, ko)
         if work:
             d.add(s, "lyo:work", "lyr:" + work)
@@ -516,6 +565,16 @@ def render_shensha_rules() -> str:
             school_where=(f"?e lyo:school lyr:{school} ." if school
                           else "FILTER NOT EXISTS { ?e lyo:school ?anySchool }")))
     return "".join(out)
+
+
+def QUESTION_EN(zh: str) -> str:  # noqa: N802 - reads like the table it indexes
+    return next(q[2] for q in T.QUESTIONS if q[0] == zh)
+
+
+def _when_en(when: dict) -> str:
+    parts = [f"asked by a {'man' if when['sex'] == '男' else 'woman'}" if "sex" in when else "",
+             f"about {next(s[2] for s in T.SUBJECTS if s[0] == when['about'])}" if "about" in when else ""]
+    return "".join(f", {p}" for p in parts if p)
 
 
 def _frame_iri(branches: str) -> str:

@@ -60,7 +60,11 @@ def load(directory: Path = CHAPTERS) -> list[tuple[str, dict, dict]]:
 
 
 def _topics(header: dict, rule: dict) -> list[str]:
-    return list(rule.get("topics") or header.get("topics") or ["any"])
+    """The rule's questions and every narrower one (a rule for 天時 applies to 晴 and 雨; one for 晴 not to 雨)."""
+    from liuyao_kg.ontology.questions import narrower_closure
+
+    own = list(rule.get("topics") or header.get("topics") or ["any"])
+    return own if "any" in own else list(dict.fromkeys(q for t in own for q in narrower_closure(t)))
 
 
 def passage_entries(rules: list[tuple[str, dict, dict]]) -> list[dict]:

@@ -216,38 +216,147 @@ def full_name(short: str, upper: str, lower: str) -> str:
         return f"{short}為{TRIGRAMS[upper][2]}"
     return TRIGRAMS[upper][2] + TRIGRAMS[lower][2] + short
 
-# Question topics → the use-god (用神) the core reading takes by default. The chapter rules (issue 3)
-# refine this per text; these are the plain defaults of 火珠林 and 天玄賦 (sources in passages.yaml).
-# (zh, id, en, ko, use-god: a relative id or "Shi" for the 世 line)
-TOPICS = [
-    ("求財", "Wealth", "seeking wealth", "구재", "Wealth"),
-    ("婚姻", "Marriage", "marriage", "혼인", "Wealth"),
-    ("疾病", "Illness", "illness", "질병", "Officer"),
-    ("身命", "LifeDestiny", "body and destiny", "신명", "Shi"),
-    ("產育", "Childbirth", "childbirth", "산육", "Offspring"),
-    ("田蠶", "FarmingSilkworms", "fields and silkworms", "전잠", "Wealth"),
-    ("天時", "Weather", "weather", "천시", "Parents"),
-    ("國家", "State", "the state", "국가", "Officer"),
-    ("征戰", "Warfare", "warfare", "정전", "Officer"),
-    ("官事", "Office", "official matters", "관사", "Officer"),
-    ("文書", "Documents", "documents", "문서", "Parents"),
-    ("葬地", "BurialSite", "burial site", "장지", "Parents"),
-    ("出行", "Travel", "travel", "출행", "Shi"),
-    ("自身", "Self", "oneself", "자신", "Shi"),
+# The questions (占事) as a SKOS concept scheme (reference.ttl: lyr:Question…, skos:broader). Every question a
+# seed chapter or worked case asks. A chapter rule for a question applies to it and to every narrower one.
+# (zh, id, en, ko, broader zh or None, alternative labels, passage id of the chapter / case that asks it)
+QUESTIONS = [
+    ("求財", "Wealth", "seeking wealth", "구재", None, ("求财", "求利", "買賣", "生意", "財運"), "UseGodTopics"),
+    ("營謀", "Dealings", "plans and dealings", "영모", None, ("营谋", "謀望", "謀事", "私用"), "UseGodOfficialPrivate"),
+    ("家宅", "House", "the house", "가택", None, ("家事", "宅", "住宅"), "QuestionHouse"),
+    ("卜居", "Residence", "choosing a residence", "복거", "家宅", ("居所", "擇居", "遷居"), "QuestionResidence"),
+    ("婚姻", "Marriage", "marriage", "혼인", None, ("婚", "嫁娶", "結婚"), "UseGodTopics-3"),
+    ("疾病", "Illness", "illness", "질병", None, ("病", "占病", "病症"), "QuestionIllness"),
+    ("醫藥", "Medicine", "doctor and medicine", "의약", "疾病", ("医药", "醫", "藥"), "UseGodTopics-13"),
+    ("祟", "Haunting", "the spirit behind an illness", "수", "疾病", ("鬼祟", "鬼神", "占祟"), "QuestionHaunting"),
+    ("身命", "LifeDestiny", "body and destiny", "신명", None, ("命", "終身"), "UseGodTopics-6"),
+    ("自身", "Self", "oneself", "자신", None, ("本身",), "UseGodTopics-6"),
+    ("產育", "Childbirth", "childbirth", "산육", None, ("产育", "生產", "胎產", "產"), "UseGodTopics-7"),
+    ("田蠶", "FarmingSilkworms", "fields and silkworms", "전잠", None, ("田蚕", "農桑"), "UseGodTopics-8"),
+    ("農", "Farming", "farming", "농사", "田蠶", ("农", "農田", "种作", "種作", "耕種"), "UseGodTopics-9"),
+    ("蠶", "Silkworms", "silkworms", "잠사", "田蠶", ("蚕", "蠶桑", "蚕桑", "養蠶"), "QuestionSilkworms"),
+    ("天時", "Weather", "weather", "천시", None, ("天时", "晴雨", "陰晴", "天氣", "天文"), "UseGodTopics-10"),
+    ("晴", "FairWeather", "fair weather", "맑음", "天時", ("占晴", "開晴", "晴天"), "QuestionFair"),
+    ("雨", "Rain", "rain", "비", "天時", ("占雨", "下雨", "雨澤"), "QuestionRain"),
+    ("國家", "State", "the state", "국가", None, ("国家", "國朝", "國事"), "UseGodTopics-11"),
+    ("征戰", "Warfare", "warfare", "정전", None, ("征战", "征伐", "戰", "出師", "出征"), "UseGodTopics-12"),
+    ("官事", "Office", "official matters", "관사", None, ("公事", "官用"), "UseGodOfficialPrivate"),
+    ("詞訟", "Lawsuit", "a lawsuit", "사송", "官事", ("词讼", "訴訟", "官司", "官訟"), "UseGodTopics"),
+    ("功名", "Career", "rank and fame", "공명", None, ("求名", "名"), "QuestionCareer"),
+    ("考試", "Examination", "an examination", "고시", "功名", ("考试", "科舉", "科举", "文科", "鄉舉"), "UseGodTopics-4"),
+    ("武試", "MilitaryExamination", "a military examination", "무시", "考試", ("武试", "武舉"), "UseGodTopics-4"),
+    ("求官", "SeekingOffice", "seeking office", "구관", "功名", ("仕宦", "求仕", "仕途", "升遷"), "UseGodTopics"),
+    ("文書", "Documents", "documents", "문서", None, ("文书", "書信", "契約"), "QuestionDocuments"),
+    ("葬地", "BurialSite", "burial site", "장지", None, ("墳墓", "坟墓", "葬", "營葬", "墓地"), "QuestionBurial"),
+    ("出行", "Travel", "setting out on a journey", "출행", None, ("远行", "遠行", "出門"), "QuestionTravel"),
+    ("行人", "Traveller", "someone away: will they return", "행인", None, ("歸期", "归期", "何日歸", "回歸"), "QuestionTraveller"),
+    ("失物", "LostProperty", "lost property", "실물", None, ("失脫", "失脱", "失財", "盜賊", "被盜"), "UseGodTopics"),
+    ("逃亡", "Flight", "flight (one's own)", "도망", None, ("逃走", "自逃", "潛逃"), "QuestionFugitive"),
+    ("捕逃", "CatchingFugitive", "catching a fugitive", "포도", None, ("捕盜", "捉賊", "追逃"), "QuestionCatching"),
+    ("訪友", "VisitingFriend", "visiting a friend", "방우", None, ("访友", "訪人", "見人"), "QuestionVisit"),
+    ("交友", "Friendship", "friendship", "교우", None, ("交", "朋友", "結交"), "QuestionFriendship"),
+    ("修道", "Cultivation", "spiritual cultivation", "수도", None, ("修行", "修真"), "QuestionCultivation"),
+    ("禱祀", "Worship", "prayer and sacrifice", "도사", None, ("祈禱", "祭祀", "禱"), "QuestionWorship"),
+    ("請託", "Petition", "petitions and favours", "청탁", None, ("请托", "求人", "干謁"), "QuestionPetition"),
 ]
 
-# 來者何人: whom the question concerns, and the relative that person's relation makes the use-god, for
-# the topics whose chapter says so (天玄賦 疾病章 "子占父母…占奴僕亦看子孫"; 婚姻章 "男占婦以財為主，女占夫以鬼為主").
-# (zh, id, en, ko, relative id, topics)
+# Whom a question concerns (來者何人). (zh, id, en, ko)
 SUBJECTS = [
-    ("父母", "Parent", "a parent", "부모", "Parents", ("疾病",)),
-    ("夫", "Husband", "the husband", "남편", "Officer", ("疾病", "婚姻")),
-    ("妻", "Wife", "the wife", "아내", "Wealth", ("疾病", "婚姻")),
-    ("子", "Child", "a child", "자녀", "Offspring", ("疾病",)),
-    ("兄弟", "Sibling", "a brother or sister", "형제", "Siblings", ("疾病",)),
-    ("朋友", "Friend", "a friend", "붕우", "Siblings", ("疾病",)),
-    ("奴僕", "Servant", "a servant", "노복", "Offspring", ("疾病",)),
+    ("父母", "Parent", "a parent", "부모"),
+    ("夫", "Husband", "the husband", "남편"),
+    ("妻", "Wife", "the wife", "아내"),
+    ("子", "Child", "a child", "자녀"),
+    ("兄弟", "Sibling", "a brother or sister", "형제"),
+    ("朋友", "Friend", "a friend", "붕우"),
+    ("奴僕", "Servant", "a servant", "노복"),
 ]
+
+# Schools where the works disagree on a question's use-god (id, zh, en, ko, work id or None, definition).
+USE_GOD_SCHOOLS = [
+    ("SchoolTianXuanWeather", "天玄賦水火主宰說", "Tianxuan Fu: water and fire rule the weather", "천현부 수화주재설",
+     "WorkTianXuanFu", "天玄賦 天時章: 「若占晴雨，水火二爻乃一卦之主宰」 — rain is read from the water lines, fair "
+     "weather from the fire lines (「六爻無水必無雨，六爻無火不開晴」)."),
+    ("SchoolHuangJinCeWeather", "黃金策父財說", "Huangjin Ce: parents for rain, wealth for fair weather", "황금책 부재설",
+     None, "Standard convention, not in the seeds: 黃金策 (劉基, in the 卜筮正宗 recension) 天時章 「當究父財，勿憑水火。"
+     "妻財發動，八方咸仰晴光。父母興隆，四海盡沾雨澤」 — 父母 for rain, 妻財 for fair weather, and expressly not the water "
+     "and fire lines."),
+    ("SchoolRulerShi", "世為君說", "the 世 line is the ruler", "세위군설", "WorkTianXuanFu",
+     "天玄賦 國家章: 「以本宮為國，世為君」."),
+    ("SchoolRulerFifth", "五爻天子說", "the fifth line is the emperor", "오효천자설", "WorkTianXuanFu",
+     "天玄賦 國家章, the other view it records: 「又云：五爻為天子」."),
+    ("SchoolGeneralShi", "世為我將說", "the 世 line is our general", "세위아장설", "WorkTianXuanFu",
+     "天玄賦 征戰章: 「以世為我將，應為彼帥」."),
+    ("SchoolGeneralOffspring", "子孫為將說", "子孫 is our general", "자손위장설", "WorkTianXuanFu",
+     "天玄賦 征戰章, the other view it records: 「又云：以子孫為我將，及先鋒」."),
+]
+
+# The use-god of each question, one choice per reading the texts give (data for the state rules
+# UseGodChoose / UseGodBy* in rules/cast-states.ttl; a narrower question without choices of its own takes its
+# broader question's). target: ("relative", relative id) | ("role", role id) | ("position", 1–6) |
+# ("element", zh). when: sex (男/女), about (a SUBJECTS name) or school (a USE_GOD_SCHOOLS id) the choice needs;
+# "default": True marks the school taken when the cast names none. helper: the 輔 relative (火珠林 占官必用父母，
+# 占財必用子孫). (id, question, target, passage id, when, helper)
+_ILLNESS_SUBJECTS = [("Parent", "父母", "Parents"), ("Husband", "夫", "Officer"), ("Wife", "妻", "Wealth"),
+                     ("Child", "子", "Offspring"), ("Sibling", "兄弟", "Siblings"), ("Friend", "朋友", "Siblings"),
+                     ("Servant", "奴僕", "Offspring")]
+_TRAVELLER_SUBJECTS = [("Parent", "父母", "Parents", "UseGodIllness"), ("Husband", "夫", "Officer", "UseGodIllness"),
+                       ("Wife", "妻", "Wealth", "UseGodIllness"), ("Child", "子", "Offspring", "QuestionTravellerSon"),
+                       ("Sibling", "兄弟", "Siblings", "UseGodIllness"), ("Friend", "朋友", "Siblings", "UseGodIllness"),
+                       ("Servant", "奴僕", "Wealth", "UseGodTopics")]
+USE_GOD_CHOICES = [
+    ("Wealth", "求財", ("relative", "Wealth"), "UseGodTopics", {}, "Offspring"),
+    ("Dealings", "營謀", ("relative", "Wealth"), "UseGodOfficialPrivate", {}, "Offspring"),
+    ("House", "家宅", ("relative", "Wealth"), "UseGodTopics", {}, "Offspring"),
+    ("Marriage", "婚姻", ("relative", "Wealth"), "UseGodTopics", {}, "Offspring"),
+    ("MarriageMan", "婚姻", ("relative", "Wealth"), "UseGodTopics-3", {"sex": "男"}, "Offspring"),
+    ("MarriageWoman", "婚姻", ("relative", "Officer"), "UseGodTopics-3", {"sex": "女"}, "Parents"),
+    ("MarriageHusband", "婚姻", ("relative", "Officer"), "UseGodTopics-3", {"about": "夫"}, "Parents"),
+    ("MarriageWife", "婚姻", ("relative", "Wealth"), "UseGodTopics-3", {"about": "妻"}, "Offspring"),
+    ("Illness", "疾病", ("role", "RoleShi"), "QuestionIllnessPatient", {}, None),
+    *[(f"Illness{sid}", "疾病", ("relative", rel), "UseGodIllness", {"about": zh}, None)
+      for sid, zh, rel in _ILLNESS_SUBJECTS],
+    ("Medicine", "醫藥", ("relative", "Offspring"), "UseGodTopics-13", {}, None),
+    ("Haunting", "祟", ("relative", "Officer"), "UseGodTopics", {}, None),
+    ("LifeDestiny", "身命", ("role", "RoleShi"), "UseGodTopics-6", {}, None),
+    ("Self", "自身", ("role", "RoleShi"), "UseGodTopics-6", {}, None),
+    ("Childbirth", "產育", ("relative", "Offspring"), "UseGodTopics-7", {}, None),
+    ("FarmingSilkworms", "田蠶", ("relative", "Wealth"), "UseGodTopics-8", {}, None),
+    ("WeatherWater", "天時", ("element", "水"), "UseGodTopics-10", {"school": "SchoolTianXuanWeather", "default": True}, None),
+    ("WeatherFire", "天時", ("element", "火"), "UseGodTopics-10", {"school": "SchoolTianXuanWeather", "default": True}, None),
+    ("WeatherParents", "天時", ("relative", "Parents"), "UseGodWeatherHuangJinCe", {"school": "SchoolHuangJinCeWeather"}, None),
+    ("WeatherWealth", "天時", ("relative", "Wealth"), "UseGodWeatherHuangJinCe", {"school": "SchoolHuangJinCeWeather"}, None),
+    ("FairFire", "晴", ("element", "火"), "QuestionFairFire", {"school": "SchoolTianXuanWeather", "default": True}, None),
+    ("FairWealth", "晴", ("relative", "Wealth"), "UseGodWeatherHuangJinCe", {"school": "SchoolHuangJinCeWeather"}, None),
+    ("RainWater", "雨", ("element", "水"), "QuestionRainWater", {"school": "SchoolTianXuanWeather", "default": True}, None),
+    ("RainParents", "雨", ("relative", "Parents"), "UseGodWeatherHuangJinCe", {"school": "SchoolHuangJinCeWeather"}, None),
+    ("StateShi", "國家", ("role", "RoleShi"), "UseGodTopics-11", {"school": "SchoolRulerShi", "default": True}, None),
+    ("StateFifth", "國家", ("position", 5), "UseGodTopics-11", {"school": "SchoolRulerFifth"}, None),
+    ("WarfareShi", "征戰", ("role", "RoleShi"), "UseGodTopics-12", {"school": "SchoolGeneralShi", "default": True}, None),
+    ("WarfareOffspring", "征戰", ("relative", "Offspring"), "UseGodTopics-12", {"school": "SchoolGeneralOffspring"}, None),
+    ("Office", "官事", ("relative", "Officer"), "UseGodOfficialPrivate", {}, "Parents"),
+    ("Lawsuit", "詞訟", ("relative", "Officer"), "UseGodTopics", {}, "Parents"),
+    ("Career", "功名", ("relative", "Officer"), "QuestionCareerGhost", {}, "Parents"),
+    ("Examination", "考試", ("relative", "Parents"), "UseGodTopics-4", {}, None),
+    ("MilitaryExamination", "武試", ("relative", "Officer"), "UseGodTopics-4", {}, None),
+    ("SeekingOffice", "求官", ("relative", "Officer"), "UseGodTopics", {}, "Parents"),
+    ("Documents", "文書", ("relative", "Parents"), "QuestionDocuments", {}, None),
+    ("BurialSite", "葬地", ("role", "RoleShi"), "QuestionBurial", {}, None),
+    ("Travel", "出行", ("role", "RoleShi"), "QuestionTravel", {}, None),
+    ("Traveller", "行人", ("role", "RoleYing"), "QuestionTravel", {}, None),
+    *[(f"Traveller{sid}", "行人", ("relative", rel), passage, {"about": zh}, None)
+      for sid, zh, rel, passage in _TRAVELLER_SUBJECTS],
+    ("LostProperty", "失物", ("relative", "Officer"), "UseGodTopics", {}, None),
+    ("Flight", "逃亡", ("role", "RoleShi"), "QuestionOwnFlight", {}, None),
+    ("VisitingFriend", "訪友", ("role", "RoleYing"), "QuestionVisit", {}, None),
+    ("CatchingFugitive", "捕逃", ("role", "RoleYing"), "QuestionCatching", {}, None),
+    ("Friendship", "交友", ("relative", "Siblings"), "QuestionFriendship", {}, None),
+    ("Cultivation", "修道", ("role", "RoleShi"), "QuestionCultivation", {}, None),
+    ("Worship", "禱祀", ("relative", "Officer"), "QuestionWorship", {}, None),
+    ("Petition", "請託", ("relative", "Officer"), "QuestionPetition", {}, None),
+]
+# Specificity of a choice's conditions: the most specific applicable choice wins (ties: all of them, as 天玄賦's
+# water and fire lines together rule the weather). The user's own --use-god is above every choice.
+CHOICE_SPECIFICITY = {"about": 4, "sex": 2, "school": 1}
+
 
 # Kinds of a state that 易冒 enumerates (variants of one state; each rule names its kind).
 STATE_VARIANTS = [  # (id, zh, en, ko)

@@ -378,10 +378,38 @@ def _absent(body: str) -> str:
     return f"MINUS {{ {body} }}"
 
 
+# Tokens whose truth needs the month / the day (docs/rule-language.md): on a cast without them such a token,
+# even negated (`!旬空`, `not a 克 日`), is unknown, so a rule reading one does not fire.
+_MONTH_TOKENS = frozenset({*STRENGTH_IDS, *STRENGTH_GROUPS, "月破", "月合", "化破", "臨月", "伏旺相", "伏休囚", "絕處逢生"})
+_DAY_TOKENS = frozenset({"旬空", "日沖", "暗動", "沖散", "日合", "日墓", "化空", "臨日", "絕處逢生", *SPIRIT_IDS})
+
+
+def time_needs(cond: Condition) -> tuple[bool, bool]:
+    """(needs the month, needs the day) of a condition, negated parts included."""
+    month = day = False
+    todo = list(cond.clauses)
+    while todo:
+        c = todo.pop()
+        if isinstance(c, NotClause):
+            todo.append(c.inner)
+        elif isinstance(c, LineClause):
+            for _neg, tok in c.tokens:
+                month |= tok in _MONTH_TOKENS or tok.startswith(("月:", "神煞:"))
+                day |= tok in _DAY_TOKENS or tok.startswith(("日:", "神煞:"))
+        elif isinstance(c, RelClause):
+            month |= "月" in (c.left, c.right)
+            day |= "日" in (c.left, c.right)
+    return month, day
+
+
 def compile_rule(text: str, *, iri_path: str, topics: list[str]) -> str:
     """A CONSTRUCT that makes the judgment `<cast>/judgment/<iri_path>` when the condition holds."""
     cond = parse(text)
     where, line_vars = compile_where(cond)
+    needs_month, needs_day = time_needs(cond)
+    guard = "".join(f"?cast lyo:{p} ?{v} . " for need, p, v in (
+        (needs_month, "hasMonth", "timeMonth"), (needs_day, "hasDay", "timeDay")) if need)
+    where = guard + where if guard else where
     involves = "".join(f" lyo:matchedLine {v} ;" for v in line_vars)
     topic = ""
     if topics and "any" not in topics:
@@ -396,7 +424,8 @@ def compile_rule(text: str, *, iri_path: str, topics: list[str]) -> str:
 
 @cache
 def known_topics() -> frozenset[str]:
-    return frozenset(t[0] for t in T.TOPICS)
+    """The questions of the scheme (tables.QUESTIONS)."""
+    return frozenset(q[0] for q in T.QUESTIONS)
 
 
 def check_file(path: str) -> list[str]:

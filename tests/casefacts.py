@@ -86,16 +86,13 @@ wrong scope, or a month/day-dependent kind in a case whose month/day is null wit
 ``on_month``/``on_day``, raises MalformedFact (also a failure). A check that does not hold raises
 FactMismatch (an AssertionError).
 
-Cases whose month or day is null are cast with the neutral defaults DEFAULT_MONTH / DEFAULT_DAY:
-only month/day-independent facts can see them (enforced as above).
+Cases whose month or day is null are cast without it (the time-independent chart: liuyao_kg.cast accepts a
+cast with no month or day); only month/day-independent facts are checked on them (enforced as above).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Callable
-
-DEFAULT_MONTH = "寅"
-DEFAULT_DAY = "甲子"
 
 STEMS = "甲乙丙丁戊己庚辛壬癸"
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
@@ -142,9 +139,10 @@ def cast_args(case: dict, on_day: str | None = None, on_month: str | None = None
     c = case["cast"]
     return {
         "spec": cast_spec(case),
-        "month": on_month or c.get("month") or DEFAULT_MONTH,
-        "day": on_day or c.get("day") or DEFAULT_DAY,
+        "month": on_month or c.get("month"),
+        "day": on_day or c.get("day"),
         "topic": c.get("topic"),
+        "about": c.get("about"),
         "year": c.get("year"),
         "birth": c.get("birth"),
     }
@@ -417,7 +415,7 @@ def _k_stage_of(chart, a, env):
     if not isinstance(v, dict) or set(v) != {"element", "branch", "stage"}:
         raise MalformedFact(f"stage_of must be a mapping with element, branch, stage; got {v!r}")
     day = next(gz for gz in JIAZI if gz[1] == v["branch"])
-    ref = env.cast(spec="乾", month=DEFAULT_MONTH, day=day, topic=None, year=None, birth=None)
+    ref = env.cast(spec="乾", month=None, day=day, topic=None, about=None, year=None, birth=None)
     lines = [ln for ln in ref["lines"] if ln["element"] == v["element"]]
     if not lines:
         raise FactMismatch(f"reference cast 乾 has no {v['element']} line")

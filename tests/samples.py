@@ -12,6 +12,6 @@ JIAZI = ["甲乙丙丁戊己庚辛壬癸"[i % 10] + BRANCHES[i % 12] for i in ra
 def sample_casts(n: int = 140, seed: int = 11) -> list[tuple[str, str, str, str]]:
     """(values, month branch, day stem-branch, topic), cycling through every topic."""
     rnd = random.Random(seed)
-    topics = [t[0] for t in T.TOPICS]
+    topics = [q[0] for q in T.QUESTIONS]
     return [("".join(rnd.choice("6789") for _ in range(6)), rnd.choice(BRANCHES), rnd.choice(JIAZI),
              topics[i % len(topics)]) for i in range(n)]

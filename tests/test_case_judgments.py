@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 import liuyao_kg
-from liuyao_kg.namespaces import LYRULE
+from liuyao_kg.namespaces import LYR, LYRULE
 
 CASES = [
     # 易冒 遇時章 補遺: 「巳財絕於亥日，兄動奪之，理不應得」 — 寅建辛亥日 節之中孚, lines 1 (巳 wealth) and 6 (子 sibling)
@@ -31,7 +31,9 @@ def test_the_sick_persons_relation_selects_the_use_god():
     """天玄賦 疾病章: 凡占疾病，看來者何人 … 夫占妻看財 — a husband asking about his wife reads 妻財."""
     chart = liuyao_kg.cast("787986", month="寅", day="辛亥", topic="疾病", about="妻")
     (use,) = [s for s in chart["states"] if s["term"] == "用神"]
-    assert (use["relative"], use["lines"], use["rule"].rsplit("/", 1)[1]) == ("妻財", [4], "UseGodBySubject")
+    assert (use["relative"], use["lines"], use["rule"].rsplit("/", 1)[1]) == ("妻財", [4], "UseGodByRelative")
+    assert use["choices"] == [LYR + "UseGodChoice_IllnessWife"]  # the choice 天玄賦 疾病章 gives, with its passage
+    assert chart["use_god"]["choices"][0]["source"]["iri"].endswith("/UseGodIllness")
     assert chart["about"] == "妻" and chart["topic"] == "疾病"
     fired = {j["rule"].rsplit("/", 1)[1] for j in chart["judgments"]}
     assert "ill-usegod-husband-asks-wife" in fired and "ill-usegod-wife-asks-husband" not in fired

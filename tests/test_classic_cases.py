@@ -47,10 +47,10 @@ CASES = _all_cases()
 
 
 @functools.lru_cache(maxsize=None)
-def cast_chart(spec, month, day, topic, year, birth) -> dict:
+def cast_chart(spec, month, day, topic, about, year, birth) -> dict:
     import liuyao_kg  # noqa: PLC0415 - import-safe module: production may not exist yet
 
-    kwargs = {"month": month, "day": day, "topic": topic}
+    kwargs = {"month": month, "day": day, "topic": topic, "about": about}
     if year is not None:
         kwargs["year"] = year
     if birth is not None:
@@ -59,7 +59,7 @@ def cast_chart(spec, month, day, topic, year, birth) -> dict:
 
 
 def _cast(**kw) -> dict:
-    return cast_chart(kw["spec"], kw["month"], kw["day"], kw["topic"], kw["year"], kw["birth"])
+    return cast_chart(kw["spec"], kw["month"], kw["day"], kw["topic"], kw.get("about"), kw["year"], kw["birth"])
 
 
 def _fact_params():
@@ -97,7 +97,7 @@ def test_case_wellformed(case):
     c = case["cast"]
     assert c.get("hexagram"), "cast.hexagram is required"
     for key in c:
-        assert key in {"month", "day", "hexagram", "changed", "topic", "year", "birth", "question"}, \
+        assert key in {"month", "day", "hexagram", "changed", "topic", "about", "year", "birth", "question"}, \
             f"unknown cast key {key!r}"
     assert case["facts"], "a case needs at least one fact"
     for fact in case["facts"]:

@@ -237,3 +237,30 @@ def test_a_dated_cast_shows_its_hour_pillar(capsys):
     assert lines[title + 1].startswith("甲辰年 丙寅月 戊戌日 庚申時")
     _, out, _ = run(capsys, "cast", "節之中孚", "--date", "2024-02-04T16:28:00+08:00", "--format", "json")
     assert json.loads(out)["hour"] == {"stem": "庚", "branch": "申", "element": "金", "relative": "父母"}
+
+
+def test_topics_lists_the_question_scheme_with_use_gods_and_sources(capsys):
+    code, out, _ = run(capsys, "topics")
+    assert code == 0
+    assert "天時  weather / 천시" in out and "\n  晴  fair weather" in out and "\n    武試" in out
+    assert "用神: 占婚姻（女）以官鬼為用神 「男占婦以財為主，女占夫以鬼為主」" in out
+    assert "standard convention, not in the seeds" in out  # 黃金策's weather reading is named as such
+
+
+def test_cast_without_a_date_prints_what_was_not_computed(capsys):
+    code, out, _ = run(capsys, "cast", "姤之鼎", "--topic", "葬地")
+    assert code == 0 and "無月日" in out and "no day given: 旬空" in out
+    assert "占 葬地  用神 爻1 — 占葬地以世為用神" in out
+    code, out, _ = run(capsys, "cast", "姤之鼎", "--topic", "葬地", "--format", "json")
+    chart = json.loads(out)
+    assert chart["time"] is None and chart["use_god"]["lines"] == [1]
+
+
+def test_unknown_question_is_an_error_listing_the_scheme(capsys):
+    code, _, err = run(capsys, "cast", "乾", "--topic", "算命")
+    assert code == 2 and "unknown question '算命'" in err and "⊃晴" in err and "Traceback" not in err
+
+
+def test_use_god_chosen_by_the_user_is_said_so(capsys):
+    code, out, _ = run(capsys, "cast", "乾", "--month", "寅", "--day", "甲子", "--topic", "晴雨", "--use-god", "3")
+    assert code == 0 and "占 天時  用神 爻3 — chosen by the user" in out

@@ -277,20 +277,20 @@ def test_whom_the_question_concerns_is_normalised_and_enters_the_id():
 
 
 def test_a_subject_the_topic_does_not_read_is_refused_by_name():
-    with pytest.raises(UnknownSubject, match="only in 疾病 .*not for topic '求財'"):
+    with pytest.raises(UnknownSubject, match="does not choose a use-god for '求財'.*without asking whom it concerns"):
         make_cast_input("節", month="寅", day="辛亥", topic="求財", about="父母")
     with pytest.raises(UnknownSubject, match="unknown subject '鄰居'") as ei:
         make_cast_input("節", month="寅", day="辛亥", topic="疾病", about="鄰居")
     assert ei.value.field == "about"
 
 
-def test_month_and_day_are_required():
-    with pytest.raises(MissingField, match="missing month and day"):
-        make_cast_input("節")
-    with pytest.raises(MissingField, match="missing day"):
-        make_cast_input("節", month="寅")
-    with pytest.raises(MissingField, match="missing month"):
-        make_cast_input("節", day="辛亥")
+def test_month_and_day_may_be_absent_and_then_no_pillar_is_asserted():
+    """Worked cases of the classics give no date (火珠林 占葬地 姤之鼎): the cast is the time-independent chart."""
+    for kwargs, kinds in (({}, set()), ({"month": "寅"}, {"MonthPillar"}), ({"day": "辛亥"}, {"DayPillar"})):
+        ci = make_cast_input("姤之鼎", topic="葬地", **kwargs)
+        classes = {q.object.value for q in cast_quads(ci) if q.predicate.value == RDF + "type"}
+        assert classes - {LYO + "Cast", LYO + "Line"} == {LYO + k for k in kinds}
+    assert make_cast_input("姤之鼎").id != make_cast_input("姤之鼎", month="寅").id
 
 
 def test_date_alone_gives_all_pillars():
@@ -363,7 +363,7 @@ def test_quads_are_exactly_the_asserted_contract_for_a_full_cast():
         (_n(c), a, lyo("Cast")), (_n(c), lyo("castId"), ox.Literal(ci.id)),
         (_n(c), lyo("primaryHexagram"), _n(LYR + "Hexagram60")),
         (_n(c), lyo("changedHexagram"), _n(LYR + "Hexagram61")),
-        (_n(c), lyo("topic"), ox.Literal("求財")),
+        (_n(c), lyo("topic"), ox.Literal("求財")), (_n(c), lyo("question"), _n(LYR + "TopicWealth")),
         (_n(c), lyo("hasMonth"), _n(c + "/month")), (_n(c), lyo("hasDay"), _n(c + "/day")),
         (_n(c), lyo("hasYear"), _n(c + "/year")), (_n(c), lyo("birthBranch"), _n(LYR + "BranchWu")),
         (_n(c), lyo("castAt"), ox.Literal("2024-02-04T16:28:00+08:00", datatype=_n(XSD + "dateTime"))),
@@ -406,7 +406,7 @@ def test_minimal_cast_omits_optional_triples():
 
 def test_no_derived_facts_are_asserted():
     ci = make_cast_input("節之中孚", date="2024-02-04T16:28:00+08:00", birth="午", topic="求財")
-    allowed = {LYO + p for p in ("castId", "primaryHexagram", "changedHexagram", "topic", "hasLine", "hasMonth",
+    allowed = {LYO + p for p in ("castId", "primaryHexagram", "changedHexagram", "topic", "question", "hasLine", "hasMonth",
                                  "hasDay", "hasYear", "hasHour", "birthBranch", "castAt", "inCast", "position",
                                  "lineValue", "branch", "stemBranch")} | {RDF + "type"}
     assert {q.predicate.value for q in cast_quads(ci)} <= allowed

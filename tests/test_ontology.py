@@ -14,7 +14,8 @@ import rdflib
 from rdflib import Literal, URIRef
 from rdflib.namespace import OWL, RDF, RDFS
 
-from liuyao_kg.namespaces import LYO, LYR, sparql_prologue
+from liuyao_kg.namespaces import LYO, LYR, SKOS, sparql_prologue
+from liuyao_kg.ontology import tables as T
 
 ROOT = Path(__file__).resolve().parents[1]
 TBOX = ROOT / "ontology" / "lyo.ttl"
@@ -27,8 +28,8 @@ VERSION_IRI = URIRef("https://w3id.org/liuyao-kg/ontology/0.1.0")
 CLASSES = """Element Stem Branch StemBranch JinShenPillar TuiShenPillar Nayin Trigram Hexagram HexagramPosition
 Generation Relative Spirit LifeStage SeasonalStrength StageEntry StrengthEntry TripleCombineFrame Role Topic
 School Work Cast Endpoint Line MovingLine StaticLine ChangedLine HiddenLine Pillar MonthPillar DayPillar
-YearPillar HourPillar SixClashHexagram SixCombineHexagram State LineState CastState Rule StateRule Source Passage
-StandardConvention StateVariant ChapterRule Judgment QuestionSubject ShenShaKind ShenShaEntry""".split()
+YearPillar SixClashHexagram SixCombineHexagram State LineState CastState Rule StateRule Source Passage
+StandardConvention StateVariant ChapterRule Judgment QuestionSubject UseGodChoice ShenShaKind ShenShaEntry""".split()
 LINE_STATES = """MonthBroken Void DayClash DarkMovement ClashScattered MonthCombine DayCombine DayTomb MovingTomb
 ChangeToTomb ChangeToSeverance ChangeToVoid ChangeToBroken ChangeToClash ChangeToCombine ReturnGenerate
 ReturnOvercome ChangeAdvance ChangeRetreat JinShen TuiShen StemStage SeasonStrength VoidFilledByClash
@@ -44,12 +45,14 @@ hasPalaceHidden inCast generates overcomes clashes combines punishes harms branc
 branchHarms branchPunishes elementGenerates elementOvercomes tombBranch tripleCombineFrame hasBranch
 forElement forStem atBranch monthBranch upperTrigram lowerTrigram palace generation hasPosition firstSpirit
 advancesTo useGodRelative useGodRole stateOf involves school citesSource citesPassage work hasEndpoint
-voidBranch stateRelative hiddenUseGod variant rescuer judgmentOf matchedLine selectsUseGodIn shenShaKind keyStem
-keyBranch targetBranch pendingCast""".split()
+voidBranch stateRelative hiddenUseGod variant rescuer judgmentOf matchedLine shenShaKind keyStem
+keyBranch targetBranch pendingCast useGodElement helperRelative forQuestion hasUseGodChoice forSubject question
+concernsSubject readBySchool userUseGodRelative chosenUseGod chosenBy""".split()
 DATATYPE_PROPERTIES = """position lineValue castId topic castAt kingWenNumber linePattern shiPosition yingPosition
 index yang spiritOrder cycleIndex sparqlConstruct provenanceNote chapter quote koreanRendering seedFile
 paragraphIndex startOffset endOffset stemIndex branchIndex condition conclusion polarity appliesToTopic
-executable nonExecutableReason schoolName concerns askerSex""".split()
+executable nonExecutableReason schoolName concerns askerSex useGodPosition forSex defaultChoice specificity
+userUseGodPosition chosenByUser""".split()
 ANNOTATION_PROPERTIES = ["derives", "definesTerm"]
 # the corpus layer (docs/corpus.md)
 CLASSES += "Edition PassageAlignment VariantReading ParallelLink".split()
@@ -190,7 +193,7 @@ def test_the_label_check_catches_a_term_without_a_korean_label(tbox):
     ("Element", 5), ("Stem", 10), ("Branch", 12), ("StemBranch", 60), ("Nayin", 30), ("Trigram", 8),
     ("Hexagram", 64), ("HexagramPosition", 384), ("Generation", 8), ("Relative", 5), ("Spirit", 6),
     ("LifeStage", 12), ("SeasonalStrength", 5), ("StageEntry", 60 + 120), ("StrengthEntry", 60 + 60),
-    ("TripleCombineFrame", 4), ("Role", 4), ("Topic", 14), ("School", 9), ("Work", 4),
+    ("TripleCombineFrame", 4), ("Role", 4), ("Topic", len(T.QUESTIONS)), ("School", 15), ("UseGodChoice", len(T.USE_GOD_CHOICES)), ("Work", 3),
     ("ShenShaKind", 11), ("ShenShaEntry", 150),
     ("SixClashHexagram", 10), ("SixCombineHexagram", 8), ("JinShenPillar", 4), ("TuiShenPillar", 4),
 ])
@@ -403,17 +406,33 @@ def test_day_stem_gives_the_first_spirit(ref):
         "庚": "白虎", "辛": "白虎", "壬": "玄武", "癸": "玄武"}
 
 
-def test_topics_name_exactly_one_use_god(ref):
-    rows = select(ref, """SELECT ?t (COUNT(?u) AS ?n) WHERE { ?t a lyo:Topic .
-        { ?t lyo:useGodRelative ?u } UNION { ?t lyo:useGodRole ?u } } GROUP BY ?t""")
-    assert len(rows) == 14 and all(r[1].toPython() == 1 for r in rows)
-    assert (URIRef(LYR + "TopicIllness"), URIRef(LYO + "useGodRelative"), URIRef(LYR + "Officer")) in ref
-    assert (URIRef(LYR + "TopicSelf"), URIRef(LYO + "useGodRole"), URIRef(LYR + "RoleShi")) in ref
+def test_questions_form_a_skos_scheme_with_broader_and_narrower(ref):
+    rows = select(ref, """SELECT ?n ?b WHERE { ?q skos:inScheme lyr:QuestionScheme ; skos:prefLabel ?n .
+        OPTIONAL { ?q skos:broader/skos:prefLabel ?b . FILTER(LANGMATCHES(LANG(?b), "zh-Hant")) }
+        FILTER(LANGMATCHES(LANG(?n), "zh-Hant")) }""")
+    broader = {str(n): (str(b) if b is not None else None) for n, b in rows}
+    assert len(broader) == len(T.QUESTIONS)
+    assert {q for q, b in broader.items() if b == "天時"} == {"晴", "雨"}
+    assert {q for q, b in broader.items() if b == "田蠶"} == {"農", "蠶"}
+    assert {q for q, b in broader.items() if b == "功名"} == {"考試", "求官"}
+    assert {q for q, b in broader.items() if b == "疾病"} >= {"醫藥"}
+    for q in ref.subjects(URIRef(SKOS + "broader"), None):  # narrower is the inverse, asserted both ways
+        for b in ref.objects(q, URIRef(SKOS + "broader")):
+            assert (b, URIRef(SKOS + "narrower"), q) in ref
+
+
+def test_every_question_takes_a_use_god_choice_with_a_passage(ref):
+    rows = select(ref, """SELECT ?q (COUNT(?c) AS ?n) WHERE { ?q a lyo:Topic .
+        OPTIONAL { ?q lyo:hasUseGodChoice ?c . ?c lyo:citesSource ?p } } GROUP BY ?q""")
+    assert len(rows) == len(T.QUESTIONS) and all(r[1].toPython() >= 1 for r in rows)
+    assert (URIRef(LYR + "UseGodChoice_MarriageWoman"), URIRef(LYO + "useGodRelative"), URIRef(LYR + "Officer")) in ref
+    assert (URIRef(LYR + "UseGodChoice_Illness"), URIRef(LYO + "useGodRole"), URIRef(LYR + "RoleShi")) in ref
 
 
 def test_whom_a_question_concerns_selects_the_use_god_as_tianxuanfu_says(ref):
     """天玄賦 疾病章: 子占父母…妻占夫看鬼，夫占妻看財，父占子看子，占兄弟看兄弟，占朋友亦看兄弟，占奴僕亦看子孫."""
-    rows = select(ref, """SELECT ?s ?r WHERE { ?x a lyo:QuestionSubject ; rdfs:label ?s ; lyo:useGodRelative/rdfs:label ?r .
+    rows = select(ref, """SELECT ?s ?r WHERE { ?c lyo:forQuestion lyr:TopicIllness ; lyo:forSubject/rdfs:label ?s ;
+        lyo:useGodRelative/rdfs:label ?r .
         FILTER(LANGMATCHES(LANG(?s), "zh-Hant") && LANGMATCHES(LANG(?r), "zh-Hant")) }""")
     assert {str(a): str(b) for a, b in rows} == {"父母": "父母", "夫": "官鬼", "妻": "妻財", "子": "子孫",
                                                    "兄弟": "兄弟", "朋友": "兄弟", "奴僕": "子孫"}

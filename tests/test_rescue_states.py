@@ -31,7 +31,7 @@ def expected_ways(ch: dict) -> set[tuple[int, int]]:
     day_el, month_el = ch["day"]["element"], ch["month"]["element"]
     sound = lambda p: not states[p] & BROKEN  # noqa: E731
     out = set()
-    # the 世 as use-god (UseGodShi) names no relative and is never hidden
+    # the 世 as use-god (UseGodByRole) names no relative and is never hidden
     hidden = "relative" in use and all(x["relative"] != use["relative"] for x in lines.values())
     if not hidden:
         for u in use["lines"]:

@@ -35,18 +35,17 @@ from oracle import (  # noqa: E402
     SIX_CLASH_HEX, SIX_COMBINE_HEX, BITS_TRIGRAM, bits_to_name, oracle_chart,
 )
 from rule_oracle import evaluate  # noqa: E402
+from use_god_oracle import subjects_by_topic, use_god  # noqa: E402
 
 from liuyao_kg.ontology import build_chapters as bc  # noqa: E402
 from liuyao_kg.ontology import tables as T  # noqa: E402
 
 OUT = TESTS / "data" / "rule_witnesses.yaml"
 REASONS = TESTS / "data" / "rule_witness_reasons.yaml"
-TOPICS = [t[0] for t in T.TOPICS]
-USE_GOD = {t[0]: t[4] for t in T.TOPICS}  # topic -> Wealth | Officer | Parents | Offspring | Brothers | Shi
-KIND_RELATIVE = {"Wealth": "妻財", "Officer": "官鬼", "Parents": "父母", "Offspring": "子孫", "Brothers": "兄弟",
-                 "Siblings": "兄弟"}
-# whom the question concerns (占:妻 …), where the package has it: zh -> (use-god kind, topics it applies to)
-SUBJECTS = {t[0]: (t[4], t[5]) for t in getattr(T, "SUBJECTS", [])}
+TOPICS = [q[0] for q in T.QUESTIONS]
+# whom the question concerns (占:妻 …): zh -> the questions whose use-god it chooses (tests/use_god_oracle.py)
+_BY_TOPIC = subjects_by_topic()
+SUBJECTS = {s[0]: {q for q, who in _BY_TOPIC.items() if s[0] in who} for s in T.SUBJECTS}
 YEAR_SHARE = 0.25  # share of sampled casts that carry a year (太歲) pillar
 
 
@@ -101,15 +100,7 @@ def base_chart(values: str, month: str, day: str, year: str | None) -> dict:
 
 def with_topic(chart: dict, topic: str, sex: str | None = None, birth: str | None = None,
                about: str | None = None) -> dict:
-    kind = SUBJECTS[about][0] if about else USE_GOD[topic]
-    rel = None
-    if kind == "Shi":
-        pos = [ln["position"] for ln in chart["lines"] if "世" in ln["roles"]]
-    else:
-        rel = KIND_RELATIVE[kind]
-        pos = [ln["position"] for ln in chart["lines"] if ln["relative"] == rel]
-        if not pos:
-            pos = [ln["position"] for ln in chart["lines"] if ln["hidden"] and ln["hidden"]["relative"] == rel]
+    pos, rel, _taken = use_god(chart, topic, sex=sex, about=about)
     states = [s for s in chart["states"] if s["term"] != "用神"]
     if pos:
         states.append({"term": "用神", "lines": pos} | ({"relative": rel} if rel else {}))
@@ -199,7 +190,7 @@ def random_cast(rnd: random.Random, topics: list[str], values_pool=None, year_sh
     cast = values, rnd.choice(BRANCHES), rnd.choice(JIAZI), rnd.choice(topics), year
     subject = None
     if about:
-        fits = [a for a in about if cast[3] in SUBJECTS[a][1]]
+        fits = [a for a in about if cast[3] in SUBJECTS[a]]
         subject = rnd.choice(fits) if fits else None
     return cast + (rnd.choice("男女") if sex else None, rnd.choice(BRANCHES) if birth else None, subject)
 
@@ -502,6 +493,21 @@ def main(argv=None) -> int:
             chosen = [c for c in chosen if c in used]
             print(f"witnesses re-chosen from the engine's judgments: {len(chosen)} casts, "
                   f"{len(fire_w)} rules with a firing witness, {len(quiet_w)} with a quiet one", flush=True)
+        # a rule the engine fired on every chosen cast of its topics (the fast chart wrongly thought some quiet):
+        # derive more of the searched casts of those topics with the engine and take one where it is quiet
+        loud = [i for i in fire_w if i not in quiet_w]
+        if loud:
+            topics = {t for i in loud for t in rules[i].topics}
+            extra = [c for c in candidates if c[3] in topics and c not in got][:40 * len(loud)]
+            more = derive(extra) if extra else {}
+            for i in loud:
+                quiet = next((c for c in extra if c[3] in rules[i].topics and rules[i].iri not in more[c]), None)
+                if quiet is not None:
+                    quiet_w[i] = quiet
+                    if quiet not in chosen:
+                        chosen.append(quiet)
+            print(f"quiet witnesses from {len(extra)} more engine casts: {sum(i in quiet_w for i in loud)} of "
+                  f"{len(loud)} rules the chosen casts always fired", flush=True)
     reasons = load_reasons()
     write(rules, chosen, fire_w, quiet_w, args, args.out, reasons)
     for i, r in enumerate(rules):

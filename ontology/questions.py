@@ -1,0 +1,91 @@
+"""The question scheme (tables.QUESTIONS) as lookups: names and synonyms, broader/narrower closure, the use-god
+choices a question takes (its own, else its nearest broader question's) and what they accept.
+
+One module for the loader (normalising --topic/--about/--school), the chapter compiler (a rule's topics
+expand to every narrower question) and the reference-graph builder, so all three read the same scheme.
+"""
+from __future__ import annotations
+
+from functools import cache
+
+from liuyao_kg.ontology import tables as T
+
+#: zh name → (zh, id, en, ko, broader, alt labels, passage)
+QUESTION = {q[0]: q for q in T.QUESTIONS}
+NAMES = tuple(QUESTION)
+SUBJECT_NAMES = tuple(s[0] for s in T.SUBJECTS)
+SCHOOL_IDS = {s[0]: s for s in T.USE_GOD_SCHOOLS}
+# simplified / variant characters that occur in question names and synonyms
+_VARIANTS = {"财": "財", "产": "產", "蚕": "蠶", "时": "時", "国": "國", "战": "戰", "书": "書", "农": "農",
+             "医": "醫", "药": "藥", "试": "試", "访": "訪", "词": "詞", "讼": "訟", "丧": "喪", "坟": "墳",
+             "脱": "脫", "门": "門", "远": "遠", "归": "歸", "营": "營", "谋": "謀", "气": "氣", "阴": "陰"}
+
+
+def _fold(text: str) -> str:
+    return "".join(_VARIANTS.get(ch, ch) for ch in text.strip()).lower()
+
+
+@cache
+def _lookup() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for zh, qid, en, ko, _b, alts, _p in T.QUESTIONS:
+        for key in (zh, qid, en, ko, *alts):
+            key = _fold(key)
+            assert out.get(key, zh) == zh, f"question name {key!r} is ambiguous"
+            out[key] = zh
+    return out
+
+
+def find(text: str) -> str | None:
+    """A question's zh name from its name, id, English or Korean label or a synonym (simplified forms too)."""
+    return _lookup().get(_fold(text)) if isinstance(text, str) else None
+
+
+def broader_chain(zh: str) -> list[str]:
+    """The question and its broader questions, nearest first (晴 → [晴, 天時])."""
+    out = [zh]
+    while QUESTION[out[-1]][4] is not None:
+        out.append(QUESTION[out[-1]][4])
+    return out
+
+
+def narrower_closure(zh: str) -> list[str]:
+    """The question and every narrower one, in scheme order (天時 → [天時, 晴, 雨])."""
+    return [q for q in NAMES if zh in broader_chain(q)]
+
+
+def choices(zh: str) -> list[tuple]:
+    """The use-god choices that apply to a question: its own, else those of its nearest broader question."""
+    for q in broader_chain(zh):
+        own = [c for c in T.USE_GOD_CHOICES if c[1] == q]
+        if own:
+            return own
+    return []
+
+
+def specificity(when: dict) -> int:
+    return sum(T.CHOICE_SPECIFICITY[k] for k in when if k in T.CHOICE_SPECIFICITY)
+
+
+def subjects_for(zh: str) -> list[str]:
+    """Whom a question may concern (--about): the subjects some choice of the question is for."""
+    return [s for s in SUBJECT_NAMES if any(c[4].get("about") == s for c in choices(zh))]
+
+
+def schools_for(zh: str) -> list[str]:
+    """The schools among a question's choices (--school)."""
+    return list(dict.fromkeys(c[4]["school"] for c in choices(zh) if "school" in c[4]))
+
+
+def tree_lines() -> list[tuple[int, str]]:
+    """(depth, zh) in scheme order, each question under its broader one (for `liuyao topics`)."""
+    out: list[tuple[int, str]] = []
+
+    def walk(parent: str | None, depth: int) -> None:
+        for q in NAMES:
+            if QUESTION[q][4] == parent:
+                out.append((depth, q))
+                walk(q, depth + 1)
+
+    walk(None, 0)
+    return out
