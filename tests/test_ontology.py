@@ -28,7 +28,7 @@ VERSION_IRI = URIRef("https://w3id.org/liuyao-kg/ontology/0.1.0")
 CLASSES = """Element Stem Branch StemBranch JinShenPillar TuiShenPillar Nayin Trigram Hexagram HexagramPosition
 Generation Relative Spirit LifeStage SeasonalStrength StageEntry StrengthEntry TripleCombineFrame Role Topic
 School Work Cast Endpoint Line MovingLine StaticLine ChangedLine HiddenLine Pillar MonthPillar DayPillar
-YearPillar SixClashHexagram SixCombineHexagram State LineState CastState Rule StateRule Source Passage
+YearPillar HourPillar SixClashHexagram SixCombineHexagram State LineState CastState Rule StateRule Source Passage
 StandardConvention StateVariant ChapterRule Judgment QuestionSubject UseGodChoice ShenShaKind ShenShaEntry""".split()
 LINE_STATES = """MonthBroken Void DayClash DarkMovement ClashScattered MonthCombine DayCombine DayTomb MovingTomb
 ChangeToTomb ChangeToSeverance ChangeToVoid ChangeToBroken ChangeToClash ChangeToCombine ReturnGenerate
@@ -193,7 +193,7 @@ def test_the_label_check_catches_a_term_without_a_korean_label(tbox):
     ("Element", 5), ("Stem", 10), ("Branch", 12), ("StemBranch", 60), ("Nayin", 30), ("Trigram", 8),
     ("Hexagram", 64), ("HexagramPosition", 384), ("Generation", 8), ("Relative", 5), ("Spirit", 6),
     ("LifeStage", 12), ("SeasonalStrength", 5), ("StageEntry", 60 + 120), ("StrengthEntry", 60 + 60),
-    ("TripleCombineFrame", 4), ("Role", 4), ("Topic", len(T.QUESTIONS)), ("School", 15), ("UseGodChoice", len(T.USE_GOD_CHOICES)), ("Work", 3),
+    ("TripleCombineFrame", 4), ("Role", 4), ("Topic", len(T.QUESTIONS)), ("School", 15), ("UseGodChoice", len(T.USE_GOD_CHOICES)), ("Work", 4),
     ("ShenShaKind", 11), ("ShenShaEntry", 150),
     ("SixClashHexagram", 10), ("SixCombineHexagram", 8), ("JinShenPillar", 4), ("TuiShenPillar", 4),
 ])
