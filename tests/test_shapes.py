@@ -46,9 +46,15 @@ def test_two_lines_at_one_position_violate_the_cast_shape(jie):
         check_cast(bad)
 
 
-def test_a_cast_without_a_day_violates_the_cast_shape(jie):
-    with pytest.raises(ShapeViolation, match="lysh:CastShape .* lyo:hasDay: a cast has one day pillar"):
-        check_cast([q for q in jie if q.predicate.value != ns.LYO + "hasDay"])
+def test_a_cast_with_two_day_pillars_violates_the_cast_shape(jie):
+    (day,) = [q for q in jie if q.predicate.value == ns.LYO + "hasDay"]
+    other = ox.Quad(day.subject, day.predicate, ox.NamedNode(ns.LYR + "Day_甲子"), day.graph_name)
+    with pytest.raises(ShapeViolation, match="lysh:CastShape .* lyo:hasDay: a cast has at most one day pillar"):
+        check_cast(jie + [other])
+
+
+def test_a_cast_without_a_date_conforms_to_the_cast_shape(jie):
+    check_cast([q for q in jie if q.predicate.value not in (ns.LYO + "hasDay", ns.LYO + "hasMonth")])
 
 
 def test_a_hexagram_outside_the_64_violates_the_cast_shape(jie):
@@ -72,7 +78,8 @@ def test_the_cli_reports_a_shape_violation_as_an_input_error(monkeypatch, capsys
     from liuyao_kg.cli import main
     from liuyao_kg.loaders import rdf
 
-    monkeypatch.setattr(rdf, "cast_quads", lambda ci: [q for q in cast_quads(ci) if q.predicate.value != ns.LYO + "hasDay"])
+    monkeypatch.setattr(rdf, "cast_quads", lambda ci: [q for q in cast_quads(ci) if q.predicate.value != ns.LYO + "hasLine"
+                                                       or not q.object.value.endswith("/line/6")])
     assert main(["cast", "節", "--month", "寅", "--day", "辛亥"]) == 2
     assert "liuyao: error: the cast's graph violates shape lysh:CastShape" in capsys.readouterr().err
 
