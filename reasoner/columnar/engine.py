@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterable
 
 import pyoxigraph as ox
@@ -57,7 +58,8 @@ def translations(rules: list[Rule], progress=None) -> dict[str, Translation | st
         if entry is None:
             try:
                 t = translate(r.construct, r.iri, _PROLOGUE)
-                entry = {"where": t.where, "template": t.template, "reads": t.reads, "typed": t.typed}
+                entry = {"where": t.where, "template": t.template, "reads": t.reads, "typed": t.typed,
+                         "ordered": t.ordered}
             except Unsupported as e:
                 entry = {"unsupported": str(e)}
             fresh[h] = entry
@@ -65,7 +67,7 @@ def translations(rules: list[Rule], progress=None) -> dict[str, Translation | st
             out[r.iri] = entry["unsupported"]
         else:
             out[r.iri] = Translation(entry["where"], [tuple(x) for x in entry["template"]],
-                                     [tuple(x) for x in entry["reads"]], entry["typed"])
+                                     [tuple(x) for x in entry["reads"]], entry["typed"], entry["ordered"])
     if fresh:
         _write_json(_cache_file(), fresh, keep=None)
     return out
@@ -91,6 +93,9 @@ class ColumnarEngine:
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         self.con.execute("SET preserve_insertion_order = false")
+        # the translator orders each rule's joins itself (translate._Translator.p_BGP): DuckDB's search
+        # would cost more than the evaluation
+        self.con.execute("SET disabled_optimizers = 'join_order'")
         terms.install(self.con)
         self.sql = translations(rules, progress)
         self._reference = list(reference)
@@ -113,6 +118,8 @@ class ColumnarEngine:
         self._queries = {iri: self._resolve(t) for iri, t in self.sql.items() if isinstance(t, Translation)}
         self._ox_queries = {r.iri: f"{_PROLOGUE}{r.construct}\nVALUES ?rule {{ <{r.iri}> }}" for r in rules}
         self._mirror = None
+        #: seconds per rule, summed over derivations, when set to a dict (profiling; None: not measured)
+        self.timings: dict[str, float] | None = None
 
     # --- layout ---------------------------------------------------------------------------------
 
@@ -225,7 +232,7 @@ class ColumnarEngine:
             k.append(tid)
             s.append(str(qd.subject))
             o.append(os_)
-        exact = datatypes <= terms.SAFE_DATATYPES
+        exact = (datatypes <= terms.SAFE_DATATYPES, datatypes <= terms.SAFE_DATATYPES - {terms.XSD + "dateTime"})
         con.register("stage", pa.table({"k": k, "s": s, "o": o}))
         touched = set(k)
         for tid in touched:
@@ -269,7 +276,7 @@ class ColumnarEngine:
         self._mirror = None
         self._asserted = None
 
-    def _apply(self, iris: list[str], exact: bool, present: set, touched: set) -> int:
+    def _apply(self, iris: list[str], exact: tuple[bool, bool], present: set, touched: set) -> int:
         """Evaluate rules that do not read each other; their new triples go to the tables and `out`.
 
         Each rule appends what its template makes to `new`; the level's triples are then made a set
@@ -278,13 +285,17 @@ class ColumnarEngine:
         con = self.con
         self._seq += 1
         con.execute("DELETE FROM new")
+        timings = self.timings
         for iri in iris:
             t = self.sql[iri]
-            if isinstance(t, Translation) and (exact or not t.typed):
+            start = time.perf_counter() if timings is not None else 0.0
+            if isinstance(t, Translation) and (exact[0] or not t.typed) and (exact[1] or not t.ordered):
                 if self._queries[iri]:
                     con.execute(self._queries[iri])
             else:
                 self._apply_oxigraph(iri)
+            if timings is not None:
+                timings[iri] = timings.get(iri, 0.0) + time.perf_counter() - start
         keys = [k for (k,) in con.execute("SELECT DISTINCT k FROM new").fetchall()]
         total = 0
         for tid in keys:
