@@ -24,7 +24,7 @@ from .terms import q
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 #: bump when the generated SQL changes meaning: cached translations of older versions are ignored
-VERSION = "3"
+VERSION = "4"
 
 
 class Unsupported(Exception):
@@ -459,6 +459,8 @@ class _Translator:
         return _Ex(f"(NOT {self.as_bool(self.expr(node.expr, env, nullable)).sql})", "bool")
 
     def _eq(self, a: _Ex, b: _Ex) -> str:
+        if "node" in (a.kind, b.kind) and {a.kind, b.kind} <= {"node", "term"}:
+            return f"({a.sql} = {b.sql})"  # an IRI or blank node equals only itself, never an error
         a, b = (self.as_term(x) if x.kind == "node" else x for x in (a, b))
         if a.kind == b.kind and a.kind in ("int", "str", "bool"):
             return f"({a.sql} = {b.sql})"
@@ -469,6 +471,7 @@ class _Translator:
             return f"({tb.sql} = {ta.sql})"  # an IRI equals only itself (never an error)
         if tb.const is not None and tb.const.startswith("<"):
             return f"({ta.sql} = {tb.sql})"
+        self.typed = self.ordered = True
         return f"nt_eq({ta.sql}, {tb.sql})"
 
     def e_RelationalExpression(self, node, env, nullable):
