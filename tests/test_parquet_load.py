@@ -21,9 +21,9 @@ from samples import sample_casts
 
 JUDGMENTS = """PREFIX lyo: <https://w3id.org/liuyao-kg/ontology#>
 PREFIX prov: <http://www.w3.org/ns/prov#>
-SELECT ?cast ?rule (GROUP_CONCAT(?p; separator=",") AS ?lines) WHERE {
+SELECT ?cast ?rule (GROUP_CONCAT(STRAFTER(STR(?l), "/line/"); separator=",") AS ?lines) WHERE {
   ?j a lyo:Judgment ; lyo:judgmentOf ?cast ; prov:wasDerivedFrom ?rule .
-  OPTIONAL { ?j lyo:matchedLine ?l . ?l lyo:position ?p } } GROUP BY ?cast ?j ?rule"""
+  OPTIONAL { ?j lyo:matchedLine ?l } } GROUP BY ?cast ?j ?rule"""
 STATES = """PREFIX lyo: <https://w3id.org/liuyao-kg/ontology#>
 PREFIX prov: <http://www.w3.org/ns/prov#>
 SELECT ?cast ?state ?class ?rule WHERE {
