@@ -15,6 +15,10 @@ Stacks (each size of each stack runs in its own subprocess, so its peak memory i
   swrl-pellet          benchmarks/swrl_stack.py: the SWRL-expressible states, owlready2 + Pellet, 10 casts per run
   najia                benchmarks/najia_stack.py: najia's chart layer (palace, 納甲, 六親, 六神, 世應, 伏神)
   oracle               tests/oracle.py: the plain-Python chart and states (no judgments), one cast at a time
+  columnar-batch       reasoner/columnar ColumnarEngine.derive (rules as SQL on DuckDB), state + chapter rules,
+                       all casts of the size in one batch (at most 10,000)
+  columnar-cluster-N   liuyao_kg.parquet_load on a local Dask cluster of N workers (N = 1, 2), JSON Lines in,
+                       Parquet out, partitions of 2,000 casts; casts/s over the wall time, cluster start excluded
 
 Equality, recorded under "checks" and per run under "digest": the engine's states equal the oracle's
 (first `--check` casts); the inferred quads of engine-derive, engine-batch, engine-cast and
@@ -63,16 +67,20 @@ STACKS = {
     "swrl-pellet": "owlready2 + Pellet, SWRL rules for the SWRL-expressible states, 10 casts per reasoner run",
     "najia": "najia 2.0.1 chart layer (palace, 納甲, 六親, 六神, 世應, 伏神), one cast at a time",
     "oracle": "tests/oracle.py plain-Python chart and states (no judgments), one cast at a time",
+    "columnar-batch": "ColumnarEngine.derive (rules as SQL on DuckDB), state + chapter rules, one batch per size",
+    "columnar-cluster-1": "liuyao load --parquet --cluster local:1 (Dask, 1 worker), JSON Lines to Parquet",
+    "columnar-cluster-2": "liuyao load --parquet --cluster local:2 (Dask, 2 workers), JSON Lines to Parquet",
 }
 WORK = {"engine-cast": "states+judgments+chart", "engine-derive": "states+judgments", "engine-batch": "states+judgments",
         "engine-states-batch": "states", "engine-swrl-subset": "SWRL subset of states",
         "engine-batch-2proc": "states+judgments", "rdflib-derive": "states+judgments", "swrl-pellet": "SWRL subset of states",
-        "najia": "chart layer", "oracle": "chart+states"}
+        "najia": "chart layer", "oracle": "chart+states", "columnar-batch": "states+judgments",
+        "columnar-cluster-1": "states+judgments (Parquet)", "columnar-cluster-2": "states+judgments (Parquet)"}
 #: the engine stack each stack's ratio is taken against (same work, or the engine doing more)
 #: (stack, base) pairs: the ratio of a stack to an engine stack doing the same work (or more)
 RATIO_BASE = {"rdflib-derive": ("engine-derive",), "swrl-pellet": ("engine-swrl-subset", "engine-states-batch"),
               "oracle": ("engine-states-batch",), "najia": ("engine-states-batch",), "engine-cast": ("engine-batch",),
-              "engine-derive": ("engine-batch",)}
+              "engine-derive": ("engine-batch",), "columnar-batch": ("engine-batch",)}
 SWRL_CHUNK = 10
 
 
@@ -202,6 +210,48 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
             extra["swrl_facts_digest"] = facts_digest(swrl_facts)
             extra["swrl_facts"] = len(swrl_facts)
         extra["chunk"] = size
+    elif stack == "columnar-batch":
+        from liuyao_kg.graph import KnowledgeGraph
+        from liuyao_kg.reasoner.columnar.engine import ColumnarEngine
+
+        base = KnowledgeGraph().engine
+        engine = ColumnarEngine(list(base.rules.values()), base._reference)
+        inputs = _inputs(items)
+        engine.derive(_inputs(warm_item)[0])
+        per = {}
+        for i in range(0, len(inputs), 10_000):
+            quads = [q for c in inputs[i:i + 10_000] for q in c]
+            per.update(quad_digest(timed(lambda: engine.derive(quads), len(inputs[i:i + 10_000]))))
+        digest = combine(per)
+        extra["paths"] = engine.paths
+    elif stack.startswith("columnar-cluster-"):
+        import tempfile
+
+        from liuyao_kg.parquet_load import _client, load_parquet
+
+        workers = int(stack.rsplit("-", 1)[1])
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / "casts.jsonl"
+            src.write_text("".join(json.dumps({"id": f"c{i}", "lines": v, "month": m, "day": d, "topic": t},
+                                              ensure_ascii=False) + "\n" for i, (v, m, d, t) in enumerate(items)),
+                           encoding="utf-8")
+            client, cluster = _client(f"local:{workers}")
+            try:  # workers built and warm before the clock starts (a one-cast load on each)
+                from liuyao_kg.parquet_load import derive_partition
+                from liuyao_kg.loaders.cast_input import make_cast_input
+
+                warm = [make_cast_input(warm_item[0][0], month=warm_item[0][1], day=warm_item[0][2], topic=warm_item[0][3])]
+                client.run(derive_partition, warm, tmp, 999_999)
+                address = client.scheduler.address
+                t = time.perf_counter()
+                report = load_parquet(src, Path(tmp) / "out", cluster=address)
+                dt = time.perf_counter() - t
+            finally:
+                client.close()
+                cluster.close()
+        calls.append(dt)
+        times.extend([dt / n] * n)
+        extra.update(workers=workers, states=report["states"], judgments=report["judgments"])
     elif stack == "engine-batch-2proc":
         from multiprocessing import get_context
 
@@ -357,7 +407,8 @@ def cross_checks(runs: dict) -> dict:
     for size, row in runs.items():
         got = {s: r for s, r in row.items() if isinstance(r, dict) and "digest" in r}
         quads = {s: r["digest"] for s, r in got.items()
-                 if s in ("engine-cast", "engine-derive", "engine-batch", "engine-batch-2proc", "rdflib-derive")
+                 if s in ("engine-cast", "engine-derive", "engine-batch", "engine-batch-2proc", "rdflib-derive",
+                          "columnar-batch")
                  and r.get("digest")}
         swrl = {s: r["swrl_facts_digest"] for s, r in got.items() if r.get("swrl_facts_digest")}
         out[size] = {
@@ -471,8 +522,17 @@ def cold_start(runs: int = 5) -> dict:
         t = time.perf_counter()
         subprocess.run(cmd, check=True, capture_output=True)
         times.append(time.perf_counter() - t)
+    # a fresh clone's first run: an empty cache directory every time (the package's precomputed rule analysis)
+    import tempfile
+
+    fresh = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as cache:
+            t = time.perf_counter()
+            subprocess.run(cmd, check=True, capture_output=True, env={**os.environ, "XDG_CACHE_HOME": cache})
+            fresh.append(time.perf_counter() - t)
     return {"command": "liuyao cast 節之中孚 --month 寅 --day 辛亥", "median_s": statistics.median(times),
-            "runs_s": times}
+            "runs_s": times, "fresh_cache_median_s": statistics.median(fresh), "fresh_cache_runs_s": fresh}
 
 
 def child(args: list[str], timeout: float) -> dict:

@@ -124,6 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="worker processes deriving casts (default: the number of CPUs; 1 = in this process)")
     ld.add_argument("--encoding", help="the file's text encoding (default: UTF-8, or what its BOM says; "
                                        "UTF-16 without a BOM is recognised), e.g. big5, gb18030, latin-1")
+    ld.add_argument("--parquet", metavar="DIR",
+                    help="derive with the columnar back end and write states*.parquet and judgments*.parquet to DIR "
+                         "(instead of a store; docs/columnar.md)")
+    ld.add_argument("--cluster", metavar="local:N|ADDRESS",
+                    help="with --parquet: derive on Dask distributed (local:N starts N local workers)")
     _store(ld)
 
     up = sub.add_parser("upgrade", help="replace an on-disk store's layers with this package's and re-derive every cast")
@@ -347,6 +352,19 @@ def _cmd_load(args) -> int:
     bar = Progress(f"load {name}", quiet=args.quiet)
     stats: dict = {}
     t0 = time.perf_counter()
+    if args.parquet or args.cluster:
+        from liuyao_kg.loaders.errors import CastInputError
+        from liuyao_kg.parquet_load import load_parquet
+
+        if not args.parquet or getattr(args, "store", None) or getattr(args, "endpoint", None):
+            raise CastInputError("--cluster needs --parquet DIR, and --parquet writes Parquet only (no --store/--endpoint)",
+                                 field="parquet")
+        report = load_parquet(args.file, args.parquet, on_error=args.on_error, cluster=args.cluster, progress=bar)
+        bar.close()
+        if not args.quiet:
+            sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=1))
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+        return 0 if not report["rejected"] or args.on_error == "skip" else 1
     report = load_file(_graph(args), args.file, on_error=args.on_error, jobs=args.jobs, progress=bar, stats=stats,
                        encoding=args.encoding)
     bar.close()

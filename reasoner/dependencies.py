@@ -16,6 +16,7 @@ from functools import cached_property
 import hashlib
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -142,6 +143,23 @@ def rule_io(construct: str) -> RuleIO:
 _CACHE_VERSION = "3"  # 3: EXISTS bodies walked through their translated pattern (nested FILTERs)
 
 
+#: The rule analysis of the package's own rule base, shipped precomputed (python -m
+#: liuyao_kg.reasoner.precompute writes it; tests/test_precomputed.py fails when it drifts from the
+#: rules), so a fresh install's first start parses no rule. Entries are keyed by the hash of a rule's
+#: text like the user cache: a rule changed since it was built simply misses and is analysed then.
+PACKAGED = Path(__file__).resolve().parent / "rule_analysis.json"
+
+
+def _packaged() -> dict:
+    global _PACKAGED_DATA
+    if _PACKAGED_DATA is None:
+        _PACKAGED_DATA = _read_json(PACKAGED)
+    return _PACKAGED_DATA
+
+
+_PACKAGED_DATA = None
+
+
 def _cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "liuyao-kg"
@@ -178,6 +196,12 @@ def _write_json(path: Path, entries: dict, keep: int | None = 8) -> None:
 
 
 _IO_FIELDS = ("reads", "negated", "writes", "required")
+#: a first start that must analyse this many rules says so on stderr (it takes seconds)
+PROGRESS_ABOVE = 50
+
+
+def io_entry(io: RuleIO) -> dict:
+    return {k: sorted(map(list, getattr(io, k))) for k in _IO_FIELDS}
 
 
 def rule_ios(constructs: dict[str, str]) -> dict[str, RuleIO]:
@@ -186,14 +210,25 @@ def rule_ios(constructs: dict[str, str]) -> dict[str, RuleIO]:
     Parsing a thousand rules with rdflib's SPARQL parser costs half a minute; the result depends only
     on the text, so a changed rule simply misses the cache. An unwritable cache is not an error.
     """
-    cache = _read_json(_cache_file())
+    packaged = _packaged().get("rule_io", {})
+    cache: dict | None = None
     out, fresh = {}, {}
+    todo = 0
     for iri, text in constructs.items():
         key = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        entry = cache.get(key)
+        entry = packaged.get(key)
+        if entry is None:
+            if cache is None:
+                cache = _read_json(_cache_file())
+                todo = sum(hashlib.sha256(t.encode("utf-8")).hexdigest() not in packaged
+                           and hashlib.sha256(t.encode("utf-8")).hexdigest() not in cache for t in constructs.values())
+                if todo >= PROGRESS_ABOVE:
+                    print(f"liuyao: analysing {todo} rule(s) not in the package's precomputed analysis "
+                          f"(about {todo * 15 // 1000 + 1} s; cached in {_cache_dir()})", file=sys.stderr, flush=True)
+            entry = cache.get(key)
         if entry is None:
             io = rule_io(text)
-            fresh[key] = {k: sorted(map(list, getattr(io, k))) for k in _IO_FIELDS}
+            fresh[key] = io_entry(io)
             out[iri] = io
         else:
             out[iri] = RuleIO(**{k: frozenset(tuple(x) for x in entry[k]) for k in _IO_FIELDS})
@@ -300,8 +335,9 @@ def plan(ios: dict[str, RuleIO]) -> RulePlan:
     of those; a rule base that was planned before starts without networkx.
     """
     key = _plan_key(ios)
-    cache = _read_json(_plan_cache_file())
-    entry = cache.get(key)
+    entry = _packaged().get("plan", {}).get(key)
+    if entry is None:
+        entry = _read_json(_plan_cache_file()).get(key)
     if entry is not None:
         return RulePlan(ios, entry["strata"], entry["recursive"])
     graph = dependency_graph(ios)

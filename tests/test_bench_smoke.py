@@ -19,7 +19,8 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench.py"
 
 
 def test_bench_runs_at_size_one(tmp_path):
-    stacks = ["oracle", "engine-states-batch", "engine-swrl-subset", "engine-derive", "engine-batch", "engine-batch-2proc"]
+    stacks = ["oracle", "engine-states-batch", "engine-swrl-subset", "engine-derive", "engine-batch", "engine-batch-2proc",
+              "columnar-batch"]
     if importlib.util.find_spec("najia") is not None:
         stacks.append("najia")
     out = tmp_path / "results.json"

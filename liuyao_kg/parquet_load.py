@@ -1,0 +1,187 @@
+"""`liuyao load FILE --parquet DIR [--cluster local:N|ADDRESS]`: a batch derived by the columnar back end, as Parquet.
+
+Each partition of casts (`batch` casts, in file order) is derived by reasoner.columnar.ColumnarEngine and
+written as two files: `states-<part>.parquet` (cast, state, class, of, position, rule) and
+`judgments-<part>.parquet` (cast, judgment, rule, lines) — IRIs as plain strings, `rule` the IRI the
+result was derived from (prov:wasDerivedFrom), `position`/`lines` the line numbers 1–6. No rule joins two
+casts, so partitions are independent: with `cluster` each one runs on a Dask distributed worker
+(`local:N` starts a local cluster of N single-threaded workers; anything else is a scheduler address)
+and writes its own files, which is why DIR must be a directory every worker sees.
+
+Only one partition's casts and results are in memory at a time per worker, and the parent holds at most
+2 × workers partitions in flight, so memory does not grow with the file.
+"""
+from __future__ import annotations
+
+from collections import deque
+from pathlib import Path
+
+from liuyao_kg.loaders.batch import iter_batch
+from liuyao_kg.loaders.errors import BatchError, CastInputError
+
+#: casts derived together: the engine's fixed cost per batch (≈1,300 statements) is then small per cast
+BATCH = 2000
+
+_ENGINE = None  # this process's (or Dask worker's) ColumnarEngine, built on first use
+
+
+def _engine():
+    global _ENGINE
+    if _ENGINE is None:
+        import pyoxigraph as ox
+
+        from liuyao_kg import namespaces as ns
+        from liuyao_kg.graph import layer_quads
+        from liuyao_kg.reasoner.columnar.engine import ColumnarEngine
+        from liuyao_kg.reasoner.engine import load_rules
+
+        layers = layer_quads()
+        store = ox.Store()
+        store.extend(layers[ns.GRAPH_RULES])
+        _ENGINE = ColumnarEngine(load_rules(store, ns.GRAPH_RULES), layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE],
+                                 threads=1)
+    return _ENGINE
+
+
+def _tid(engine, kind: str, iri: str) -> str:
+    from liuyao_kg.reasoner.columnar.translate import table_id
+
+    return table_id((kind, iri))
+
+
+def derive_partition(casts: list, out_dir: str, part: int) -> dict:
+    """Derive one partition of CastInputs and write its two Parquet files; returns the row counts."""
+    from liuyao_kg.loaders.rdf import cast_quads
+    from liuyao_kg.namespaces import LYO, PROV
+
+    engine = _engine()
+    quads = [q for ci in casts for q in cast_quads(ci)]
+    out = Path(out_dir)
+    counts = {}
+
+    def sink(con):
+        classes = [(tid, iri) for tid, (kind, iri) in engine._keys.items() if kind == "t"]
+        con.execute("CREATE OR REPLACE TEMP TABLE classes (k VARCHAR, iri VARCHAR)")
+        con.executemany("INSERT INTO classes VALUES (?, ?)", classes)
+        t = {name: _tid(engine, "p", iri) for name, iri in
+             (("stateOf", LYO + "stateOf"), ("rule", PROV + "wasDerivedFrom"), ("inCast", LYO + "inCast"),
+              ("judgmentOf", LYO + "judgmentOf"), ("matched", LYO + "matchedLine"), ("position", LYO + "position"))}
+        strip = "substr({0}, 2, length({0}) - 2)"
+        states = (f'SELECT {strip.format("c.o")} AS "cast", {strip.format("so.s")} AS "state", cl.iri AS "class", '
+                  f'{strip.format("so.o")} AS "of", CAST(nt_int(p.o) AS TINYINT) AS "position", '
+                  f'{strip.format("r.o")} AS "rule" '
+                  f"FROM out AS so JOIN out AS r ON r.k = '{t['rule']}' AND r.s = so.s "
+                  f"JOIN out AS c ON c.k = '{t['inCast']}' AND c.s = so.s "
+                  f"JOIN out AS ty ON ty.s = so.s JOIN classes AS cl ON cl.k = ty.k "
+                  f"LEFT JOIN c_{t['position']} AS p ON p.s = so.o "
+                  f"WHERE so.k = '{t['stateOf']}' ORDER BY 1, 2, 3")
+        judgments = (f'SELECT {strip.format("j.o")} AS "cast", {strip.format("j.s")} AS "judgment", '
+                     f'{strip.format("r.o")} AS "rule", list(CAST(nt_int(p.o) AS TINYINT) ORDER BY nt_int(p.o)) '
+                     f'FILTER (WHERE p.o IS NOT NULL) AS "lines" '
+                     f"FROM out AS j JOIN out AS r ON r.k = '{t['rule']}' AND r.s = j.s "
+                     f"LEFT JOIN out AS m ON m.k = '{t['matched']}' AND m.s = j.s "
+                     f"LEFT JOIN c_{t['position']} AS p ON p.s = m.o "
+                     f"WHERE j.k = '{t['judgmentOf']}' GROUP BY j.o, j.s, r.o ORDER BY 1, 2")
+        for name, sql in (("states", states), ("judgments", judgments)):
+            path = out / f"{name}-{part:06d}.parquet"
+            con.execute(f"COPY ({sql}) TO '{_sql_path(path)}' (FORMAT parquet)")
+            counts[name] = con.execute(f"SELECT count(*) FROM read_parquet('{_sql_path(path)}')").fetchone()[0]
+        return []
+
+    engine.derive_triples(quads, sink=sink)
+    return counts
+
+
+def _sql_path(path: Path) -> str:
+    return str(path).replace("'", "''")
+
+
+def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, cluster: str | None = None,
+                 format: str | None = None, progress=None) -> dict:
+    """Derive every good cast of a batch file into Parquet under `out_dir`; the report is load_file's.
+
+    A cast earlier in the file (same content) is skipped; a bad record is rejected with its reason
+    (on_error="abort": any bad record raises BatchError before anything is written). `out_dir` must not
+    hold Parquet files of an earlier load (they would be mixed with these): that is refused, not overwritten.
+    """
+    from liuyao_kg.batch import scan
+
+    out = Path(out_dir)
+    if out.exists() and (any(out.glob("states*.parquet")) or any(out.glob("judgments*.parquet"))):
+        raise BatchError(f"{out} already holds states/judgments Parquet files of an earlier load: choose an empty "
+                         f"directory", [])
+    total = scan(path, on_error=on_error, format=format)
+    out.mkdir(parents=True, exist_ok=True)
+    report = {"loaded": [], "skipped": [], "rejected": [], "states": 0, "judgments": 0}
+    client, local = _client(cluster) if cluster else (None, None)
+    seen: set[str] = set()
+    done = 0
+    in_flight: deque = deque()
+
+    def finish_oldest():
+        nonlocal done
+        future, ids = in_flight.popleft()
+        counts = future.result() if client is not None else future
+        report["states"] += counts["states"]
+        report["judgments"] += counts["judgments"]
+        report["loaded"] += ids
+        done += len(ids)
+        if progress is not None:
+            progress.update(done + len(report["skipped"]) + len(report["rejected"]), total,
+                            loaded=len(report["loaded"]), skipped=len(report["skipped"]), rejected=len(report["rejected"]))
+
+    def submit(items, part):
+        casts = [ci for _, ci in items]
+        ids = [rid for rid, _ in items]
+        if client is None:
+            in_flight.append((derive_partition(casts, str(out.resolve()), part), ids))
+        else:
+            in_flight.append((client.submit(derive_partition, casts, str(out.resolve()), part, pure=False), ids))
+        limit = 2 * max(1, len(client.scheduler_info().get("workers", {})) if client is not None else 1)
+        while len(in_flight) > limit - 1:
+            finish_oldest()
+
+    try:
+        pending, part = [], 0
+        for rid, item in iter_batch(path, format=format):
+            if isinstance(item, CastInputError):
+                report["rejected"].append({"id": rid, "line": item.line, "reason": str(item)})
+            elif item.iri in seen:
+                report["skipped"].append(rid)
+            else:
+                seen.add(item.iri)
+                pending.append((rid, item))
+                if len(pending) >= batch:
+                    submit(pending, part)
+                    pending, part = [], part + 1
+        if pending:
+            submit(pending, part)
+        while in_flight:
+            finish_oldest()
+    finally:
+        if client is not None:
+            client.close()
+        if local is not None:
+            local.close()
+    return report
+
+
+def _client(address: str):
+    """A Dask distributed client: `local:N` on a new local cluster of N workers, else the scheduler at `address`."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as e:  # the `cluster` extra
+        raise BatchError("--cluster needs Dask distributed: pip install 'liuyao-kg[cluster]'", []) from e
+    if address.startswith("local:"):
+        try:
+            n = int(address.split(":", 1)[1])
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise BatchError(f"--cluster {address!r}: local:N needs a number of workers N ≥ 1", [])
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
+        return Client(cluster), cluster
+    try:
+        return Client(address, timeout="10s"), None
+    except (OSError, TimeoutError, ValueError) as e:
+        raise BatchError(f"--cluster {address!r}: cannot reach a Dask scheduler there ({e})", []) from e

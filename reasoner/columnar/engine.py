@@ -1,0 +1,371 @@
+"""ColumnarEngine: the rule base run as SQL on DuckDB, stratum by stratum, to the same fixpoint as Engine.
+
+Layout: one table per key — `c_<id>(s, o)` for a predicate, `c_<id>(s)` for an rdf:type class — holding a
+batch's cast triples, beside `r_<id>` holding the reference layers' (loaded once). A rule reads the two
+through `{T:<id>}` placeholders resolved here. Each rule's new triples (not yet in the tables) are
+appended to its keys' tables and to `out`; the batch's `out` is its inferred quads.
+
+A rule the translator refuses (`translate.Unsupported`), or a `typed` rule while the batch holds a literal
+of a datatype the SQL macros do not model, runs on pyoxigraph against a mirror store kept in step with
+the tables — so the result is the reference engine's whatever the generator covers (`paths`).
+No rule joins two casts (every rule's solutions are one cast's), so any partition of casts into
+batches derives the same quads.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable
+
+import pyoxigraph as ox
+
+from liuyao_kg.namespaces import CAST, LYO, sparql_prologue
+from liuyao_kg.reasoner.dependencies import _cache_dir, _read_json, _write_json, plan
+from liuyao_kg.reasoner.engine import Rule, RuleScopeError, ox_keys
+
+from . import terms
+from .translate import RDF_TYPE, VERSION, Translation, Unsupported, table_id, translate
+
+_PROLOGUE = sparql_prologue()
+_TOPIC = LYO + "topic"
+
+
+def _rule_hash(rule: Rule) -> str:
+    return hashlib.sha256(f"{VERSION}\n{rule.iri}\n{rule.construct}".encode()).hexdigest()
+
+
+def _cache_file():
+    return _cache_dir() / f"columnar-sql-v{VERSION}.json"
+
+
+def translations(rules: list[Rule], progress=None) -> dict[str, Translation | str]:
+    """Each rule's Translation, or the reason it runs on pyoxigraph; memoised by each rule's text hash.
+
+    Translating parses every rule with rdflib (about 15 ms a rule); the result depends only on the rule's
+    text and the generator's VERSION, so a changed rule misses the cache and is translated again. An
+    unwritable cache directory only costs the time again next start.
+    """
+    cache = _read_json(_cache_file())
+    out, fresh = {}, {}
+    missing = [r for r in rules if _rule_hash(r) not in cache]
+    if missing and progress:
+        progress(f"translating {len(missing)} rule(s) to SQL (cached after the first run)")
+    for r in rules:
+        h = _rule_hash(r)
+        entry = cache.get(h)
+        if entry is None:
+            try:
+                t = translate(r.construct, r.iri, _PROLOGUE)
+                entry = {"where": t.where, "template": t.template, "reads": t.reads, "typed": t.typed,
+                         "ordered": t.ordered}
+            except Unsupported as e:
+                entry = {"unsupported": str(e)}
+            fresh[h] = entry
+        if "unsupported" in entry:
+            out[r.iri] = entry["unsupported"]
+        else:
+            out[r.iri] = Translation(entry["where"], [tuple(x) for x in entry["template"]],
+                                     [tuple(x) for x in entry["reads"]], entry["typed"], entry["ordered"])
+    if fresh:
+        _write_json(_cache_file(), fresh, keep=None)
+    return out
+
+
+def _key_of(p: str, o: str) -> tuple[str, str]:
+    """The table key of a triple, from its N-Triples predicate and object."""
+    if p == f"<{RDF_TYPE}>" and o.startswith("<"):
+        return ("t", o[1:-1])
+    return ("p", p[1:-1])
+
+
+class ColumnarEngine:
+    """Derives casts' inferred quads with the rules as SQL; `derive` returns what Engine.derive returns."""
+
+    def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad], *, threads: int | None = None,
+                 progress=None):
+        import duckdb
+
+        self.rules = {r.iri: r for r in rules}
+        self.plan = plan({r.iri: r.io for r in rules})
+        self.con = duckdb.connect()
+        if threads:
+            self.con.execute(f"SET threads = {int(threads)}")
+        self.con.execute("SET preserve_insertion_order = false")
+        # the translator orders each rule's joins itself (translate._Translator.p_BGP): DuckDB's search
+        # would cost more than the evaluation
+        self.con.execute("SET disabled_optimizers = 'join_order'")
+        terms.install(self.con)
+        self.sql = translations(rules, progress)
+        self._reference = list(reference)
+        self._reference_keys = ox_keys(self._reference)
+        self._keys: dict[str, tuple[str, str]] = {}  # table id → key
+        self._ref_ids: set[str] = set()
+        self._load_reference()
+        for t in self.sql.values():
+            if isinstance(t, Translation):
+                for kind, iri, *_ in t.template:
+                    self._table((kind, iri))
+                for key in t.reads:
+                    self._table(tuple(key))
+        self.con.execute("CREATE TABLE out (k VARCHAR, s VARCHAR, o VARCHAR, seq INTEGER)")
+        self.con.execute("CREATE TEMP TABLE new (k VARCHAR, s VARCHAR, o VARCHAR)")
+        self.con.execute("CREATE TEMP TABLE fresh (s VARCHAR, o VARCHAR)")
+        for tid in self._ref_ids:
+            self.con.execute(f"CREATE OR REPLACE TABLE c_{tid} AS SELECT * FROM r_{tid}")
+        self._levels_cache = self._levels()
+        self._queries = {iri: self._resolve(t) for iri, t in self.sql.items() if isinstance(t, Translation)}
+        self._ox_queries = {r.iri: f"{_PROLOGUE}{r.construct}\nVALUES ?rule {{ <{r.iri}> }}" for r in rules}
+        self._mirror = None
+        #: seconds per rule, summed over derivations, when set to a dict (profiling; None: not measured)
+        self.timings: dict[str, float] | None = None
+
+    # --- layout ---------------------------------------------------------------------------------
+
+    @property
+    def paths(self) -> dict[str, int]:
+        """How many rules run as generated SQL and how many on pyoxigraph (the translator refused them)."""
+        sql = sum(isinstance(t, Translation) for t in self.sql.values())
+        return {"sql": sql, "pyoxigraph": len(self.sql) - sql}
+
+    def fallback_reasons(self) -> dict[str, str]:
+        return {iri: t for iri, t in self.sql.items() if not isinstance(t, Translation)}
+
+    def _table(self, key: tuple[str, str]) -> str:
+        tid = table_id(key)
+        if tid not in self._keys:
+            self._keys[tid] = key
+            cols = "s VARCHAR" if key[0] == "t" else "s VARCHAR, o VARCHAR"
+            self.con.execute(f"CREATE TABLE c_{tid} ({cols})")
+        return tid
+
+    def _load_reference(self) -> None:
+        import pyarrow as pa
+
+        by_key: dict[tuple[str, str], tuple[list, list]] = {}
+        for qd in self._reference:
+            p, o = str(qd.predicate), str(qd.object)
+            key = _key_of(p, o)
+            s_list, o_list = by_key.setdefault(key, ([], []))
+            s_list.append(str(qd.subject))
+            o_list.append(o)
+        for key, (s_list, o_list) in by_key.items():
+            tid = self._table(key)
+            tbl = pa.table({"s": s_list} if key[0] == "t" else {"s": s_list, "o": o_list})
+            self.con.register("ref_stage", tbl)
+            self.con.execute(f"CREATE TABLE r_{tid} AS SELECT DISTINCT * FROM ref_stage")
+            self.con.unregister("ref_stage")
+            self._ref_ids.add(tid)
+
+    def _source(self, tid: str) -> str:
+        return f"c_{tid}"  # the reference rows are copied in at the start of each batch (see _reset)
+
+    def _resolve(self, t: Translation) -> str:
+        """The rule as one INSERT into `new` of (key, subject, object): every triple its template makes."""
+        where = t.where
+        for key in t.reads:
+            tid = table_id(tuple(key))
+            where = where.replace(f"{{T:{tid}}}", self._source(tid))
+        parts = []
+        for kind, iri, s, o in t.template:
+            tid = table_id((kind, iri))
+            obj = "NULL" if kind == "t" else o
+            cond = f"{s} IS NOT NULL AND {s}[1] IN ('<', '_')" + ("" if kind == "t" else f" AND {o} IS NOT NULL")
+            parts.append(f"SELECT '{tid}' AS k, {s} AS s, {obj} AS o FROM sol WHERE {cond}")
+        if not parts:
+            return ""
+        return f"INSERT INTO new WITH sol AS MATERIALIZED ({where}) {' UNION ALL '.join(parts)}"
+
+    # --- derivation -----------------------------------------------------------------------------
+
+    def _levels(self) -> list[tuple[list[str], bool]]:
+        """The strata grouped into levels: a stratum's level is one past the deepest stratum it reads from.
+
+        Strata of one level do not read each other's output, so a level of non-recursive strata is
+        evaluated as one SQL statement (DuckDB plans a statement in milliseconds, whatever the data:
+        one statement per rule would cost more than the derivation itself); a recursive stratum runs
+        alone, to its fixpoint.
+        """
+        g = self.plan.graph
+        index = {m: i for i, st in enumerate(self.plan.strata) for m in st}
+        level: dict[int, int] = {}
+        for i, st in enumerate(self.plan.strata):
+            deps = {index[a] for m in st for a in g.predecessors(m) if index[a] != i}
+            level[i] = 1 + max((level[d] for d in deps), default=-1)
+        out: list[tuple[list[str], bool]] = []
+        for lv in sorted(set(level.values())):
+            flat = [m for i, st in enumerate(self.plan.strata) if level[i] == lv and not self.plan.recursive[i] for m in st]
+            if flat:
+                out.append((flat, False))
+            out += [(st, True) for i, st in enumerate(self.plan.strata) if level[i] == lv and self.plan.recursive[i]]
+        return out
+
+    def derive(self, cast_quads: Iterable[ox.Quad]) -> list[ox.Quad]:
+        """The inferred quads of the casts given (their asserted quads), as Engine.derive returns them."""
+        quads = list(cast_quads)
+        graphs = {q.graph_name.value for q in quads}
+        out = []
+        for s, p, o in self.derive_triples(quads):
+            cast = _cast_of_nt(s)
+            if cast is None or cast not in graphs:
+                raise RuleScopeError(f"a rule wrote {s} {p} {o} outside any cast being derived")
+            out.append(f"{s} {p} {o} <{cast}/inferred> .\n")
+        return list(ox.parse("".join(out), format=ox.RdfFormat.N_QUADS)) if out else []
+
+    def derive_triples(self, quads: list[ox.Quad], sink=None) -> list[tuple[str, str, str]]:
+        """The inferred triples of a batch in N-Triples terms; `sink(con)`, if given, reads `out` instead."""
+        import pyarrow as pa
+
+        topics = {q.object.value for q in quads if q.predicate.value == _TOPIC}
+        con = self.con
+        k, s, o = [], [], []
+        datatypes = set()
+        for qd in quads:
+            obj = qd.object
+            if isinstance(obj, ox.Literal):
+                datatypes.add(obj.datatype.value)
+            p, os_ = str(qd.predicate), str(obj)
+            tid = table_id(_key_of(p, os_))
+            if tid not in self._keys:
+                continue  # no rule reads it (the pyoxigraph mirror, if used, has every quad)
+            k.append(tid)
+            s.append(str(qd.subject))
+            o.append(os_)
+        exact = (datatypes <= terms.SAFE_DATATYPES, datatypes <= terms.SAFE_DATATYPES - {terms.XSD + "dateTime"})
+        con.register("stage", pa.table({"k": k, "s": s, "o": o}))
+        touched = set(k)
+        for tid in touched:
+            cols = "s" if self._keys[tid][0] == "t" else "s, o"
+            con.execute(f"INSERT INTO c_{tid} SELECT DISTINCT {cols} FROM stage WHERE k = '{tid}'")
+        con.unregister("stage")
+        present = ox_keys(quads, set(self._reference_keys))
+        self._asserted = quads
+        self._mirror_seq = -1
+        self._seq = 0
+        try:
+            for members, recursive in self._levels_cache:
+                while True:
+                    run = [iri for iri in members
+                           if (self.rules[iri].topics is None or self.rules[iri].topics & topics)
+                           and self.rules[iri].io.required <= present]
+                    if not run:
+                        break
+                    added = self._apply(run, exact, present, touched)
+                    if not recursive or added == 0:
+                        break
+            if sink is not None:
+                return sink(con)
+            rows = con.execute("SELECT s, k, o FROM out").fetchall()
+        finally:
+            self._reset(touched)
+        out = []
+        for s_, tid, o_ in rows:
+            kind, iri = self._keys[tid]
+            out.append((s_, f"<{RDF_TYPE}>", f"<{iri}>") if kind == "t" else (s_, f"<{iri}>", o_))
+        return out
+
+    def _reset(self, touched: set) -> None:
+        """Back to the reference rows only: the next batch starts clean."""
+        for tid in touched:
+            if tid in self._ref_ids:
+                self.con.execute(f"CREATE OR REPLACE TABLE c_{tid} AS SELECT * FROM r_{tid}")
+            else:
+                self.con.execute(f"DELETE FROM c_{tid}")
+        self.con.execute("DELETE FROM out")
+        self._mirror = None
+        self._asserted = None
+
+    def _apply(self, iris: list[str], exact: tuple[bool, bool], present: set, touched: set) -> int:
+        """Evaluate rules that do not read each other; their new triples go to the tables and `out`.
+
+        Each rule appends what its template makes to `new`; the level's triples are then made a set
+        and stripped of those the tables already hold, once per key (not once per rule).
+        """
+        con = self.con
+        self._seq += 1
+        con.execute("DELETE FROM new")
+        timings = self.timings
+        for iri in iris:
+            t = self.sql[iri]
+            start = time.perf_counter() if timings is not None else 0.0
+            if isinstance(t, Translation) and (exact[0] or not t.typed) and (exact[1] or not t.ordered):
+                if self._queries[iri]:
+                    con.execute(self._queries[iri])
+            else:
+                self._apply_oxigraph(iri)
+            if timings is not None:
+                timings[iri] = timings.get(iri, 0.0) + time.perf_counter() - start
+        keys = [k for (k,) in con.execute("SELECT DISTINCT k FROM new").fetchall()]
+        total = 0
+        for tid in keys:
+            kind, key_iri = self._keys[tid]
+            cols = "s" if kind == "t" else "s, o"
+            con.execute(f"DELETE FROM fresh")
+            con.execute(f"INSERT INTO fresh SELECT DISTINCT {cols}{', NULL' if kind == 't' else ''} FROM new "
+                        f"WHERE k = '{tid}' EXCEPT SELECT {cols}{', NULL' if kind == 't' else ''} FROM c_{tid}")
+            (n,) = con.execute("SELECT count(*) FROM fresh").fetchone()
+            if not n:
+                continue
+            con.execute(f"INSERT INTO c_{tid} SELECT {cols} FROM fresh")
+            con.execute(f"INSERT INTO out SELECT '{tid}', s, o, {self._seq} FROM fresh")
+            touched.add(tid)
+            total += n
+            if kind == "t":
+                present.update({("p", RDF_TYPE, ""), ("t", key_iri, "")})
+            else:
+                present.add(("p", key_iri, ""))
+                # the keys with an IRI object (what `required` reads: see dependencies.Key)
+                for (obj,) in con.execute("SELECT DISTINCT o FROM fresh WHERE o[1] = '<'").fetchall():
+                    present.add(("p", key_iri, obj[1:-1]))
+        return total
+
+    #: rules evaluated in one SQL statement (at most)
+    FUSE = 200
+
+    # --- the pyoxigraph path --------------------------------------------------------------------
+
+    def _apply_oxigraph(self, iri: str) -> None:
+        """Run one rule on a pyoxigraph mirror of the tables; its new triples land in `new`."""
+        import pyarrow as pa
+
+        if self._mirror is None:
+            self._mirror = ox.Store()
+            self._mirror.extend(ox.Quad(q.subject, q.predicate, q.object) for q in self._reference)
+            self._mirror.extend(ox.Quad(q.subject, q.predicate, q.object) for q in self._asserted)
+        rows = self.con.execute(f"SELECT s, k, o FROM out WHERE seq > {self._mirror_seq}").fetchall()
+        if rows:
+            text = "".join(f"{s} {self._nt_pred(k)} {self._nt_obj(k, o)} .\n" for s, k, o in rows)
+            self._mirror.extend(ox.Quad(t.subject, t.predicate, t.object)
+                                for t in ox.parse(text, format=ox.RdfFormat.N_TRIPLES))
+        self._mirror_seq = self._seq - 1
+        k, s, o = [], [], []
+        for t in self._mirror.query(self._ox_queries[iri]):
+            p, obj = str(t.predicate), str(t.object)
+            key = _key_of(p, obj)
+            tid = self._table(key)
+            k.append(tid)
+            s.append(str(t.subject))
+            o.append(None if key[0] == "t" else obj)
+        self.con.register("ox_stage", pa.table({"k": pa.array(k, pa.string()), "s": pa.array(s, pa.string()),
+                                                "o": pa.array(o, pa.string())}))
+        self.con.execute("INSERT INTO new SELECT k, s, o FROM ox_stage")
+        self.con.unregister("ox_stage")
+
+    def _nt_pred(self, tid: str) -> str:
+        kind, iri = self._keys[tid]
+        return f"<{RDF_TYPE}>" if kind == "t" else f"<{iri}>"
+
+    def _nt_obj(self, tid: str, o: str | None) -> str:
+        kind, iri = self._keys[tid]
+        return f"<{iri}>" if kind == "t" else o
+
+
+def _cast_of_nt(s: str) -> str | None:
+    if not s.startswith("<" + CAST):
+        return None
+    rest = s[1 + len(CAST):-1]
+    return CAST + rest.split("/", 1)[0]
+
+
+__all__ = ["ColumnarEngine", "translations"]

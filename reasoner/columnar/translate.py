@@ -1,0 +1,684 @@
+"""SPARQL CONSTRUCT (rdflib's algebra) → SQL over per-predicate tables, or `Unsupported` with the reason.
+
+The translation is mechanical and exact for the constructs it knows: BGPs (constant predicates, rdf:type
+with a constant class), joins, UNION, MINUS, OPTIONAL, FILTER with [NOT] EXISTS, BIND, VALUES, sub-SELECTs
+with GROUP BY / COUNT / SAMPLE, and the expressions of docs/columnar.md. Anything else — property paths, a
+variable predicate or class, a blank node in a template, an operator it has no macro for, a computed
+string bound to a variable, an ordering comparison between two stored terms — raises `Unsupported`, and
+the engine runs that rule on pyoxigraph: the generator is never silently wrong, only slower.
+
+Tables are named by key: ("p", predicate) holds (s, o) pairs, ("t", class) the subjects typed with it;
+generated SQL refers to them as `{T:<n>}` placeholders the engine resolves (reference rows and cast
+rows sit in separate tables).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+from .terms import q
+
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+#: bump when the generated SQL changes meaning: cached translations of older versions are ignored
+VERSION = "4"
+
+
+class Unsupported(Exception):
+    """The rule uses a construct the SQL generator does not translate exactly; it runs on pyoxigraph."""
+
+
+def table_id(key: tuple[str, str]) -> str:
+    return key[0] + "_" + hashlib.sha1(key[1].encode()).hexdigest()[:12]
+
+
+@dataclass
+class Translation:
+    """One rule as SQL: `where` selects the solutions, `template` makes (key, subject, object) from them."""
+
+    where: str
+    #: (key kind, key IRI, subject SQL, object SQL or None for a class table) over the solution alias `sol`
+    template: list[tuple[str, str, str, str | None]]
+    reads: list[tuple[str, str]] = field(default_factory=list)
+    #: computes or compares on stored terms: exact only while the batch's literal datatypes are SAFE
+    typed: bool = False
+    #: orders two stored terms: exact only while the batch holds no xsd:dateTime either
+    ordered: bool = False
+
+
+@dataclass
+class _Pat:
+    sql: str
+    cols: dict  # var name → column name
+    nullable: set
+    #: variables every solution binds to an IRI or blank node (bound in a subject position)
+    nodes: set = field(default_factory=set)
+
+
+@dataclass
+class _Ex:
+    sql: str
+    kind: str  # term | node (an IRI or blank node) | int | str | bool
+    const: str | None = None  # the canonical N-Triples of a constant
+    iri_text: str | None = None  # STR(node): the node's SQL
+    literal: str | None = None  # a constant string's value
+    iri_suffix: tuple | None = None  # CONCAT(STR(node), constant IRI characters): (node SQL, suffix)
+
+
+#: characters that keep an absolute IRI valid when appended to it (RFC 3987 unreserved, sub-delims, / : @)
+_IRI_TAIL = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]*")
+
+
+def _nt(term) -> str:
+    """An rdflib term → canonical N-Triples (pyoxigraph's spelling, as stored)."""
+    from rdflib import Literal, URIRef
+
+    if isinstance(term, URIRef):
+        return str(ox.NamedNode(str(term)))
+    if isinstance(term, Literal):
+        if term.language:
+            return str(ox.Literal(str(term), language=term.language))
+        dt = ox.NamedNode(str(term.datatype)) if term.datatype else None
+        return str(ox.Literal(str(term), datatype=dt))
+    raise Unsupported(f"constant {term!r}")
+
+
+class _Translator:
+    def __init__(self):
+        self.n = 0
+        self.vars: dict[str, str] = {}
+        self.reads: set[tuple[str, str]] = set()
+        self.typed = False
+        self.ordered = False
+        #: the `nodes` of the pattern whose expressions are being compiled
+        self.subjects: set[str] = set()
+
+    def alias(self) -> str:
+        self.n += 1
+        return f"a{self.n}"
+
+    def col(self, var) -> str:
+        name = str(var) if not type(var).__name__ == "BNode" else "_bn_" + str(var)
+        if name not in self.vars:
+            self.vars[name] = f"v{len(self.vars)}"
+        return self.vars[name]
+
+    @staticmethod
+    def vname(var) -> str:
+        return str(var) if not type(var).__name__ == "BNode" else "_bn_" + str(var)
+
+    # --- patterns -------------------------------------------------------------------------------
+
+    def pattern(self, node, outer: dict) -> _Pat:
+        name = getattr(node, "name", None)
+        fn = getattr(self, "p_" + str(name), None)
+        if fn is None:
+            raise Unsupported(f"algebra operator {name}")
+        return fn(node, outer)
+
+    def p_BGP(self, node, outer):
+        """Triple patterns as explicit joins, in an order that never makes a cross product it can avoid.
+
+        DuckDB's own join-order search costs ~60 ms for a rule of a dozen patterns (more than running
+        it), so the engine switches it off and the order is chosen here: the pattern with the most
+        constants first, then always a pattern sharing a variable with those already joined, the most
+        constrained first. Every table holds one batch, and no rule joins two casts, so every join
+        stays within one cast's rows.
+        """
+        from rdflib import BNode, Literal, URIRef, Variable
+
+        triples = list(node.get("triples") or [])
+        if not triples:
+            return _Pat("SELECT 1 AS _one", {}, set())
+        pats = []
+        for s_, p, o in triples:
+            if not isinstance(p, URIRef):
+                raise Unsupported("a variable predicate or a property path")
+            if str(p) == RDF_TYPE:
+                if not isinstance(o, URIRef):
+                    raise Unsupported("rdf:type with a variable class")
+                key, positions = ("t", str(o)), [(s_, "s")]
+            else:
+                key, positions = ("p", str(p)), [(s_, "s"), (o, "o")]
+            for term, _ in positions:
+                if not isinstance(term, (Variable, BNode, URIRef, Literal)):
+                    raise Unsupported(f"term {term!r}")
+            pvars = {self.vname(t) for t, _ in positions if isinstance(t, (Variable, BNode))}
+            consts = sum(1 for t, _ in positions if isinstance(t, (URIRef, Literal)))
+            consts += sum(1 for v in pvars if v in outer)
+            # a class table is one column: as constraining as a constant object
+            pats.append((key, positions, pvars, consts + (1 if key[0] == "t" else 0)))
+        order, bound = [], set()
+        remaining = list(range(len(pats)))
+        while remaining:
+            connected = [i for i in remaining if pats[i][2] & bound] or remaining
+            best = max(connected, key=lambda i: (pats[i][3], -i))
+            order.append(best)
+            remaining.remove(best)
+            bound |= pats[best][2]
+        froms, binds, subj, where = [], {}, set(), []
+        for n, i in enumerate(order):
+            key, positions, _pv, _c = pats[i]
+            a = self.alias()
+            self.reads.add(key)
+            conds = []
+            if isinstance(positions[0][0], Variable):
+                subj.add(self.vname(positions[0][0]))
+            for term, col in positions:
+                ref = f"{a}.{col}"
+                if isinstance(term, (Variable, BNode)):
+                    v = self.vname(term)
+                    if v in binds:
+                        conds.append(f"{ref} = {binds[v]}")
+                    else:
+                        binds[v] = ref
+                        if v in outer and not isinstance(term, BNode):
+                            where.append(f"{ref} = {outer[v]}")
+                else:
+                    conds.append(f"{ref} = {q(_nt(term))}")
+            table = f"{{T:{table_id(key)}}} AS {a}"
+            if n == 0:
+                froms.append(table)
+                where += conds
+            elif conds:
+                froms.append(f"JOIN {table} ON {' AND '.join(conds)}")
+            else:
+                froms.append(f"CROSS JOIN {table}")
+        # blank nodes of a pattern are existential: not projected
+        cols = {v: self.col(v) for v in binds if not v.startswith("_bn_")}
+        select = ", ".join(f"{binds[v]} AS {c}" for v, c in cols.items()) or "1 AS _one"
+        cond = (" WHERE " + " AND ".join(where)) if where else ""
+        return _Pat(f"SELECT {select} FROM {' '.join(froms)}{cond}", cols, set(), subj & set(cols))
+
+    def _join(self, left: _Pat, right: _Pat, kind: str = "JOIN", extra: str | None = None) -> _Pat:
+        if not left.cols and kind == "JOIN" and left.sql == "SELECT 1 AS _one":
+            return right
+        if not right.cols and kind == "JOIN" and right.sql == "SELECT 1 AS _one":
+            return left
+        a, b = self.alias(), self.alias()
+        shared = [v for v in left.cols if v in right.cols]
+        conds, out = [], []
+        nullable = set()
+        for v, c in left.cols.items():
+            if v in right.cols:
+                ln, rn = v in left.nullable, v in right.nullable
+                if ln or rn:
+                    if kind != "JOIN":
+                        raise Unsupported("OPTIONAL joining on a possibly unbound variable")
+                    conds.append(f"({a}.{c} = {b}.{c} OR {a}.{c} IS NULL OR {b}.{c} IS NULL)")
+                    out.append(f"COALESCE({a}.{c}, {b}.{c}) AS {c}")
+                    if ln and rn:
+                        nullable.add(v)
+                else:
+                    conds.append(f"{a}.{c} = {b}.{c}")
+                    out.append(f"{a}.{c} AS {c}")
+            else:
+                out.append(f"{a}.{c} AS {c}")
+                if v in left.nullable:
+                    nullable.add(v)
+        for v, c in right.cols.items():
+            if v not in left.cols:
+                out.append(f"{b}.{c} AS {c}")
+                if v in right.nullable or kind != "JOIN":
+                    nullable.add(v)
+        if extra:
+            conds.append(extra)
+        cols = {**left.cols, **right.cols}
+        on = " AND ".join(conds) if conds else "TRUE"
+        sel = ", ".join(out) or "1 AS _one"
+        del shared
+        nodes = left.nodes | right.nodes if kind == "JOIN" else left.nodes
+        return _Pat(f"SELECT {sel} FROM ({left.sql}) AS {a} {'LEFT JOIN' if kind == 'LEFT' else 'JOIN'} "
+                    f"({right.sql}) AS {b} ON {on}", cols, nullable, nodes)
+
+    def p_Join(self, node, outer):
+        return self._join(self.pattern(node.p1, outer), self.pattern(node.p2, outer))
+
+    def p_LeftJoin(self, node, outer):
+        left, right = self.pattern(node.p1, outer), self.pattern(node.p2, outer)
+        expr = node.get("expr")
+        extra = None
+        if expr is not None and getattr(expr, "name", "") != "TrueFilter":
+            # the OPTIONAL's filter sees both sides: compile it over the joined aliases' columns
+            raise Unsupported("OPTIONAL with a FILTER")
+        return self._join(left, right, "LEFT", extra)
+
+    def p_Minus(self, node, outer):
+        left, right = self.pattern(node.p1, outer), self.pattern(node.p2, outer)
+        shared = [v for v in left.cols if v in right.cols]
+        if not shared:
+            return left
+        if any(v in left.nullable or v in right.nullable for v in shared):
+            raise Unsupported("MINUS on a possibly unbound variable")
+        a, b = self.alias(), self.alias()
+        cond = " AND ".join(f"{a}.{left.cols[v]} = {b}.{right.cols[v]}" for v in shared)
+        return _Pat(f"SELECT * FROM ({left.sql}) AS {a} WHERE NOT EXISTS (SELECT 1 FROM ({right.sql}) AS {b} "
+                    f"WHERE {cond})", left.cols, left.nullable, left.nodes)
+
+    def p_Union(self, node, outer):
+        left, right = self.pattern(node.p1, outer), self.pattern(node.p2, outer)
+        cols = {**left.cols, **right.cols}
+        nullable = left.nullable | right.nullable | {v for v in cols if v not in left.cols or v not in right.cols}
+
+        def side(p: _Pat) -> str:
+            a = self.alias()
+            sel = ", ".join(f"{a}.{c} AS {c}" if v in p.cols else f"CAST(NULL AS VARCHAR) AS {c}"
+                            for v, c in cols.items()) or "1 AS _one"
+            return f"SELECT {sel} FROM ({p.sql}) AS {a}"
+
+        return _Pat(f"{side(left)} UNION ALL {side(right)}", cols, nullable, left.nodes & right.nodes)
+
+    def p_Filter(self, node, outer):
+        inner = self.pattern(node.p, outer)
+        a = self.alias()
+        env = {**outer, **{v: f"{a}.{c}" for v, c in inner.cols.items()}}
+        self.subjects = inner.nodes
+        cond = self.as_bool(self.expr(node.expr, env, inner.nullable))
+        return _Pat(f"SELECT * FROM ({inner.sql}) AS {a} WHERE {cond.sql}", inner.cols, inner.nullable, inner.nodes)
+
+    def p_Extend(self, node, outer):
+        inner = self.pattern(node.p, outer)
+        v = self.vname(node.var)
+        if v in inner.cols:
+            raise Unsupported("BIND to a variable already bound")
+        a = self.alias()
+        env = {**outer, **{x: f"{a}.{c}" for x, c in inner.cols.items()}}
+        self.subjects = inner.nodes
+        e = self.as_term(self.expr(node.expr, env, inner.nullable))
+        c = self.col(node.var)
+        keep = ", ".join(f"{a}.{cc} AS {cc}" for cc in inner.cols.values())
+        sel = (keep + ", " if keep else "") + f"{e.sql} AS {c}"
+        return _Pat(f"SELECT {sel} FROM ({inner.sql}) AS {a}", {**inner.cols, v: c}, inner.nullable | {v})
+
+    def p_ToMultiSet(self, node, outer):
+        return self.pattern(node.p, outer)
+
+    def p_values(self, node, outer):
+        rows = node.get("res") or []
+        names = []
+        for r in rows:
+            for var in r:
+                if self.vname(var) not in names:
+                    names.append(self.vname(var))
+        if not rows:
+            return _Pat("SELECT 1 AS _one WHERE FALSE", {}, set())
+        from rdflib import Variable
+
+        cols = {v: self.col(Variable(v)) for v in names}
+        nullable = set()
+        lines = []
+        for r in rows:
+            vals = {self.vname(k): val for k, val in r.items()}
+            cells = []
+            for v in names:
+                if vals.get(v) is None:
+                    nullable.add(v)
+                    cells.append("CAST(NULL AS VARCHAR)")
+                else:
+                    cells.append(q(_nt(vals[v])))
+            lines.append("(" + ", ".join(cells) + ")")
+        a = self.alias()
+        return _Pat(f"SELECT * FROM (VALUES {', '.join(lines)}) AS {a}({', '.join(cols.values())})", cols, nullable)
+
+    def p_Project(self, node, outer):
+        inner = self.pattern(node.p, outer)
+        keep = {self.vname(v): inner.cols[self.vname(v)] for v in node.PV if self.vname(v) in inner.cols}
+        a = self.alias()
+        sel = ", ".join(f"{a}.{c} AS {c}" for c in keep.values()) or "1 AS _one"
+        return _Pat(f"SELECT {sel} FROM ({inner.sql}) AS {a}", keep, inner.nullable & set(keep), inner.nodes & set(keep))
+
+    def p_Distinct(self, node, outer):
+        inner = self.pattern(node.p, outer)
+        return _Pat(f"SELECT DISTINCT * FROM ({inner.sql})", inner.cols, inner.nullable, inner.nodes)
+
+    p_Reduced = p_Distinct
+
+    def p_AggregateJoin(self, node, outer):
+        group = node.p
+        if getattr(group, "name", "") != "Group":
+            raise Unsupported("aggregate without a group")
+        inner = self.pattern(group.p, outer)
+        a = self.alias()
+        keys = []
+        for e in group.get("expr") or []:
+            if type(e).__name__ != "Variable" or self.vname(e) not in inner.cols:
+                raise Unsupported("GROUP BY an expression")
+            keys.append(self.vname(e))
+        out, cols = [], {}
+        for agg in node.A:
+            res = self.vname(agg.res)
+            c = self.col(agg.res)
+            target = agg.vars
+            if agg.name == "Aggregate_Sample":
+                if type(target).__name__ != "Variable" or self.vname(target) not in keys:
+                    raise Unsupported("SAMPLE of a non-grouped variable")
+                out.append(f"ANY_VALUE({a}.{inner.cols[self.vname(target)]}) AS {c}")
+            elif agg.name == "Aggregate_Count":
+                distinct = "DISTINCT " if agg.get("distinct") else ""
+                if target == "*":
+                    if distinct:
+                        raise Unsupported("COUNT(DISTINCT *)")
+                    arg = "*"
+                elif type(target).__name__ == "Variable":
+                    if self.vname(target) not in inner.cols:
+                        arg = "NULL"
+                    else:
+                        arg = f"{a}.{inner.cols[self.vname(target)]}"
+                else:
+                    raise Unsupported("COUNT of an expression")
+                out.append(f"int_term(COUNT({distinct}{arg})) AS {c}")
+            else:
+                raise Unsupported(f"aggregate {agg.name}")
+            cols[res] = c
+        by = (" GROUP BY " + ", ".join(f"{a}.{inner.cols[k]}" for k in keys)) if keys else ""
+        return _Pat(f"SELECT {', '.join(out)} FROM ({inner.sql}) AS {a}{by}", cols,
+                    {k for k in cols if k not in keys or k in inner.nullable})  # (SAMPLE results: not tracked as nodes)
+
+    # --- expressions ----------------------------------------------------------------------------
+
+    def as_term(self, e: _Ex) -> _Ex:
+        if e.kind in ("term", "node"):
+            return _Ex(e.sql, "term", e.const)
+        if e.const is not None:
+            return _Ex(q(e.const), "term", e.const)
+        if e.kind == "int":
+            return _Ex(f"int_term({e.sql})", "term")
+        if e.kind == "bool":
+            return _Ex(f"bool_term({e.sql})", "term")
+        raise Unsupported("a computed string bound to a variable")
+
+    def as_bool(self, e: _Ex) -> _Ex:
+        if e.kind == "bool":
+            return e
+        if e.kind == "int":
+            return _Ex(f"(({e.sql}) <> 0)", "bool")
+        if e.kind == "str":
+            return _Ex(f"(length({e.sql}) > 0)", "bool")
+        if e.kind == "node":
+            return _Ex("CAST(NULL AS BOOLEAN)", "bool")  # an IRI has no effective boolean value
+        self.typed = True
+        return _Ex(f"nt_ebv({e.sql})", "bool")
+
+    def as_int(self, e: _Ex) -> _Ex:
+        if e.kind == "int":
+            return e
+        if e.kind == "node":
+            return _Ex("CAST(NULL AS BIGINT)", "int")  # an IRI is no number: an error
+        if e.kind == "term":
+            self.typed = True
+            return _Ex(f"nt_int({e.sql})", "int")
+        raise Unsupported("arithmetic on a non-number")
+
+    def as_str(self, e: _Ex) -> _Ex:
+        if e.kind == "str":
+            return e
+        raise Unsupported("a string function on a term that may not be a simple literal")
+
+    def expr(self, node, env: dict, nullable: set) -> _Ex:
+        from rdflib import Literal, URIRef, Variable
+
+        if isinstance(node, Variable):
+            v = self.vname(node)
+            if v not in env:
+                return _Ex("CAST(NULL AS VARCHAR)", "term")
+            return _Ex(env[v], "node" if v in self.subjects else "term")
+        if isinstance(node, URIRef):
+            nt = _nt(node)
+            return _Ex(q(nt), "term", nt)
+        if isinstance(node, Literal):
+            nt = _nt(node)
+            dt = str(node.datatype) if node.datatype else None
+            if dt == XSD + "integer":
+                try:
+                    return _Ex(str(int(str(node))), "int", nt)
+                except ValueError:
+                    raise Unsupported(f"ill-typed literal {node!r}")
+            if dt == XSD + "boolean" and str(node) in ("true", "false"):
+                return _Ex("TRUE" if str(node) == "true" else "FALSE", "bool", nt)
+            if not node.language and dt in (None, XSD + "string"):
+                return _Ex(q(str(node)), "str", nt, literal=str(node))
+            return _Ex(q(nt), "term", nt)
+        name = getattr(node, "name", None)
+        fn = getattr(self, "e_" + str(name), None)
+        if fn is None:
+            raise Unsupported(f"expression {name}")
+        return fn(node, env, nullable)
+
+    def e_ConditionalAndExpression(self, node, env, nullable):
+        parts = [self.as_bool(self.expr(x, env, nullable)).sql for x in [node.expr] + list(node.other or [])]
+        return _Ex("(" + " AND ".join(parts) + ")", "bool")
+
+    def e_ConditionalOrExpression(self, node, env, nullable):
+        parts = [self.as_bool(self.expr(x, env, nullable)).sql for x in [node.expr] + list(node.other or [])]
+        return _Ex("(" + " OR ".join(parts) + ")", "bool")
+
+    def e_UnaryNot(self, node, env, nullable):
+        return _Ex(f"(NOT {self.as_bool(self.expr(node.expr, env, nullable)).sql})", "bool")
+
+    def _eq(self, a: _Ex, b: _Ex) -> str:
+        if "node" in (a.kind, b.kind) and {a.kind, b.kind} <= {"node", "term"}:
+            return f"({a.sql} = {b.sql})"  # an IRI or blank node equals only itself, never an error
+        a, b = (self.as_term(x) if x.kind == "node" else x for x in (a, b))
+        if a.kind == b.kind and a.kind in ("int", "str", "bool"):
+            return f"({a.sql} = {b.sql})"
+        if a.kind != "term" and b.kind != "term":
+            return "CAST(NULL AS BOOLEAN)"  # literals of different datatypes: an error
+        ta, tb = self.as_term(a), self.as_term(b)
+        if ta.const is not None and ta.const.startswith("<"):
+            return f"({tb.sql} = {ta.sql})"  # an IRI equals only itself (never an error)
+        if tb.const is not None and tb.const.startswith("<"):
+            return f"({ta.sql} = {tb.sql})"
+        self.typed = self.ordered = True
+        return f"nt_eq({ta.sql}, {tb.sql})"
+
+    def e_RelationalExpression(self, node, env, nullable):
+        op = node.op
+        a = self.expr(node.expr, env, nullable)
+        if op in ("IN", "NOT IN"):
+            others = [self.expr(x, env, nullable) for x in node.other]
+            if not others:
+                return _Ex("FALSE" if op == "IN" else "TRUE", "bool")
+            eqs = [self._eq(a, b) for b in others]
+            if op == "IN":
+                return _Ex("(" + " OR ".join(eqs) + ")", "bool")
+            return _Ex("(" + " AND ".join(f"(NOT {x})" for x in eqs) + ")", "bool")
+        b = self.expr(node.other, env, nullable)
+        if op == "=":
+            return _Ex(self._eq(a, b), "bool")
+        if op == "!=":
+            return _Ex(f"(NOT {self._eq(a, b)})", "bool")
+        sqlop = {"<": "<", ">": ">", "<=": "<=", ">=": ">="}[op]
+        a, b = (self.as_term(x) if x.kind == "node" else x for x in (a, b))
+        if a.kind == b.kind and a.kind in ("int", "str"):
+            return _Ex(f"({a.sql} {sqlop} {b.sql})", "bool")
+        if {a.kind, b.kind} == {"int", "term"}:
+            return _Ex(f"({self.as_int(a).sql} {sqlop} {self.as_int(b).sql})", "bool")
+        if a.kind == b.kind == "term":
+            # integers by value, simple literals by code point, anything else an error; exact while the
+            # batch holds no other ordered datatype (xsd:dateTime, decimal …): the engine checks that
+            self.typed = self.ordered = True
+            return _Ex(f"(CASE WHEN nt_int({a.sql}) IS NOT NULL AND nt_int({b.sql}) IS NOT NULL "
+                       f"THEN nt_int({a.sql}) {sqlop} nt_int({b.sql}) WHEN nt_simple({a.sql}) IS NOT NULL "
+                       f"AND nt_simple({b.sql}) IS NOT NULL THEN nt_simple({a.sql}) {sqlop} nt_simple({b.sql}) END)",
+                       "bool")
+        raise Unsupported("an ordering comparison between a string and a term")
+
+    def e_AdditiveExpression(self, node, env, nullable):
+        out = self.as_int(self.expr(node.expr, env, nullable)).sql
+        for op, x in zip(node.op, node.other):
+            if op not in ("+", "-"):
+                raise Unsupported(f"operator {op}")
+            out = f"({out} {op} {self.as_int(self.expr(x, env, nullable)).sql})"
+        return _Ex(out, "int")
+
+    def e_MultiplicativeExpression(self, node, env, nullable):
+        out = self.as_int(self.expr(node.expr, env, nullable)).sql
+        for op, x in zip(node.op, node.other):
+            if op != "*":
+                raise Unsupported("division (its result is an xsd:decimal)")
+            out = f"({out} * {self.as_int(self.expr(x, env, nullable)).sql})"
+        return _Ex(out, "int")
+
+    def e_UnaryMinus(self, node, env, nullable):
+        return _Ex(f"(- {self.as_int(self.expr(node.expr, env, nullable)).sql})", "int")
+
+    def e_Builtin_STR(self, node, env, nullable):
+        e = self.expr(node.arg, env, nullable)
+        if e.const is not None:
+            lex = e.const[1:-1] if e.const.startswith("<") else _lex(e.const)
+            return _Ex(q(lex), "str")
+        if e.kind == "str":
+            return e
+        if e.kind == "int":
+            return _Ex(f"CAST({e.sql} AS VARCHAR)", "str")
+        if e.kind == "bool":
+            raise Unsupported("STR of a computed boolean")
+        if e.kind == "node":  # an IRI or a blank node: no literal parsing needed
+            return _Ex(f"(CASE WHEN {e.sql}[1] = '<' THEN substr({e.sql}, 2, length({e.sql}) - 2) END)", "str",
+                       iri_text=e.sql)
+        return _Ex(f"nt_lex({e.sql})", "str")
+
+    def e_Builtin_IRI(self, node, env, nullable):
+        e = self.expr(node.arg, env, nullable)
+        if e.kind == "str" and e.iri_suffix is not None:
+            # STR(<iri>) followed by constant IRI characters is a valid IRI: no validation needed
+            base = e.iri_suffix[0]
+            return _Ex(f"(CASE WHEN {base}[1] = '<' THEN substr({base}, 1, length({base}) - 1) || "
+                       f"{q(e.iri_suffix[1])} || '>' END)", "node")
+        if e.kind == "str":
+            return _Ex(f"iri_of({e.sql})", "term")
+        if e.kind in ("term", "node"):
+            return _Ex(f"nt_iri({e.sql})", "term")
+        raise Unsupported("IRI of a non-string")
+
+    e_Builtin_URI = e_Builtin_IRI
+
+    def e_Builtin_CONCAT(self, node, env, nullable):
+        exs = [self.as_str(self.expr(x, env, nullable)) for x in node.arg]
+        out = _Ex("(" + " || ".join(e.sql for e in exs) + ")" if exs else "''", "str")
+        rest = exs[1:]
+        if exs and exs[0].iri_text is not None and all(e.literal is not None for e in rest):
+            tail = "".join(e.literal for e in rest)
+            if _IRI_TAIL.fullmatch(tail):
+                out.iri_suffix = (exs[0].iri_text, tail)
+        return out
+
+    def e_Builtin_STRAFTER(self, node, env, nullable):
+        a = self.as_str(self.expr(node.arg1, env, nullable)).sql
+        b = self.as_str(self.expr(node.arg2, env, nullable)).sql
+        return _Ex(f"(CASE WHEN position({b} IN {a}) > 0 THEN substr({a}, position({b} IN {a}) + length({b})) "
+                   f"ELSE '' END)", "str")
+
+    def e_Builtin_IF(self, node, env, nullable):
+        c = self.as_bool(self.expr(node.arg1, env, nullable)).sql
+        x, y = self.expr(node.arg2, env, nullable), self.expr(node.arg3, env, nullable)
+        if x.kind != y.kind:
+            x, y = self.as_term(x), self.as_term(y)
+        return _Ex(f"(CASE WHEN {c} THEN {x.sql} WHEN NOT {c} THEN {y.sql} END)", x.kind)
+
+    def e_Builtin_BOUND(self, node, env, nullable):
+        v = self.vname(node.arg)
+        return _Ex(f"({env[v]} IS NOT NULL)" if v in env else "FALSE", "bool")
+
+    def e_Builtin_sameTerm(self, node, env, nullable):
+        a, b = self.as_term(self.expr(node.arg1, env, nullable)), self.as_term(self.expr(node.arg2, env, nullable))
+        return _Ex(f"({a.sql} = {b.sql})", "bool")
+
+    def _exists(self, node, env, nullable, negate: bool) -> _Ex:
+        graph = node.graph
+        if getattr(graph, "name", "") == "GroupGraphPatternSub":
+            from rdflib.plugins.sparql.algebra import translateGroupGraphPattern
+
+            graph = translateGroupGraphPattern(graph)
+        # outer variables are substituted into the pattern (SPARQL 1.1 §18.6): they reach its filters
+        # and triple patterns as correlated references
+        mentioned = {self.vname(v) for v in _variables(node.graph)}
+        if any(v in nullable and v in mentioned for v in env):
+            raise Unsupported("EXISTS reading a possibly unbound variable")
+        saved = self.subjects
+        inner = self.pattern(graph, env)
+        self.subjects = saved
+        a = self.alias()
+        shared = [v for v in inner.cols if v in env]
+        if any(v in inner.nullable for v in shared) or any(v in nullable for v in shared):
+            raise Unsupported("EXISTS on a possibly unbound variable")
+        cond = " AND ".join(f"{a}.{inner.cols[v]} = {env[v]}" for v in shared) or "TRUE"
+        sql = f"EXISTS (SELECT 1 FROM ({inner.sql}) AS {a} WHERE {cond})"
+        return _Ex(f"(NOT {sql})" if negate else sql, "bool")
+
+    def e_Builtin_EXISTS(self, node, env, nullable):
+        return self._exists(node, env, nullable, False)
+
+    def e_Builtin_NOTEXISTS(self, node, env, nullable):
+        return self._exists(node, env, nullable, True)
+
+
+def _variables(node, out: set | None = None) -> set:
+    """Every variable an algebra or parse-tree node mentions."""
+    from rdflib import Variable
+
+    out = set() if out is None else out
+    if isinstance(node, Variable):
+        out.add(node)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            if key != "_vars":
+                _variables(value, out)
+    elif isinstance(node, (list, tuple, set)):
+        for x in node:
+            _variables(x, out)
+    return out
+
+
+def _lex(nt: str) -> str:
+    term = ox.parse(f"<urn:s> <urn:p> {nt} .", format=ox.RdfFormat.N_TRIPLES)
+    return next(iter(term)).object.value
+
+
+def translate(construct: str, rule_iri: str, prologue: str) -> Translation:
+    """Translate one rule (`?rule` bound to its IRI, as the engine binds it); raises Unsupported."""
+    from rdflib import BNode, Literal, URIRef, Variable
+    from rdflib.plugins.sparql import prepareQuery
+
+    query = prepareQuery(f"{prologue}{construct}\nVALUES ?rule {{ <{rule_iri}> }}")
+    alg = query.algebra
+    if alg.name != "ConstructQuery":
+        raise Unsupported("not a CONSTRUCT")
+    tr = _Translator()
+    top = alg.p
+    if getattr(top, "name", "") == "Project":  # a CONSTRUCT's template reads every in-scope variable
+        top = top.p
+    pat = tr.pattern(top, {})
+    template = []
+    for s, p, o in alg.template or []:
+        if not isinstance(p, URIRef):
+            raise Unsupported("a variable predicate in the template")
+
+        def term(t):
+            if isinstance(t, Variable):
+                v = tr.vname(t)
+                return f"sol.{pat.cols[v]}" if v in pat.cols else None
+            if isinstance(t, (URIRef, Literal)):
+                return q(_nt(t))
+            if isinstance(t, BNode):
+                raise Unsupported("a blank node in the template")
+            raise Unsupported(f"template term {t!r}")
+
+        st = term(s)
+        if st is None:
+            continue  # never bound: the template triple is never made
+        if str(p) == RDF_TYPE:
+            if not isinstance(o, URIRef):
+                raise Unsupported("rdf:type of a variable class in the template")
+            template.append(("t", str(o), st, None))
+        else:
+            ot = term(o)
+            if ot is None:
+                continue
+            template.append(("p", str(p), st, ot))
+    sel = ", ".join(f"{c}" for c in pat.cols.values()) or "1 AS _one"
+    return Translation(where=f"SELECT {sel} FROM ({pat.sql})", template=template,
+                       reads=sorted(tr.reads), typed=tr.typed, ordered=tr.ordered)

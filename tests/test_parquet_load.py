@@ -1,0 +1,82 @@
+"""`liuyao load --parquet DIR`: the columnar back end's states and judgments as Parquet, equal to the store's.
+
+The judgments (rule, lines) and states (class, rule, line) read back from the Parquet files must be the
+ones the pyoxigraph engine puts in the RDF store for the same file; bad records are rejected with their
+reason and a directory holding an earlier load is refused. The Dask run (`--cluster local:2`) must write
+the same rows as the single-process run (marker `columnar_full`: it starts a local cluster).
+"""
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from liuyao_kg import namespaces as ns
+from liuyao_kg.batch import load_file
+from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.loaders.errors import BatchError
+from liuyao_kg.parquet_load import load_parquet
+from samples import sample_casts
+
+JUDGMENTS = """PREFIX lyo: <https://w3id.org/liuyao-kg/ontology#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+SELECT ?cast ?rule (GROUP_CONCAT(STRAFTER(STR(?l), "/line/"); separator=",") AS ?lines) WHERE {
+  ?j a lyo:Judgment ; lyo:judgmentOf ?cast ; prov:wasDerivedFrom ?rule .
+  OPTIONAL { ?j lyo:matchedLine ?l } } GROUP BY ?cast ?j ?rule"""
+STATES = """PREFIX lyo: <https://w3id.org/liuyao-kg/ontology#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+SELECT ?cast ?state ?class ?rule WHERE {
+  ?state lyo:stateOf ?of ; lyo:inCast ?cast ; prov:wasDerivedFrom ?rule ; a ?class .
+  FILTER(STRSTARTS(STR(?class), STR(lyo:))) }"""
+
+
+@pytest.fixture
+def batch(tmp_path):
+    path = tmp_path / "casts.jsonl"
+    rows = [{"id": f"r{i}", "lines": v, "month": m, "day": d, "topic": t} for i, (v, m, d, t) in enumerate(sample_casts(30, seed=8))]
+    rows.append({"id": "bad", "lines": "787985", "month": "寅", "day": "辛亥"})
+    rows.append(dict(rows[0], id="again"))
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def rows(directory, name: str) -> list[tuple]:
+    cols = '"cast", "rule", array_to_string("lines", \',\')' if name == "judgments" else '"cast", "state", "class", "rule"'
+    return sorted(duckdb.sql(f"SELECT {cols} FROM '{directory}/{name}*.parquet'").fetchall(),
+                  key=lambda r: tuple("" if x is None else str(x) for x in r))
+
+
+def test_parquet_holds_the_judgments_and_states_the_store_holds(batch, tmp_path):
+    report = load_parquet(batch, tmp_path / "pq", batch=12)
+    assert report["skipped"] == ["again"] and [r["id"] for r in report["rejected"]] == ["bad"]
+    assert len(report["loaded"]) == 30
+    kg = KnowledgeGraph()
+    load_file(kg, batch, jobs=1)
+    store_judgments = sorted((r["cast"], r["rule"], ",".join(sorted(r["lines"].split(","), key=int)) if r["lines"] else "")
+                             for r in kg.select(JUDGMENTS))
+    got = [(c, r, lines or "") for c, r, lines in rows(tmp_path / "pq", "judgments")]
+    assert got == store_judgments
+    store_states = sorted((r["cast"], r["state"], r["class"], r["rule"]) for r in kg.select(STATES))
+    assert rows(tmp_path / "pq", "states") == store_states
+    assert report["judgments"] == len(got) and len(list((tmp_path / "pq").glob("states-*.parquet"))) == 3
+
+
+def test_a_directory_holding_an_earlier_load_is_refused(batch, tmp_path):
+    load_parquet(batch, tmp_path / "pq")
+    with pytest.raises(BatchError, match="already holds"):
+        load_parquet(batch, tmp_path / "pq")
+
+
+def test_a_bad_cluster_address_is_a_clear_error(batch, tmp_path):
+    with pytest.raises(BatchError, match="local:N needs"):
+        load_parquet(batch, tmp_path / "pq", cluster="local:zero")
+
+
+@pytest.mark.columnar_full
+def test_a_local_dask_cluster_of_two_workers_writes_what_one_process_writes(batch, tmp_path):
+    single = load_parquet(batch, tmp_path / "one", batch=8)
+    spread = load_parquet(batch, tmp_path / "two", batch=8, cluster="local:2")
+    assert sorted(spread["loaded"]) == sorted(single["loaded"])
+    for name in ("states", "judgments"):
+        assert rows(tmp_path / "two", name) == rows(tmp_path / "one", name)
