@@ -21,7 +21,7 @@ import yaml
 
 from liuyao_kg.namespaces import LYRULE
 from liuyao_kg.ontology import build_passages as bp
-from liuyao_kg.reasoner.conditions import ConditionError, check_file, compile_rule
+from liuyao_kg.reasoner.conditions import ConditionError, check_file, compile_rule, strength_table
 
 HERE = Path(__file__).resolve().parent
 CHAPTERS = HERE / "chapters"
@@ -105,7 +105,8 @@ def rules_turtle(rules: list[tuple[str, dict, dict]]) -> str:
         if r.get("when"):
             pairs.append(("lyo:condition", [bp._lit(r["when"])]))
         if executable:
-            construct = compile_rule(r["when"], iri_path=f"{stem}/{r['id']}", topics=topics)
+            construct = compile_rule(r["when"], iri_path=f"{stem}/{r['id']}", topics=topics,
+                                     strength_table=strength_table(header, r))
             pairs.append(("lyo:sparqlConstruct", [bp._lit(construct)]))
         else:
             pairs.append(("lyo:nonExecutableReason", [bp._lit(str(r.get("reason") or ""), "en")]))
