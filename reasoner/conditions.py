@@ -47,6 +47,9 @@ LINE_STATES = {
     "化退": "ChangeRetreat", "進神": "JinShen", "退神": "TuiShen",
 }
 SUBJECTS = frozenset(t[0] for t in T.SUBJECTS)
+# 吉神 / 凶神 as 天玄賦 身命章 defines them (「妻財子孫者，雖為吉神」, 「凡遇財福吉神克我，仍吉；鬼殺凶神克我，大凶」):
+# 吉神 = 財福 (妻財, 子孫), 凶神 = 鬼殺 (官鬼). Not the unspecified 神煞 (凶殺) the seeds leave undefined.
+SPIRIT_CLASSES = {"吉神": ("妻財", "子孫"), "凶神": ("官鬼",)}
 # 神煞 (tables.SHENSHA): `神煞:咸池` is the default table (the seed's where a seed states one), `神煞:亡神/TriadShenSha`
 # the table of a named school. Aliases name the same 神煞.
 SHENSHA_IDS = {zh: sid for sid, zh, *_ in T.SHENSHA}
@@ -185,6 +188,10 @@ class _Compiler:
             return f"{var} lyo:relative lyr:{RELATIVE_IDS[tok]} ."
         if tok in ROLE_IDS:
             return f"{var} lyo:hasRole lyr:{ROLE_IDS[tok]} ."
+        if tok in SPIRIT_CLASSES:  # 吉神 / 凶神 by 身命章's definition (relatives)
+            r = self.fresh("r")
+            alts = ", ".join(f"lyr:{RELATIVE_IDS[x]}" for x in SPIRIT_CLASSES[tok])
+            return f"{var} lyo:relative {r} . FILTER({r} IN ({alts}))"
         if tok == "用神":
             return f"{self.fresh('ug')} a lyo:UseGod ; lyo:stateOf ?cast ; lyo:involves {var} ."
         if tok == "伏用":  # the use-god's relative is absent: the flying line its hidden line sits under
@@ -290,7 +297,7 @@ class _Compiler:
         to a shown line only (moving or static, spirit, roles, changes, 神煞 states, 暗動 …) never holds
         for it: None.
         """
-        if (tok in RELATIVE_IDS or tok in ELEMENT_IDS or tok in BRANCH_IDS or tok in POSITIONS
+        if (tok in RELATIVE_IDS or tok in SPIRIT_CLASSES or tok in ELEMENT_IDS or tok in BRANCH_IDS or tok in POSITIONS
                 or tok in ("內卦", "外卦", "臨日", "臨月", "臨年", "臨命", "間爻", "原神", "忌神")):
             return self.token(h, tok)
         if tok in STRENGTH_IDS or tok in STRENGTH_GROUPS:

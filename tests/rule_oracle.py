@@ -135,7 +135,7 @@ def _reads_hidden(tokens) -> bool:
 
 def _hidden_ok(tok: str) -> bool:
     """Whether a token is defined on a hidden use-god line (else it never holds there)."""
-    return (tok in RELATIVES or tok in GEN or tok in POSITIONS or (len(tok) == 1 and tok in BR)
+    return (tok in RELATIVES or tok in ("吉神", "凶神") or tok in GEN or tok in POSITIONS or (len(tok) == 1 and tok in BR)
             or tok in ("內卦", "外卦", "臨日", "臨月", "臨年", "臨命", "間爻", "原神", "忌神", "用神", "絕處逢生")
             or tok in ("旺", "相", "休", "囚", "死") or tok in GROUPS or tok in HIDDEN_STATES
             or (tok[:2] in ("日:", "月:") and tok[2:] in STAGES))
@@ -146,6 +146,10 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
         return False
     if tok in RELATIVES:
         return line["relative"] == tok
+    if tok == "吉神":  # 身命章: 妻財子孫者，雖為吉神 (財福)
+        return line["relative"] in ("妻財", "子孫")
+    if tok == "凶神":  # 身命章: 鬼殺凶神
+        return line["relative"] == "官鬼"
     if tok in ROLES:
         return tok in line["roles"]
     if tok == "用神":

@@ -41,6 +41,7 @@ CONDITIONS = [
     "u = 用神 日:長生", "u = 用神 月:帝旺", "u = 用神 白虎", "u = 用神 !動", "u = 用神 靜", "u = 用神 !世",
     "u = 用神 伏用 白虎", "u = 用神; s = 世; u 克 s", "u = 用神; 日 沖 u", "u = 用神; 月 生 u", "u = 用神 動; 變u 克 u",
     "u = 用神; g = 忌神 動; g 克 u", "u = 用神; m = 動; m 合 u", "not u = 用神 旺相", "u = 用神 水", "u = 用神 內卦",
+    "a = 吉神 動; s = 世; a 克 s", "a = 凶神 旺相", "a = 四爻 !吉神", "u = 用神 吉神", "u = 用神; g = 凶神 動; g 克 u",
     "u = 用神; s = 世; u 刑 s", "u = 用神; s = 世; u 比和 s", "u = 用神; 伏u 生 u",
 ]
 # strength tokens read by 火珠林's own four-season table (a 火珠林 rule's default, conditions.strength_table)
