@@ -14,6 +14,7 @@ Writes two deterministic files:
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -104,6 +105,8 @@ def rules_turtle(rules: list[tuple[str, dict, dict]]) -> str:
             pairs.append(("rdfs:comment", [bp._lit(str(r["note"]), "en")]))
         if r.get("when"):
             pairs.append(("lyo:condition", [bp._lit(r["when"])]))
+        if executable and re.search(r"[旺相休囚死]", r["when"]):  # the table its strength tokens read
+            pairs.append(("lyo:strengthTable", [f"lyr:School{strength_table(header, r)}"]))
         if executable:
             construct = compile_rule(r["when"], iri_path=f"{stem}/{r['id']}", topics=topics,
                                      strength_table=strength_table(header, r))
