@@ -80,6 +80,10 @@ SCHOOLS = [  # (id, zh, en, ko, work id or None, definition)
      "Later convention: only relatives absent from the six lines are sought as 伏神 in the palace's pure hexagram."),
     ("SchoolEarthMonths", "四季土旺說", "earth prospers in the four season-end months", "사계 토왕설", None,
      "Standard convention (not in the seeds): in 辰戌丑未 months earth is 旺, metal 相, fire 休, wood 囚, water 死."),
+    ("SchoolZengShan", "增刪卜易說", "Zengshan Buyi reading", "증산복역설", None,
+     "Standard convention (not in the seeds), after 增刪卜易 (野鶴老人, Qing): a static line clashed by the day is "
+     "broken (日破) when weak (休囚) and moves (暗動) when strong (旺相); a moving line clashed by the day is not "
+     "scattered (it rejects 動沖則散)."),
     ("SchoolHuoZhuLinSeasons", "火珠林四時旺衰", "Huozhulin strength by the four seasons", "화주림 사시 왕쇠", "WorkHuoZhuLin",
      "火珠林: strength by season only (春 寅卯辰, 夏 巳午未, 秋 申酉戌, 冬 亥子丑); earth has no season of its own, "
      "so in a 辰 month wood is 旺 and earth 死."),

@@ -14,6 +14,7 @@ Writes two deterministic files:
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -21,7 +22,7 @@ import yaml
 
 from liuyao_kg.namespaces import LYRULE
 from liuyao_kg.ontology import build_passages as bp
-from liuyao_kg.reasoner.conditions import ConditionError, check_file, compile_rule
+from liuyao_kg.reasoner.conditions import ConditionError, check_file, compile_rule, strength_table
 
 HERE = Path(__file__).resolve().parent
 CHAPTERS = HERE / "chapters"
@@ -108,8 +109,11 @@ def rules_turtle(rules: list[tuple[str, dict, dict]]) -> str:
             pairs.append(("rdfs:comment", [bp._lit(str(r["note"]), "en")]))
         if r.get("when"):
             pairs.append(("lyo:condition", [bp._lit(r["when"])]))
+        if executable and re.search(r"[旺相休囚死]", r["when"]):  # the table its strength tokens read
+            pairs.append(("lyo:strengthTable", [f"lyr:School{strength_table(header, r)}"]))
         if executable:
-            construct = compile_rule(r["when"], iri_path=f"{stem}/{r['id']}", topics=topics)
+            construct = compile_rule(r["when"], iri_path=f"{stem}/{r['id']}", topics=topics,
+                                     strength_table=strength_table(header, r))
             pairs.append(("lyo:sparqlConstruct", [bp._lit(construct)]))
         else:
             pairs.append(("lyo:nonExecutableReason", [bp._lit(str(r.get("reason") or ""), "en")]))

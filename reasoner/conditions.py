@@ -47,12 +47,26 @@ LINE_STATES = {
     "化退": "ChangeRetreat", "進神": "JinShen", "退神": "TuiShen",
 }
 SUBJECTS = frozenset(t[0] for t in T.SUBJECTS)
+# 吉神 / 凶神 as 天玄賦 身命章 defines them (「妻財子孫者，雖為吉神」, 「凡遇財福吉神克我，仍吉；鬼殺凶神克我，大凶」):
+# 吉神 = 財福 (妻財, 子孫), 凶神 = 鬼殺 (官鬼). Not the unspecified 神煞 (凶殺) the seeds leave undefined.
+SPIRIT_CLASSES = {"吉神": ("妻財", "子孫"), "凶神": ("官鬼",)}
 # 神煞 (tables.SHENSHA): `神煞:咸池` is the default table (the seed's where a seed states one), `神煞:亡神/TriadShenSha`
 # the table of a named school. Aliases name the same 神煞.
 SHENSHA_IDS = {zh: sid for sid, zh, *_ in T.SHENSHA}
 SHENSHA_ALIASES = {"桃花": "咸池", "天乙貴人": "貴人", "祿神": "祿"}
 SHENSHA_SCHOOLS = {(zh, school[len("School"):]): school for _sid, zh, *_rest, school, _p in T.SHENSHA if school}
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+# The strength table (旺相休囚死) a rule's strength tokens read (docs/rule-language.md "Strength tables"):
+# `EarthMonths`, the standard table (辰戌丑未 months are earth's, JSON `strength`), or `HuoZhuLinSeasons`,
+# 火珠林's own four-season table (財官異路章 「春，寅卯木旺…辰戌丑未土死」, passage SeasonalStrength).
+# A rule reads its own work's table; `strength_table:` in the rule overrides it.
+STRENGTH_TABLES = ("EarthMonths", "HuoZhuLinSeasons")
+WORK_STRENGTH_TABLE = {"HuoZhuLin": "HuoZhuLinSeasons"}  # every other work: EarthMonths
+
+
+def strength_table(header: dict, rule: dict) -> str:
+    """The strength table a chapter rule is judged by: the rule's own `strength_table`, else its work's."""
+    return rule.get("strength_table") or WORK_STRENGTH_TABLE.get(header.get("work"), "EarthMonths")
 
 
 # --- syntax -------------------------------------------------------------------------------------
@@ -159,8 +173,11 @@ def parse(text: str) -> Condition:
 # --- compilation --------------------------------------------------------------------------------
 
 class _Compiler:
-    def __init__(self):
+    def __init__(self, strength_table: str = "EarthMonths"):
+        if strength_table not in STRENGTH_TABLES:
+            raise ConditionError(f"unknown strength table {strength_table!r} (known: {', '.join(STRENGTH_TABLES)})")
         self.n = 0
+        self.table = strength_table
 
     def fresh(self, stem: str) -> str:
         self.n += 1
@@ -171,14 +188,20 @@ class _Compiler:
             return f"{var} lyo:relative lyr:{RELATIVE_IDS[tok]} ."
         if tok in ROLE_IDS:
             return f"{var} lyo:hasRole lyr:{ROLE_IDS[tok]} ."
+        if tok in SPIRIT_CLASSES:  # 吉神 / 凶神 by 身命章's definition (relatives)
+            r = self.fresh("r")
+            alts = ", ".join(f"lyr:{RELATIVE_IDS[x]}" for x in SPIRIT_CLASSES[tok])
+            return f"{var} lyo:relative {r} . FILTER({r} IN ({alts}))"
         if tok == "用神":
             return f"{self.fresh('ug')} a lyo:UseGod ; lyo:stateOf ?cast ; lyo:involves {var} ."
         if tok == "伏用":  # the use-god's relative is absent: the flying line its hidden line sits under
             return f"{self.fresh('ug')} a lyo:UseGod ; lyo:stateOf ?cast ; lyo:involves {var} ; lyo:hiddenUseGod {self.fresh('h')} ."
-        if tok in ("原神", "忌神"):
-            ug, u, eu, el = self.fresh("ug"), self.fresh("u"), self.fresh("eu"), self.fresh("el")
+        if tok in ("原神", "忌神"):  # against the use-god's own element: a hidden use-god's, not its flying line's
+            ug, u, eu, el, h0, hx = (self.fresh(x) for x in ("ug", "u", "eu", "el", "h", "h"))
             p = "elementGenerates" if tok == "原神" else "elementOvercomes"
-            return (f"{ug} a lyo:UseGod ; lyo:stateOf ?cast ; lyo:involves {u} . {u} lyo:element {eu} . "
+            return (f"{{ {ug} a lyo:UseGod ; lyo:stateOf ?cast ; lyo:involves {u} . {u} lyo:element {eu} . "
+                    f"FILTER NOT EXISTS {{ {u} lyo:hasHidden {h0} . {ug} lyo:hiddenUseGod {h0} . }} }} "
+                    f"UNION {{ {ug} a lyo:UseGod ; lyo:stateOf ?cast ; lyo:hiddenUseGod {hx} . {hx} lyo:element {eu} . }} "
                     f"{var} lyo:element {el} . {el} lyo:{p} {eu} .")
         if tok in ELEMENT_IDS:
             return f"{var} lyo:element lyr:{ELEMENT_IDS[tok]} ."
@@ -195,12 +218,11 @@ class _Compiler:
             return f"{var} lyo:position {p} . FILTER({p} {'<= 3' if tok == '內卦' else '>= 4'})"
         if tok in BRANCH_IDS:
             return f"{var} lyo:branch lyr:Branch{BRANCH_IDS[tok]} ."
-        if tok in STRENGTH_IDS:
-            return f"{var} lyo:strength lyr:Strength_{STRENGTH_IDS[tok]} ."
-        if tok in STRENGTH_GROUPS:
-            s = self.fresh("s")
-            alts = ", ".join(f"lyr:Strength_{STRENGTH_IDS[x]}" for x in STRENGTH_GROUPS[tok])
-            return f"{var} lyo:strength {s} . FILTER({s} IN ({alts}))"
+        if tok in STRENGTH_IDS or tok in STRENGTH_GROUPS:
+            if self.table == "EarthMonths":  # derived on every primary and changed line (JSON `strength`)
+                s = self.fresh("s")
+                return f"{var} lyo:strength {s} . {self._strength_in(s, tok)}"
+            return self.strength_by_table(var, tok)
         if tok[:2] in ("日:", "月:") and tok[2:] in STAGE_IDS:
             prop = "stageDay" if tok[0] == "日" else "stageMonth"
             return f"{var} lyo:{prop} lyr:Stage_{STAGE_IDS[tok[2:]]} ."
@@ -236,11 +258,8 @@ class _Compiler:
                     f"{pal} lyo:element {pe} . {var} lyo:position {p} . {ch} lyo:hasPosition {hp} . "
                     f"{hp} lyo:index {p} ; lyo:stemBranch {gz} . {gz} lyo:branch {b} . {b} lyo:element {el} . {test}")
         if tok in ("伏旺相", "伏休囚"):  # the hidden line under this line (later convention), its strength in the month
-            h, e, m, mb, se, s = (self.fresh(x) for x in ("hid", "e", "m", "mb", "se", "s"))
-            alts = ", ".join(f"lyr:Strength_{STRENGTH_IDS[x]}" for x in STRENGTH_GROUPS[tok[1:]])
-            return (f"{var} lyo:hasHidden {h} . {h} lyo:element {e} . ?cast lyo:hasMonth {m} . {m} lyo:branch {mb} . "
-                    f"{se} lyo:monthBranch {mb} ; lyo:forElement {e} ; lyo:strength {s} . "
-                    f"FILTER NOT EXISTS {{ {se} lyo:school {self.fresh('sch')} }} FILTER({s} IN ({alts}))")
+            h = self.fresh("hid")
+            return f"{var} lyo:hasHidden {h} . {self.strength_by_table(h, tok[1:])}"
         if tok == "絕處逢生":  # the line is the use-god a RescueFromSeverance state (易冒's five ways) rescues
             return f"{self.fresh('rs')} a lyo:RescueFromSeverance ; lyo:stateOf ?cast ; lyo:involves {var} ."
         if tok.startswith("神煞:"):
@@ -257,30 +276,101 @@ class _Compiler:
             return f"{st} a lyo:{SHENSHA_IDS[name]} ; lyo:school lyr:{SHENSHA_SCHOOLS[name, school]} ; lyo:stateOf {var} ."
         raise ConditionError(f"unknown line token {tok!r}")
 
-    def line(self, clause: LineClause, var: str) -> str:
-        parts = [f"?cast lyo:hasLine {var} ."]
-        for neg, tok in clause.tokens:
-            pat = self.token(var, tok)
-            parts.append(_absent(pat) if neg else pat)
-        return " ".join(parts)
+    @staticmethod
+    def _strength_in(s: str, tok: str) -> str:
+        alts = ", ".join(f"lyr:Strength_{STRENGTH_IDS[x]}" for x in STRENGTH_GROUPS.get(tok, [tok]))
+        return f"FILTER({s} IN ({alts}))"
 
-    def endpoint(self, end: str, names: dict[str, str]) -> tuple[str, str]:
-        """(variable, pattern binding it)."""
+    def strength_by_table(self, var: str, tok: str) -> str:
+        """Strength of any node with an element (a line, a hidden line) read from the rule's table."""
+        e, m, mb, se, s = (self.fresh(x) for x in ("e", "m", "mb", "se", "s"))
+        school = (f"FILTER NOT EXISTS {{ {se} lyo:school {self.fresh('sch')} }}" if self.table == "EarthMonths"
+                  else f"{se} lyo:school lyr:School{self.table} .")
+        return (f"{var} lyo:element {e} . ?cast lyo:hasMonth {m} . {m} lyo:branch {mb} . "
+                f"{se} lyo:monthBranch {mb} ; lyo:forElement {e} ; lyo:strength {s} . {school} {self._strength_in(s, tok)}")
+
+    def hidden_token(self, h: str, tok: str) -> str | None:
+        """A token read on a hidden use-god line `h` (舍飛從伏: its own element and branch are judged).
+
+        A hidden line has a relative, element, branch, stem and position; what the month and day make of
+        its branch (strength, stages, 月破 旬空 日沖 月合 日合 日墓, 臨日 …) is read from those. What belongs
+        to a shown line only (moving or static, spirit, roles, changes, 神煞 states, 暗動 …) never holds
+        for it: None.
+        """
+        if (tok in RELATIVE_IDS or tok in SPIRIT_CLASSES or tok in ELEMENT_IDS or tok in BRANCH_IDS or tok in POSITIONS
+                or tok in ("內卦", "外卦", "臨日", "臨月", "臨年", "臨命", "間爻", "原神", "忌神")):
+            return self.token(h, tok)
+        if tok in STRENGTH_IDS or tok in STRENGTH_GROUPS:
+            return self.strength_by_table(h, tok)
+        if tok[:2] in ("日:", "月:") and tok[2:] in STAGE_IDS:
+            p, b, e, en = (self.fresh(x) for x in ("p", "b", "e", "en"))
+            return (f"?cast lyo:{'hasDay' if tok[0] == '日' else 'hasMonth'} {p} . {p} lyo:branch {b} . "
+                    f"{h} lyo:element {e} . {en} lyo:forElement {e} ; lyo:atBranch {b} ; "
+                    f"lyo:stage lyr:Stage_{STAGE_IDS[tok[2:]]} .")
+        by_branch = {"月破": ("hasMonth", "branchClashes"), "日沖": ("hasDay", "branchClashes"),
+                     "月合": ("hasMonth", "branchCombines"), "日合": ("hasDay", "branchCombines")}
+        if tok in by_branch:
+            pillar, prop = by_branch[tok]
+            p, pb, hb = self.fresh("p"), self.fresh("b"), self.fresh("b")
+            return f"?cast lyo:{pillar} {p} . {p} lyo:branch {pb} . {h} lyo:branch {hb} . {pb} lyo:{prop} {hb} ."
+        if tok == "旬空":
+            d, b = self.fresh("d"), self.fresh("b")
+            return f"?cast lyo:hasDay {d} . {d} lyo:voidBranch {b} . {h} lyo:branch {b} ."
+        if tok == "日墓":
+            d, b, e = self.fresh("d"), self.fresh("b"), self.fresh("e")
+            return f"?cast lyo:hasDay {d} . {d} lyo:branch {b} . {h} lyo:element {e} . {e} lyo:tombBranch {b} ."
+        return None
+
+    def line(self, clause: LineClause, var: str, subject: str | None = None) -> str:
+        """A line pattern. With `subject` (a 用神 pattern without 伏用, see reads_hidden) the use-god is
+        either the shown line `var` itself or, when it is hidden, the hidden line under `var`; the
+        tokens are read on that line, bound to `subject`. `var` stays the line the judgment matches."""
+        if subject is None:
+            parts = [f"?cast lyo:hasLine {var} ."]
+            for neg, tok in clause.tokens:
+                pat = self.token(var, tok)
+                parts.append(_absent(pat) if neg else pat)
+            return " ".join(parts)
+        ug = self.fresh("ug")
+        rest = [(neg, tok) for neg, tok in clause.tokens if tok != "用神"]
+        h0 = self.fresh("h")
+        shown = [f"?cast lyo:hasLine {var} . {ug} a lyo:UseGod ; lyo:stateOf ?cast ; lyo:involves {var} . "
+                 f"FILTER NOT EXISTS {{ {var} lyo:hasHidden {h0} . {ug} lyo:hiddenUseGod {h0} . }} BIND({var} AS {subject})"]
+        hidden = [f"?cast lyo:hasLine {var} . {ug} a lyo:UseGod ; lyo:stateOf ?cast ; lyo:involves {var} ; "
+                  f"lyo:hiddenUseGod {subject} . {var} lyo:hasHidden {subject} ."]
+        possible = True
+        for neg, tok in rest:
+            pat = self.token(var, tok)
+            shown.append(_absent(pat) if neg else pat)
+            hpat = self.token(var, tok) if tok == "絕處逢生" else self.hidden_token(subject, tok)
+            if hpat is None:
+                possible = possible and neg  # a token the hidden line cannot have: `!tok` holds, `tok` never
+            else:
+                hidden.append(_absent(hpat) if neg else hpat)
+        if not possible:
+            return " ".join(shown)
+        return "{ " + " ".join(shown) + " }\n  UNION { " + " ".join(hidden) + " }"
+
+    def endpoint(self, end: str, names: dict[str, str], subjects: dict[str, str] | None = None) -> tuple[str, str]:
+        """(variable, pattern binding it). A use-god name stands for its subject (the hidden line when the
+        use-god is hidden); `伏NAME` is always the hidden line under the line NAME matched."""
+        subjects = subjects or {}
         if end == "日":
             return "?day", "?cast lyo:hasDay ?day ."
         if end == "月":
             return "?month", "?cast lyo:hasMonth ?month ."
         if end == "年":
             return "?year", "?cast lyo:hasYear ?year ."
-        if end.startswith("變"):
+        if end.startswith("變"):  # a hidden use-god does not move: its subject has no change
             v = self.fresh("chg")
-            return v, f"{names[end[1:]]} lyo:hasChange {v} ."
+            return v, f"{subjects.get(end[1:], names[end[1:]])} lyo:hasChange {v} ."
         if end.startswith("伏"):
             v = self.fresh("hid")
             return v, f"{names[end[1:]]} lyo:hasHidden {v} ."
-        return names[end], ""
+        return subjects.get(end, names[end]), ""
 
-    def relation(self, r: RelClause, names: dict[str, str]) -> str:
+    def relation(self, r: RelClause, names: dict[str, str], subjects: dict[str, str] | None = None) -> str:
+        subjects = subjects or {}
         if r.left in ("內", "外"):
             el = {"內": "?innerEl", "外": "?outerEl"}
             pre = ("?cast lyo:primaryHexagram ?hexT . ?hexT lyo:lowerTrigram ?lowT ; lyo:upperTrigram ?upT . "
@@ -289,18 +379,20 @@ class _Compiler:
             if r.rel == "比和":
                 return f"{pre} FILTER({a} = {b})"
             return f"{pre} {a} lyo:{'elementGenerates' if r.rel == '生' else 'elementOvercomes'} {b} ."
-        a, pa = self.endpoint(r.left, names)
-        b, pb = self.endpoint(r.right, names)
-        if r.left.startswith("伏") or r.right.startswith("伏"):
-            # a hidden line is no endpoint of the derived relations: relate by element / branch directly
+        a, pa = self.endpoint(r.left, names, subjects)
+        b, pb = self.endpoint(r.right, names, subjects)
+        if any(end.startswith("伏") or end.lstrip("變") in subjects for end in (r.left, r.right)):
+            # a hidden line (伏NAME, or a use-god that may be hidden) is no endpoint of the derived
+            # relations: relate by element / branch directly, as the relation rules do (two endpoints)
+            distinct = f"FILTER({a} != {b})"
             if r.rel in ("生", "克", "剋", "比和"):
                 ea, eb = self.fresh("e"), self.fresh("e")
                 test = (f"FILTER({ea} = {eb})" if r.rel == "比和" else
                         f"{ea} lyo:{'elementGenerates' if r.rel == '生' else 'elementOvercomes'} {eb} .")
-                return f"{pa} {pb} {a} lyo:element {ea} . {b} lyo:element {eb} . {test}"
+                return f"{pa} {pb} {a} lyo:element {ea} . {b} lyo:element {eb} . {test} {distinct}"
             ba, bb = self.fresh("br"), self.fresh("br")
             prop = {"沖": "branchClashes", "合": "branchCombines", "刑": "branchPunishes", "害": "branchHarms"}[r.rel]
-            return f"{pa} {pb} {a} lyo:branch {ba} . {b} lyo:branch {bb} . {ba} lyo:{prop} {bb} ."
+            return f"{pa} {pb} {a} lyo:branch {ba} . {b} lyo:branch {bb} . {ba} lyo:{prop} {bb} . {distinct}"
         if r.rel == "比和":
             e = self.fresh("e")
             return f"{pa} {pb} {a} lyo:element {e} . {b} lyo:element {e} . FILTER({a} != {b})"
@@ -339,24 +431,32 @@ class _Compiler:
         return f"?cast lyo:primaryHexagram {h} . {h} lyo:{prop} lyr:Trigram{TRIGRAM_IDS[c.value]} ."
 
 
-def compile_where(cond: Condition) -> tuple[str, list[str]]:
+def reads_hidden(clause: LineClause) -> bool:
+    """A `用神` pattern that does not name `伏用`: its tokens and relations read the use-god itself, which
+    for a hidden use-god is the hidden line, never the flying line above it (舍飛從伏, docs/rule-language.md)."""
+    toks = {tok for _neg, tok in clause.tokens}
+    return (False, "用神") in clause.tokens and "伏用" not in toks
+
+
+def compile_where(cond: Condition, strength_table: str = "EarthMonths") -> tuple[str, list[str]]:
     """The WHERE body (after `?cast a lyo:Cast`) and the variables of the lines it binds."""
-    comp = _Compiler()
+    comp = _Compiler(strength_table)
     names = {n: f"?L_{n}" for n in cond.bound_names()}
+    subjects = {c.name: f"?U_{c.name}" for c in cond.clauses if isinstance(c, LineClause) and reads_hidden(c)}
     parts, negations = [], []
     for c in cond.clauses:
         if isinstance(c, LineClause):
-            parts.append(comp.line(c, names[c.name]))
+            parts.append(comp.line(c, names[c.name], subjects.get(c.name)))
         elif isinstance(c, RelClause):
-            parts.append(comp.relation(c, names))
+            parts.append(comp.relation(c, names, subjects))
         elif isinstance(c, CastClause):
             parts.append(comp.cast(c))
         else:
             inner = c.inner
             if isinstance(inner, LineClause):
-                body = comp.line(inner, comp.fresh("neg"))
+                body = comp.line(inner, comp.fresh("neg"), comp.fresh("negu") if reads_hidden(inner) else None)
             elif isinstance(inner, RelClause):
-                body = comp.relation(inner, names)
+                body = comp.relation(inner, names, subjects)
             else:
                 body = comp.cast(inner)
             negations.append(_absent(body))
@@ -402,10 +502,10 @@ def time_needs(cond: Condition) -> tuple[bool, bool]:
     return month, day
 
 
-def compile_rule(text: str, *, iri_path: str, topics: list[str]) -> str:
+def compile_rule(text: str, *, iri_path: str, topics: list[str], strength_table: str = "EarthMonths") -> str:
     """A CONSTRUCT that makes the judgment `<cast>/judgment/<iri_path>` when the condition holds."""
     cond = parse(text)
-    where, line_vars = compile_where(cond)
+    where, line_vars = compile_where(cond, strength_table)
     needs_month, needs_day = time_needs(cond)
     guard = "".join(f"?cast lyo:{p} ?{v} . " for need, p, v in (
         (needs_month, "hasMonth", "timeMonth"), (needs_day, "hasDay", "timeDay")) if need)
@@ -453,6 +553,8 @@ def check_file(path: str) -> list[str]:
         for t in r.get("topics") or data.get("topics") or []:
             if t != "any" and t not in known_topics():
                 problems.append(f"{where}: unknown topic {t!r}")
+        if r.get("strength_table") and r["strength_table"] not in STRENGTH_TABLES:
+            problems.append(f"{where}: unknown strength_table {r['strength_table']!r} (known: {', '.join(STRENGTH_TABLES)})")
         executable = r.get("executable", True)
         if executable:
             if not r.get("when"):

@@ -183,10 +183,10 @@ TUI_SHEN = {"壬戌", "壬辰", "丁丑", "丁未"}
 LATER_ADVANCE = {"亥子", "寅卯", "巳午", "申酉", "丑辰", "辰未", "未戌", "戌丑"}
 LATER_RETREAT = {p[::-1] for p in LATER_ADVANCE}
 
-SCHOOLED_TERMS = {"化進", "化退"}
+SCHOOLED_TERMS = {"化進", "化退", "暗動", "日破", "動沖不散"}
 LINE_TERMS = {
     "月破", "旬空", "日沖", "暗動", "沖散", "月合", "日合", "日墓", "動墓", "化墓", "化絕", "化空",
-    "化破", "化沖", "化合", "回頭生", "回頭克", "化進", "化退", "進神", "退神",
+    "化破", "化沖", "化合", "回頭生", "回頭克", "化進", "化退", "進神", "退神", "日破", "動沖不散",
 }
 CAST_TERMS = {"六沖", "六合", "變六沖", "變六合", "六沖變六合", "六合變六沖", "獨發", "獨靜"}
 CAST_TERMS_WITH_LINES = {"獨發", "獨靜"}
@@ -299,6 +299,11 @@ def oracle_chart(values, month_branch: str, day_gz: str) -> dict:
         if clashes(day_branch, br):
             add("日沖")
             add("沖散" if moving[i] else "暗動")
+            # school ZengShan (增刪卜易): a weak static line is broken, a strong one moves; a moving one is not scattered
+            if moving[i]:
+                add("動沖不散", "ZengShan")
+            else:
+                add("暗動" if strength(month_el, el) in ("旺", "相") else "日破", "ZengShan")
         if combines(month_branch, br):
             add("月合")
         if combines(day_branch, br):

@@ -83,9 +83,73 @@ def _use_god_positions(chart: dict) -> set[int]:
     return {p for s in chart["states"] if s["term"] == "用神" for p in s["lines"]}
 
 
+# 火珠林's own strength table (財官異路章): the month's season, not its branch, rules; no earth month.
+SEASON = dict(zip("寅卯辰巳午未申酉戌亥子丑", "木木木火火火金金金水水水"))
+
+
+def _strength(chart: dict, element: str) -> str:
+    """Strength of an element in the chart's month by the table the rule reads (evaluate's strength_table)."""
+    month = chart["month"]["element"] if chart.get("_table", "EarthMonths") == "EarthMonths" else SEASON[chart["month"]["branch"]]
+    return strength(month, element)
+
+
+def _hidden_use_god(chart: dict, position: int) -> dict | None:
+    """The hidden use-god line under the line at `position`, when the use-god is absent and hidden there."""
+    use = next((s for s in chart["states"] if s["term"] == "用神"), None)
+    if use is None or "relative" not in use or position not in use["lines"]:
+        return None
+    if any(x["relative"] == use["relative"] for x in chart["lines"]):
+        return None
+    hidden = chart["lines"][position - 1]["hidden"]
+    return hidden if hidden is not None and hidden["relative"] == use["relative"] else None
+
+
+# What a hidden use-god line has of its own (舍飛從伏): relative, element, branch, position and what the
+# month and day make of its branch. Every other token (moving, spirit, roles, changes, 神煞 …) fails on it.
+HIDDEN_STATES = ("月破", "旬空", "日沖", "月合", "日合", "日墓")
+
+
+def _subject(chart: dict, line: dict) -> dict:
+    """The line a `用神` pattern without 伏用 reads: the hidden use-god under `line`, else `line` itself."""
+    hidden = _hidden_use_god(chart, line["position"])
+    if hidden is None:
+        return line
+    br, el = hidden["branch"], BRANCH_ELEMENT[hidden["branch"]]
+    day, month = chart["day"]["branch"], chart["month"]["branch"]
+    tomb = {"金": "丑", "木": "未", "火": "戌", "水": "辰", "土": "辰"}
+    states = [t for t, ok in (("月破", month + br in CLASH), ("旬空", br in chart["void"]), ("日沖", day + br in CLASH),
+                              ("月合", month + br in COMBINE), ("日合", day + br in COMBINE), ("日墓", tomb[el] == day)) if ok]
+    life = {"金": "巳", "木": "亥", "火": "寅", "水": "申", "土": "申"}
+    stage = lambda b: STAGE_ORDER[(BR.index(b) - BR.index(life[el])) % 12]  # noqa: E731
+    return {"position": line["position"], "relative": hidden["relative"], "element": el, "branch": br,
+            "stage_day": stage(day), "stage_month": stage(month), "states": [{"term": t} for t in states],
+            "hidden_use_god": True}
+
+
+STAGE_ORDER = ["長生", "沐浴", "冠帶", "臨官", "帝旺", "衰", "病", "死", "墓", "絕", "胎", "養"]
+
+
+def _reads_hidden(tokens) -> bool:
+    return "用神" in tokens and "伏用" not in {t.lstrip("!") for t in tokens}
+
+
+def _hidden_ok(tok: str) -> bool:
+    """Whether a token is defined on a hidden use-god line (else it never holds there)."""
+    return (tok in RELATIVES or tok in ("吉神", "凶神") or tok in GEN or tok in POSITIONS or (len(tok) == 1 and tok in BR)
+            or tok in ("內卦", "外卦", "臨日", "臨月", "臨年", "臨命", "間爻", "原神", "忌神", "用神", "絕處逢生")
+            or tok in ("旺", "相", "休", "囚", "死") or tok in GROUPS or tok in HIDDEN_STATES
+            or (tok[:2] in ("日:", "月:") and tok[2:] in STAGES))
+
+
 def _token(chart: dict, line: dict, tok: str) -> bool:
+    if line.get("hidden_use_god") and not _hidden_ok(tok):
+        return False
     if tok in RELATIVES:
         return line["relative"] == tok
+    if tok == "吉神":  # 身命章: 妻財子孫者，雖為吉神 (財福)
+        return line["relative"] in ("妻財", "子孫")
+    if tok == "凶神":  # 身命章: 鬼殺凶神
+        return line["relative"] == "官鬼"
     if tok in ROLES:
         return tok in line["roles"]
     if tok == "用神":
@@ -94,9 +158,10 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
         use = next((s for s in chart["states"] if s["term"] == "用神"), None)
         return (use is not None and "relative" in use and line["position"] in use["lines"]
                 and all(x["relative"] != use["relative"] for x in chart["lines"]))
-    if tok in ("原神", "忌神"):
+    if tok in ("原神", "忌神"):  # against the use-god's own element (a hidden one's, not its flying line's)
         table = GEN if tok == "原神" else OVER
-        return any(table[line["element"]] == chart["lines"][p - 1]["element"] for p in _use_god_positions(chart))
+        return any(table[line["element"]] == _subject(chart, chart["lines"][p - 1])["element"]
+                   for p in _use_god_positions(chart))
     if tok in GEN:
         return line["element"] == tok
     if tok in SPIRITS:
@@ -110,9 +175,9 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
     if len(tok) == 1 and tok in "子丑寅卯辰巳午未申酉戌亥":
         return line["branch"] == tok
     if tok in ("旺", "相", "休", "囚", "死"):
-        return line["strength"] == tok
+        return _strength(chart, line["element"]) == tok
     if tok in GROUPS:
-        return line["strength"] in GROUPS[tok]
+        return _strength(chart, line["element"]) in GROUPS[tok]
     if tok in ("臨日", "臨月", "臨年"):
         pillar = chart[{"臨日": "day", "臨月": "month", "臨年": "year"}[tok]]
         return pillar is not None and line["branch"] == pillar["branch"]
@@ -135,7 +200,7 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
         return line["hidden"] is not None and line["hidden"]["relative"] == tok[2:]
     if tok in ("伏旺相", "伏休囚"):
         hidden = line["hidden"]
-        return hidden is not None and strength(chart["month"]["element"], BRANCH_ELEMENT[hidden["branch"]]) in GROUPS[tok[1:]]
+        return hidden is not None and _strength(chart, BRANCH_ELEMENT[hidden["branch"]]) in GROUPS[tok[1:]]
     if tok.startswith("伏宮:"):
         return line["hidden_palace"]["relative"] == tok[3:]
     if tok.startswith("神煞:"):
@@ -148,6 +213,8 @@ def _token(chart: dict, line: dict, tok: str) -> bool:
 
 
 def _line_ok(chart, line, tokens) -> bool:
+    if _reads_hidden(tokens):
+        line = _subject(chart, line)
     for t in tokens:
         wanted = not t.startswith("!")
         if _token(chart, line, t.lstrip("!")) != wanted:
@@ -167,10 +234,20 @@ def _endpoint(chart, name: str, env: dict):
         hidden = chart["lines"][env[name[1:]] - 1]["hidden"]
         return (f"hidden:{env[name[1:]]}", BRANCH_ELEMENT[hidden["branch"]], hidden["branch"]) if hidden else None
     if name.startswith("變"):
+        if _is_hidden_subject(chart, name[1:], env):  # a hidden use-god does not move
+            return None
         line = chart["lines"][env[name[1:]] - 1]
         return (f"change:{line['position']}", line["change"]["element"]) if line["change"] else None
+    if _is_hidden_subject(chart, name, env):
+        hidden = _hidden_use_god(chart, env[name])
+        return f"hidden:{env[name]}", BRANCH_ELEMENT[hidden["branch"]]
     line = chart["lines"][env[name] - 1]
     return f"line:{line['position']}", line["element"]
+
+
+def _is_hidden_subject(chart, name: str, env: dict) -> bool:
+    """`name` was bound by a 用神 pattern without 伏用 and the use-god is hidden under its line."""
+    return name in env.get("_reads_hidden", ()) and _hidden_use_god(chart, env[name]) is not None
 
 
 def _relation(chart, a, rel, b, env) -> bool:
@@ -181,7 +258,9 @@ def _relation(chart, a, rel, b, env) -> bool:
     x, y = _endpoint(chart, a, env), _endpoint(chart, b, env)
     if x is None or y is None:
         return False
-    if a.startswith("伏") or b.startswith("伏"):  # by value: a hidden line is not in chart["relations"]
+    if x[0].startswith("hidden:") or y[0].startswith("hidden:"):  # by value: a hidden line is not in chart["relations"]
+        if x[0] == y[0]:  # one line is no relation of itself (as the relation rules: two endpoints)
+            return False
         bx, by = _branch(chart, a, env), _branch(chart, b, env)
         return {"生": GEN[x[1]] == y[1], "克": OVER[x[1]] == y[1], "剋": OVER[x[1]] == y[1], "比和": x[1] == y[1],
                 "沖": bx + by in CLASH, "合": bx + by in COMBINE, "害": bx + by in HARM,
@@ -195,6 +274,8 @@ def _relation(chart, a, rel, b, env) -> bool:
 def _branch(chart, name: str, env: dict) -> str:
     if name in ("日", "月", "年"):
         return chart[{"日": "day", "月": "month", "年": "year"}[name]]["branch"]
+    if name[:1] != "伏" and _is_hidden_subject(chart, name, env):
+        return _hidden_use_god(chart, env[name])["branch"]
     line = chart["lines"][env[name[1:] if name[:1] in ("變", "伏") else name] - 1]
     return {"變": (line["change"] or {}).get("branch"), "伏": (line["hidden"] or {}).get("branch")}.get(name[:1], line["branch"])
 
@@ -255,8 +336,14 @@ def _holds(chart, clause: str, env: dict) -> bool:
     return _cast(chart, key, value)
 
 
-def evaluate(text: str, chart: dict) -> tuple[bool, set[int]]:
-    """Whether the condition holds on the chart, and the positions of the lines bound in any match."""
+def evaluate(text: str, chart: dict, strength_table: str = "EarthMonths") -> tuple[bool, set[int]]:
+    """Whether the condition holds on the chart, and the positions of the lines bound in any match.
+
+    `strength_table` is the table the rule's strength tokens read: EarthMonths (the chart's `strength`)
+    or HuoZhuLinSeasons (火珠林's four seasons)."""
+    if strength_table not in ("EarthMonths", "HuoZhuLinSeasons"):
+        raise UnknownToken(f"rule_oracle: unknown strength table {strength_table!r}")
+    chart = chart | {"_table": strength_table}
     patterns = {}
     others = []
     for c in _clauses(text):
@@ -268,8 +355,9 @@ def evaluate(text: str, chart: dict) -> tuple[bool, set[int]]:
     names = list(patterns)
     candidates = [[line["position"] for line in chart["lines"] if _line_ok(chart, line, patterns[n])] for n in names]
     fired, matched = False, set()
+    hidden_readers = {n for n in names if _reads_hidden(patterns[n])}
     for combo in itertools.product(*candidates):
-        env = dict(zip(names, combo))
+        env = dict(zip(names, combo)) | {"_reads_hidden": hidden_readers}
         if all(_holds(chart, c, env) for c in others):
             fired = True
             matched.update(combo)

@@ -13,7 +13,7 @@ import pytest
 import liuyao_kg
 from liuyao_kg.ontology import tables as T
 from liuyao_kg.ontology import build_chapters as bc
-from liuyao_kg.reasoner.conditions import check_file
+from liuyao_kg.reasoner.conditions import check_file, strength_table
 from rule_oracle import evaluate
 from samples import sample_casts
 
@@ -52,7 +52,7 @@ def _expected(chart: dict, topic: str) -> dict[str, set[int]]:
         topics = r.get("topics") or header.get("topics") or ["any"]
         if "any" not in topics and not _asked(topic) & set(topics):
             continue
-        fired, lines = evaluate(r["when"], chart)
+        fired, lines = evaluate(r["when"], chart, strength_table(header, r))
         if fired:
             out[bc.rule_iri(stem, r["id"])] = lines
     return out

@@ -36,7 +36,16 @@ CONDITIONS = [
     "a = 伏旺相", "a = 伏:妻財 伏休囚", "not a = 伏旺相; b = 伏:官鬼",
     "a = 之:官鬼", "a = 內卦 之:妻財; b = 內卦 之:子孫", "a = 靜 之:兄弟", "a = 動 !之:父母", "not a = 之:子孫",
     "占:*", "占:妻", "not 占:*", "u = 伏用", "占:*; u = 用神 !伏用 旬空", "占:父母; u = 用神; w = 妻財 動; w 克 u",
+    # a hidden use-god is read on the hidden line itself, never on the flying line above it (舍飛從伏)
+    "u = 用神 旺相", "u = 用神 休囚 月破", "u = 用神 旬空", "u = 用神 日沖", "u = 用神 月合", "u = 用神 日墓",
+    "u = 用神 日:長生", "u = 用神 月:帝旺", "u = 用神 白虎", "u = 用神 !動", "u = 用神 靜", "u = 用神 !世",
+    "u = 用神 伏用 白虎", "u = 用神; s = 世; u 克 s", "u = 用神; 日 沖 u", "u = 用神; 月 生 u", "u = 用神 動; 變u 克 u",
+    "u = 用神; g = 忌神 動; g 克 u", "u = 用神; m = 動; m 合 u", "not u = 用神 旺相", "u = 用神 水", "u = 用神 內卦",
+    "a = 吉神 動; s = 世; a 克 s", "a = 凶神 旺相", "a = 四爻 !吉神", "u = 用神 吉神", "u = 用神; g = 凶神 動; g 克 u",
+    "u = 用神; s = 世; u 刑 s", "u = 用神; s = 世; u 比和 s", "u = 用神; 伏u 生 u",
 ]
+# strength tokens read by 火珠林's own four-season table (a 火珠林 rule's default, conditions.strength_table)
+SEASON_CONDITIONS = ["a = 旺相", "a = 官鬼 休囚", "a = 土 死", "u = 用神 旺相", "a = 伏旺相", "a = 伏:妻財 伏休囚"]
 SUBJECTS = ["父母", "夫", "妻", "子", "兄弟", "朋友", "奴僕"]
 
 
@@ -75,6 +84,35 @@ def test_compiled_condition_agrees_with_direct_evaluation(charts, condition):
         assert (got_fired, got_lines) == (want_fired, want_lines), chart["cast"]
         fired_somewhere |= got_fired
     assert fired_somewhere, "the sample never exercises this condition"
+
+
+@pytest.mark.parametrize("condition", SEASON_CONDITIONS)
+def test_huozhulin_rules_read_strength_by_the_four_seasons(charts, condition):
+    kg, sample = charts
+    query = (ns.sparql_prologue() + compile_rule(condition, iri_path="t/x", topics=["any"], strength_table="HuoZhuLinSeasons")
+             + "\nVALUES ?rule { <urn:t> }")
+    differs = False
+    for chart, graphs in sample:
+        triples = list(kg.store.query(query, default_graph=graphs))
+        got = (bool(triples), {int(t.object.value.rsplit("/", 1)[1]) for t in triples if t.predicate.value == ns.LYO + "matchedLine"})
+        assert got == evaluate(condition, chart, "HuoZhuLinSeasons"), chart["cast"]
+        differs |= got != evaluate(condition, chart)
+    assert differs, "the sample never tells the two tables apart for this condition"
+
+
+def test_a_hidden_use_god_is_judged_by_its_own_line_not_the_flying_line():
+    # 履 (艮宮土), 求財: no water wealth line; the hidden 丙子 water wealth sits under line 5, a metal 子孫 line
+    chart = liuyao_kg.cast("778777", month="午", day="丙子", topic="求財")
+    use = next(s for s in chart["states"] if s["term"] == "用神")
+    flying = chart["lines"][use["lines"][0] - 1]
+    hidden = flying["hidden"]
+    assert hidden is not None and hidden["relative"] == "妻財" and flying["relative"] != "妻財"
+    query = ns.sparql_prologue() + compile_rule(f"u = 用神 {flying['element']}", iri_path="t/x", topics=["any"])
+    graphs = _with_graphs(chart)[1]
+    assert flying["element"] != hidden["element"]
+    assert not list(liuyao_kg.default_graph().store.query(query + "\nVALUES ?rule { <urn:t> }", default_graph=graphs))
+    query = ns.sparql_prologue() + compile_rule(f"u = 用神 {hidden['element']}", iri_path="t/x", topics=["any"])
+    assert list(liuyao_kg.default_graph().store.query(query + "\nVALUES ?rule { <urn:t> }", default_graph=graphs))
 
 
 @pytest.mark.parametrize("bad, message", [

@@ -19,6 +19,7 @@ from liuyao_kg.graph import KnowledgeGraph
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.ontology import build_chapters as bc
+from liuyao_kg.reasoner.conditions import strength_table
 from rule_oracle import evaluate
 
 DATA = Path(__file__).resolve().parent / "data" / "rule_witnesses.yaml"
@@ -73,6 +74,8 @@ def test_rule_fires_on_its_witness_and_not_on_its_counter_witness(witnessed, key
     entry = WITNESSES["rules"].get(key)
     assert entry is not None, f"{key} has no witness entry; {REGENERATE}"
     assert entry["when"] == rule["when"], f"{key}: condition changed since the witnesses were generated; {REGENERATE}"
+    table = strength_table(header, rule)
+    assert entry.get("strength_table", "EarthMonths") == table, f"{key}: strength table changed; {REGENERATE}"
     status = entry.get("status")
     if status:
         assert entry.get("reason"), f"{key} is {status} without a recorded reason; look at it, then record why"
@@ -80,13 +83,13 @@ def test_rule_fires_on_its_witness_and_not_on_its_counter_witness(witnessed, key
     if "fire" in entry:
         wid = entry["fire"]
         assert iri in witnessed.fired[wid], f"the engine does not fire {key} on {_describe(wid)}"
-        assert evaluate(rule["when"], witnessed.chart(wid))[0], f"rule_oracle does not fire {key} on {_describe(wid)}"
+        assert evaluate(rule["when"], witnessed.chart(wid), table)[0], f"rule_oracle does not fire {key} on {_describe(wid)}"
     else:
         assert status == "never-fired-in-search", f"{key} has no fire witness; {REGENERATE}"
     if "not_fire" in entry:
         wid = entry["not_fire"]
         assert iri not in witnessed.fired[wid], f"the engine fires {key} on {_describe(wid)}"
-        assert not evaluate(rule["when"], witnessed.chart(wid))[0], f"rule_oracle fires {key} on {_describe(wid)}"
+        assert not evaluate(rule["when"], witnessed.chart(wid), table)[0], f"rule_oracle fires {key} on {_describe(wid)}"
         topics = bc._topics(header, rule)
         assert "any" in topics or WITNESSES["casts"][wid]["topic"] in topics, f"{key}: quiet only by topic"
     else:

@@ -39,6 +39,7 @@ from use_god_oracle import subjects_by_topic, use_god  # noqa: E402
 
 from liuyao_kg.ontology import build_chapters as bc  # noqa: E402
 from liuyao_kg.ontology import tables as T  # noqa: E402
+from liuyao_kg.reasoner.conditions import strength_table  # noqa: E402
 
 OUT = TESTS / "data" / "rule_witnesses.yaml"
 REASONS = TESTS / "data" / "rule_witness_reasons.yaml"
@@ -114,6 +115,7 @@ class Rule:
         self.key = f"{stem}/{r['id']}"
         self.iri = bc.rule_iri(stem, r["id"])
         self.when = r["when"]
+        self.table = strength_table(header, r)  # the strength table the rule reads (its work's, or its own)
         self.quote = r["quote"]
         topics = bc._topics(header, r)
         self.topics = list(TOPICS) if "any" in topics else [t for t in topics if t in TOPICS]
@@ -131,7 +133,7 @@ def executable_rules() -> list[Rule]:
 
 def fires(rule: Rule, chart: dict) -> bool:
     try:
-        return evaluate(rule.when, chart)[0]
+        return evaluate(rule.when, chart, rule.table)[0]
     except Exception as e:  # an unknown token (a new construct): say which rule, stop
         raise SystemExit(f"rule_oracle cannot evaluate {rule.key} ({rule.when!r}): {e!r}") from e
 
@@ -422,7 +424,7 @@ def write(rules, chosen, fire_w, quiet_w, args, path=OUT, reasons=None):
         out.append(f"  {ids[c]}: " + _flow(record))
     out.append("rules:")
     for i, r in enumerate(rules):
-        e = {"when": r.when}
+        e = {"when": r.when} | ({"strength_table": r.table} if r.table != "EarthMonths" else {})
         if i in fire_w:
             e["fire"] = ids[fire_w[i]]
         if i in quiet_w:
