@@ -45,11 +45,18 @@ def use_god_condition(kg, cast_iri: str, chart: dict) -> dict:
             "factors": factors}
 
 
-def verdict(kg, cast_iri: str, condition: dict, judgments: list[dict]) -> dict:
+def verdict(kg, cast_iri: str, condition: dict, judgments: list[dict], use_god: dict | None = None,
+            topic: str | None = None) -> dict:
     rows = queries.run(kg, "reading-verdict", cast=cast_iri)
     if not rows:
-        why = ("no use-god: the cast has no topic (give --topic)" if condition["relative"] is None
-               and not condition["lines"] else "no verdict rule applies")
+        if condition["relative"] is None and not condition["lines"]:
+            if topic is None:
+                why = "no use-god: the cast has no topic (give --topic)"
+            else:  # the question names its use-god, and the cast holds no such line (shown or hidden)
+                picks = "；".join(c["label"] for c in (use_god or {}).get("choices", []))
+                why = f"no use-god line: {topic}'s use-god ({picks or 'none chosen'}) is not in this cast"
+        else:
+            why = "no verdict rule applies"
         return {"polarity": None, "reason": why, "because": []}
     r0 = rows[0]
     factors = condition["factors"]
@@ -144,7 +151,7 @@ def add_reading(kg, chart: dict, horizon: str = "日") -> dict:
     """Add use_god_condition, verdict, timing and the judgment groups to a chart dict (in place; returns it)."""
     cast_iri = chart["cast"]
     cond = use_god_condition(kg, cast_iri, chart)
-    chart["verdict"] = verdict(kg, cast_iri, cond, chart["judgments"])
+    chart["verdict"] = verdict(kg, cast_iri, cond, chart["judgments"], chart.get("use_god"), chart.get("topic"))
     chart["use_god_condition"] = {"relative": cond["relative"], "lines": cond["lines"]}
     chart["timing"] = timing_candidates(kg, cast_iri, horizon) if chart["verdict"]["polarity"] else []
     chart["horizon"] = horizon

@@ -170,6 +170,10 @@ def test_the_verdict_of_a_single_shown_use_god_is_its_standing_factors(sample):
 def test_every_cast_of_every_topic_has_a_verdict_and_timing(sample):
     assert len({c["topic"] for c in sample}) == len(T.QUESTIONS)  # every question of the scheme
     for c in sample:
+        if c["verdict"]["polarity"] is None:  # the question's use-god is not in the cast (六爻無水: no water line)
+            assert c["verdict"]["reason"].startswith("no use-god line:") and c["use_god"]["lines"] == [], c["cast"]
+            assert c["timing"] == [] and c["timing_note"] == c["verdict"]["reason"]
+            continue
         assert c["verdict"]["polarity"] in ("吉", "凶", "吉中有凶", "凶中有吉", "不成")
         assert c["timing"] and [t["rank"] for t in c["timing"]] == list(range(1, len(c["timing"]) + 1))
 
