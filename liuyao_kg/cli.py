@@ -201,7 +201,7 @@ def _graph(args):
     if getattr(args, "endpoint", None):
         args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout)
     elif getattr(args, "store", None):
-        args._kg = open_store(args.store, read_only=args.read_only, wait=args.wait)
+        args._kg = open_store(args.store, read_only=getattr(args, "read_only", False), wait=getattr(args, "wait", 0.0) or 0.0)
     else:
         return default_graph()
     return args._kg

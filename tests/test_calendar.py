@@ -81,7 +81,7 @@ def test_naive_date_time_needs_a_time_zone_offset():
                                  "2024/02/04 16:28 +08:00", "2024-02-04T25:00:00+08:00",
                                  "2024-02-04T16:28:00+25:00"])
 def test_malformed_date_is_rejected_naming_it(bad):
-    with pytest.raises(BadDate, match="is not an ISO 8601 date-time") as ei:
+    with pytest.raises(BadDate, match="is not an ISO 8601 date-time|is beyond ±14:00") as ei:
         pillars_for(bad)
     assert bad in str(ei.value)
 
