@@ -77,6 +77,22 @@ def layer_quads() -> dict[str, list[ox.Quad]]:
     return {graph: list(store.quads_for_pattern(None, None, None, ox.NamedNode(graph))) for graph, _ in LAYERS}
 
 
+def query_dataset(store: ox.Store, text: str, default_graph: list[str] | None = None,
+                  named_graphs: list[str] | None = None):
+    """Evaluate on a pyoxigraph store with the SPARQL Protocol's dataset: the given graphs, else the query's own
+    FROM clauses, else the union of all graphs (the one rule the embedded store and the endpoint share)."""
+    from liuyao_kg.remote import declares_dataset
+
+    kwargs: dict = {}
+    if default_graph:
+        kwargs["default_graph"] = [ox.NamedNode(g) for g in default_graph]
+    elif not named_graphs and not declares_dataset(text):  # the query's own FROM clauses win
+        kwargs["use_default_graph_as_union"] = True
+    if named_graphs:
+        kwargs["named_graphs"] = [ox.NamedNode(g) for g in named_graphs]
+    return store.query(text, **kwargs)
+
+
 class KnowledgeGraph:
     """The embedded store (pyoxigraph: in memory, or RocksDB on disk): the `CastStore` interface.
 
@@ -199,16 +215,7 @@ class KnowledgeGraph:
         return {q.object.value for q in self.store.quads_for_pattern(None, _PENDING, None, _JOURNAL)}
 
     def sparql(self, text: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None):
-        from liuyao_kg.remote import declares_dataset
-
-        kwargs: dict = {}
-        if default_graph:
-            kwargs["default_graph"] = [ox.NamedNode(g) for g in default_graph]
-        elif not named_graphs and not declares_dataset(text):  # the query's own FROM clauses win
-            kwargs["use_default_graph_as_union"] = True
-        if named_graphs:
-            kwargs["named_graphs"] = [ox.NamedNode(g) for g in named_graphs]
-        return self.store.query(text, **kwargs)
+        return query_dataset(self.store, text, default_graph, named_graphs)
 
     def update(self, text: str) -> None:
         self._check_writable()

@@ -193,16 +193,9 @@ class _OxigraphStore:
         self.store = store
 
     def sparql(self, text, *, default_graph=None, named_graphs=None):
-        from liuyao_kg.remote import declares_dataset
+        from liuyao_kg.graph import query_dataset
 
-        kwargs: dict = {}
-        if default_graph:
-            kwargs["default_graph"] = [ox.NamedNode(g) for g in default_graph]
-        elif not named_graphs and not declares_dataset(text):  # the query's own FROM clauses win
-            kwargs["use_default_graph_as_union"] = True
-        if named_graphs:
-            kwargs["named_graphs"] = [ox.NamedNode(g) for g in named_graphs]
-        return self.store.query(text, **kwargs)
+        return query_dataset(self.store, text, default_graph, named_graphs)
 
     def update(self, text):
         self.store.update(text)
