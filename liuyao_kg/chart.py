@@ -155,7 +155,7 @@ def _use_god(kg, p: dict, state: dict | None) -> dict | None:
     rows = queries.run(kg, "chart-use-god", **p)
     if not rows:
         return None
-    if any(r["byUser"] for r in rows):
+    if any(r["userChoice"] is not None for r in rows):
         out = {"chosen_by": "user", "choices": []}
     else:
         out = {"chosen_by": "rule", "choices": [

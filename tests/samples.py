@@ -15,3 +15,17 @@ def sample_casts(n: int = 140, seed: int = 11) -> list[tuple[str, str, str, str]
     topics = [q[0] for q in T.QUESTIONS]
     return [("".join(rnd.choice("6789") for _ in range(6)), rnd.choice(BRANCHES), rnd.choice(JIAZI),
              topics[i % len(topics)]) for i in range(n)]
+
+
+def add_in_chunks(kg, inputs) -> None:
+    """Derive and store CastInputs as `liuyao load` does: one-topic chunks of liuyao_kg.batch.CHUNK casts.
+
+    One batch of a few hundred mixed casts is several times slower per cast (chapter rules run on every
+    topic present, and some joins grow faster than the batch), and hundreds of MB larger.
+    """
+    from liuyao_kg.batch import CHUNK
+    from liuyao_kg.loaders.rdf import cast_quads
+
+    ordered = sorted(inputs, key=lambda ci: str(ci.topic or ""))
+    for k in range(0, len(ordered), CHUNK):
+        kg.add_quads([q for ci in ordered[k:k + CHUNK] for q in cast_quads(ci)])

@@ -22,7 +22,7 @@ from liuyao_kg.reasoner.engine import Engine, load_rules
 from samples import BRANCHES, JIAZI
 
 pytestmark = pytest.mark.columnar_full
-TOPICS = [t[0] for t in T.TOPICS]
+TOPICS = [q[0] for q in T.QUESTIONS]
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ then, for each rule still unfired (or still always-fired), a targeted search in 
 cast facts allow (本卦/之卦/宮/內/外/六沖/六合/獨發/無動/亂動 … fix the hexagram pair), then sweeps of all 4,096
 line-value strings. Rules the fast chart still never fired (a state tests/oracle.py does not model, or a
 rare cast) get `--engine` casts each derived by the real engine. A greedy set cover keeps few casts, which
-the engine derives (one batch) to check every witness; a witness it contradicts is reported and re-chosen
+the engine derives (in one-topic chunks) to check every witness; a witness it contradicts is reported and re-chosen
 from the engine's judgments (`--no-verify` skips this). The rule base is read at run time from
 ontology/chapters/*.yaml, so new and newly executable rules only need a re-run; a token rule_oracle does
 not know raises (naming the rule).
@@ -287,7 +287,7 @@ def search(rules: list[Rule], n_random: int, n_targeted: int, seed: int, sweeps:
 
 def engine_search(rules: list[Rule], targets: set[int], per_rule: int, seed: int, log=print) -> dict[tuple, frozenset]:
     """For rules the fast chart never fired (a state or fact tests/oracle.py does not model, or a rare cast):
-    casts from each rule's allowed part of the space, derived by the real engine in one batch. Returns the
+    casts from each rule's allowed part of the space, derived by the real engine. Returns the
     casts that fire a target, with every rule the engine fired on them."""
     rnd = random.Random(seed + 1)
     casts = []
@@ -349,21 +349,21 @@ def cover(rules, candidates, by_topic):
 # --- verification with the real engine ---------------------------------------------------------------
 
 def derive(casts: list[tuple]) -> dict[tuple, set[str]]:
-    """Rules that fired per cast, derived by the real engine in one batch."""
+    """Rules that fired per cast, derived by the real engine in one-topic chunks (as `liuyao load` does)."""
     from liuyao_kg.graph import KnowledgeGraph
     from liuyao_kg.loaders.cast_input import make_cast_input
-    from liuyao_kg.loaders.rdf import cast_quads
+    from samples import add_in_chunks
 
     kg = KnowledgeGraph()
     iri = {}
-    quads = []
+    inputs = []
     for c in casts:
         values, month, day, topic, year, sex, birth, about = c
         extra = {k: v for k, v in (("sex", sex), ("about", about)) if v}
         ci = make_cast_input(values, month=month, day=day, topic=topic, year=year, birth=birth, **extra)
         iri[c] = ci.iri
-        quads += cast_quads(ci)
-    kg.add_quads(quads)
+        inputs.append(ci)
+    add_in_chunks(kg, inputs)
     rows = kg.select("PREFIX lyo: <https://w3id.org/liuyao-kg/ontology#> "
                      "PREFIX prov: <http://www.w3.org/ns/prov#> "
                      "SELECT ?cast ?rule WHERE { ?j a lyo:Judgment ; lyo:judgmentOf ?cast ; prov:wasDerivedFrom ?rule }")
