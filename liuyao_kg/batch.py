@@ -3,7 +3,8 @@
 The file is read twice, lazily (JSON Lines and CSV record by record; see loaders.batch.iter_batch):
 
 1. a scan that counts the records (for the progress line) and, with ``on_error="abort"``, validates
-   every one — if any is bad, :class:`BatchError` is raised and nothing is written;
+   every one, its fields and its asserted graph against the SHACL shapes — if any is bad, :class:`BatchError`
+   is raised and nothing is written;
 2. the load: good casts not yet in the store are gathered into chunks of ``chunk`` casts, of one topic
    each when chapter rules run (a chapter rule runs only on a chunk holding its topic: 700 casts in
    one-topic chunks of 50 took 23.9 ms per cast, in mixed chunks 30.2); each chunk is derived (one rule
@@ -17,6 +18,11 @@ The file is read twice, lazily (JSON Lines and CSV record by record; see loaders
 
 A cast already in the store, or earlier in the same file (same content), is reported as skipped:
 re-running a load writes nothing.
+
+Every cast's asserted graph is validated against ontology/shapes/cast.ttl before it is derived, as
+``liuyao_kg.cast`` does, one pySHACL run per chunk (:func:`shape_rejections`); a cast that violates a shape is a
+bad record like any other: rejected with the shape named (``on_error="skip"``), or nothing is loaded
+(``"abort"``).
 """
 from __future__ import annotations
 
@@ -28,7 +34,7 @@ from pathlib import Path
 from typing import TypeVar
 
 
-from liuyao_kg.loaders.batch import count_records, iter_batch
+from liuyao_kg.loaders.batch import count_records, iter_numbered_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
 from liuyao_kg.derivation import derive_casts
 
@@ -89,18 +95,67 @@ def chunks_by_topic(items: Iterable[T], size: int, *, topic: Callable[[T], objec
     yield from open_chunks.values()
 
 
+def shape_rejections(records) -> dict[str, CastInputError]:
+    """{record id: its ShapeViolation} for the records [(id, CastInput, line)] whose asserted graph violates a
+    shape of ontology/shapes/cast.ttl: one pySHACL run over the union of the graphs of each CHUNK records
+    (liuyao_kg.shapes.cast_graph_violations), each error naming the record, its line and the shape."""
+    from liuyao_kg.loaders import rdf
+    from liuyao_kg.shapes import cast_graph_violations, shape_violation
+
+    records = list(records)
+    found: dict[str, list[dict]] = {}
+    for i in range(0, len(records), CHUNK):
+        found |= cast_graph_violations(q for _, ci, _ in records[i:i + CHUNK] for q in rdf.cast_quads(ci))
+    out: dict[str, CastInputError] = {}
+    for rid, ci, line in records:
+        if ci.iri in found:
+            out[rid] = err = shape_violation(found[ci.iri])
+            err.record_id, err.line = rid, line
+    return out
+
+
+def shape_violation_of(error: CastInputError, rid: str, line: int) -> CastInputError:
+    """`error` (a ShapeViolation) for another record of the same cast."""
+    from liuyao_kg.shapes import ShapeViolation
+
+    other = ShapeViolation(error.message, field=error.field, value=error.value)
+    other.record_id, other.line = rid, line
+    return other
+
+
 def scan(path, *, on_error: str = "skip", format: str | None = None, encoding: str | None = None) -> int:
-    """Count the records of a batch file; with on_error="abort", raise BatchError if any is bad."""
+    """Count the records of a batch file; with on_error="abort", raise BatchError if any is bad (its fields, or
+    its asserted graph against the SHACL shapes, checked a chunk at a time)."""
     if on_error not in ("skip", "abort"):
         raise ValueError(f"on_error {on_error!r}: must be 'skip' or 'abort'")
     if on_error == "skip":
         return count_records(path, format=format, encoding=encoding)
     total, problems = 0, []
-    for _, item in iter_batch(path, format=format, encoding=encoding):
+    chunk: dict[str, tuple] = {}  # cast IRI → record: a cast given twice is validated once
+    twins: dict[str, list[tuple[str, int]]] = {}
+
+    def check_chunk():
+        bad = shape_rejections(chunk.values())
+        for iri, (rid, _, _) in chunk.items():
+            if rid in bad:
+                problems.append(bad[rid])
+                problems.extend(shape_violation_of(bad[rid], *twin) for twin in twins.get(iri, ()))
+        chunk.clear()
+        twins.clear()
+
+    for rid, line, item in iter_numbered_batch(path, format=format, encoding=encoding):
         total += 1
         if isinstance(item, CastInputError):
             problems.append(item)
+        else:
+            if item.iri in chunk:
+                twins.setdefault(item.iri, []).append((rid, line))
+            chunk.setdefault(item.iri, (rid, item, line))
+            if len(chunk) >= CHUNK:
+                check_chunk()
+    check_chunk()
     if problems:
+        problems.sort(key=lambda p: p.line or 0)
         raise BatchError(f"{Path(path).name}: {len(problems)} of {total} record(s) rejected; nothing loaded", problems)
     return total
 
@@ -132,15 +187,34 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
                             rejected=len(report["rejected"]))
 
     pool = None
-    in_flight: deque[tuple[Future, list[tuple[str, object]]]] = deque()
+    in_flight: deque[tuple[Future, list[tuple[str, object, int]]]] = deque()
     pending: set[str] = set()  # cast IRIs derived but not yet written: duplicates of these are skipped too
+    twins: dict[str, list[tuple[str, int]]] = {}  # pending cast IRI → its duplicates' (id, line), skipped
 
     def submit(items):
-        nonlocal pool
+        nonlocal pool, done
         if getattr(kg, "outdated", None):
             raise OutdatedStoreError(f"store {kg.path} is outdated (its layers were written by another rule base): "
                                      f"run `liuyao upgrade --store {kg.path}` first")
-        casts = [ci for _, ci in items]
+        bad = shape_rejections(items)  # SHACL, before the chunk is derived or stored
+        if bad:
+            if on_error == "abort":  # the scan found none: the file changed since
+                raise BatchError(f"{Path(path).name}: {len(bad)} record(s) rejected; the file changed while loading",
+                                 list(bad.values()))
+            for rid, ci, line in items:
+                if rid in bad:
+                    report["rejected"].append({"id": rid, "line": line, "reason": str(bad[rid])})
+                    pending.discard(ci.iri)
+                    done += 1
+                    for twin, twin_line in twins.pop(ci.iri, []):  # the same content: the same violation
+                        report["skipped"].remove(twin)
+                        err = shape_violation_of(bad[rid], twin, twin_line)
+                        report["rejected"].append({"id": twin, "line": twin_line, "reason": str(err)})
+            tick()
+            items = [item for item in items if item[0] not in bad]
+            if not items:
+                return
+        casts = [ci for _, ci, _ in items]
         if jobs == 1:
             in_flight.append((_done(derive_chunk(kg, casts)), items))
             return
@@ -155,10 +229,11 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
         nonlocal done
         future, items = in_flight.popleft()
         # embedded: one chunk, journaled so it is all or nothing; remote: one update per cast
-        kg.write_derived(future.result(), casts=[ci.iri for _, ci in items])
-        for rid, ci in items:
+        kg.write_derived(future.result(), casts=[ci.iri for _, ci, _ in items])
+        for rid, ci, _ in items:
             report["loaded"].append(rid)
             pending.discard(ci.iri)
+            twins.pop(ci.iri, None)
         done += len(items)
         tick()
 
@@ -167,7 +242,7 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
     def good():
         """The records to derive, in file order; rejections and duplicates go to the report."""
         nonlocal done
-        for rid, item in iter_batch(path, format=format, encoding=encoding):
+        for rid, line, item in iter_numbered_batch(path, format=format, encoding=encoding):
             if isinstance(item, CastInputError):
                 if on_error == "abort":  # the file changed since the scan
                     raise BatchError(f"{Path(path).name}: record {rid!r} rejected; the file changed while loading",
@@ -176,13 +251,15 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
                 done += 1
                 tick()
             elif item.iri in pending or kg.has_cast(item.iri):
+                if item.iri in pending:
+                    twins.setdefault(item.iri, []).append((rid, line))
                 report["skipped"].append(rid)
                 done += 1
                 tick()
             else:
                 pending.add(item.iri)
                 order.setdefault(rid, len(order))
-                yield rid, item
+                yield rid, item, line
 
     try:
         # topics matter only to chapter rules: without them any casts make a chunk

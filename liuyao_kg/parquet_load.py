@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import deque
 from pathlib import Path
 
-from liuyao_kg.loaders.batch import iter_batch
+from liuyao_kg.loaders.batch import iter_numbered_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
 
 #: casts derived together: the engine's fixed cost per batch (≈1,300 statements) is then small per cast
@@ -104,7 +104,7 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
     (on_error="abort": any bad record raises BatchError before anything is written). `out_dir` must not
     hold Parquet files of an earlier load (they would be mixed with these): that is refused, not overwritten.
     """
-    from liuyao_kg.batch import scan
+    from liuyao_kg.batch import scan, shape_rejections
 
     out = Path(out_dir)
     if out.exists() and (any(out.glob("states*.parquet")) or any(out.glob("judgments*.parquet"))):
@@ -131,8 +131,16 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
                             loaded=len(report["loaded"]), skipped=len(report["skipped"]), rejected=len(report["rejected"]))
 
     def submit(items, part):
-        casts = [ci for _, ci in items]
-        ids = [rid for rid, _ in items]
+        bad = shape_rejections(items)  # SHACL, as load_file: before the partition is derived
+        if bad and on_error == "abort":  # the scan found none: the file changed since
+            raise BatchError(f"{Path(path).name}: {len(bad)} record(s) rejected; the file changed while loading",
+                             list(bad.values()))
+        report["rejected"] += [{"id": rid, "line": line, "reason": str(bad[rid])} for rid, _, line in items if rid in bad]
+        items = [item for item in items if item[0] not in bad]
+        if not items:
+            return
+        casts = [ci for _, ci, _ in items]
+        ids = [rid for rid, _, _ in items]
         if client is None:
             in_flight.append((derive_partition(casts, str(out.resolve()), part), ids))
         else:
@@ -143,14 +151,14 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
 
     try:
         pending, part = [], 0
-        for rid, item in iter_batch(path, format=format):
+        for rid, line, item in iter_numbered_batch(path, format=format):
             if isinstance(item, CastInputError):
                 report["rejected"].append({"id": rid, "line": item.line, "reason": str(item)})
             elif item.iri in seen:
                 report["skipped"].append(rid)
             else:
                 seen.add(item.iri)
-                pending.append((rid, item))
+                pending.append((rid, item, line))
                 if len(pending) >= batch:
                     submit(pending, part)
                     pending, part = [], part + 1

@@ -38,7 +38,7 @@ import yaml
 from .cast_input import CastInput, make_cast_input
 from .errors import BatchError, CastInputError, DuplicateRecordId, shorten as _shorten
 
-__all__ = ["read_batch", "iter_batch", "check_readable", "detect_encoding", "count_records", "batch_format", "parse_batch", "load_records", "iter_results",
+__all__ = ["read_batch", "iter_batch", "iter_numbered_batch", "check_readable", "detect_encoding", "count_records", "batch_format", "parse_batch", "load_records", "iter_results",
            "good_casts", "rejected", "FIELDS", "FORMATS"]
 
 FIELDS = ("id", "spec", "hexagram", "changed", "lines", "month", "day", "year", "birth", "date",
@@ -290,6 +290,11 @@ def iter_results(records: Iterable[tuple[int, object]], encoding: str = "utf-8")
 
     Whatever is wrong with one record — a byte its encoding cannot decode, a value no parser expected —
     rejects that record only: the batch goes on."""
+    return ((rid, result) for rid, _line, result in _numbered_results(records, encoding))
+
+
+def _numbered_results(records: Iterable[tuple[int, object]], encoding: str = "utf-8") -> Iterable[tuple[str, int, object]]:
+    """:func:`iter_results` with the line where each record starts: (record id, line, result)."""
     seen: dict[str, int] = {}
     for index, (line, rec) in enumerate(records, 1):
         rid = None
@@ -313,7 +318,7 @@ def iter_results(records: Iterable[tuple[int, object]], encoding: str = "utf-8")
         except (ValueError, TypeError, ArithmeticError, RecursionError) as exc:  # a parser's gap: still this record
             result = CastInputError(f"record cannot be read: {type(exc).__name__}: {exc}", field="record", value=None)
             result.record_id, result.line = rid, line
-        yield rid, result
+        yield rid, line, result
 
 
 def _apply_policy(results: list[Result], on_error: str, source: str) -> list[Result]:
@@ -369,8 +374,14 @@ def _raw_records(path, format: str | None, encoding: str | None = None):
 def iter_batch(path, *, format: str | None = None, encoding: str | None = None) -> Iterable[Result]:
     """The results of :func:`read_batch` (policy "skip"), read lazily: JSON Lines and CSV files are read
     record by record, so memory does not grow with the file (a YAML list is one document, read whole)."""
+    return ((rid, result) for rid, _line, result in iter_numbered_batch(path, format=format, encoding=encoding))
+
+
+def iter_numbered_batch(path, *, format: str | None = None, encoding: str | None = None) -> Iterable[tuple[str, int, object]]:
+    """:func:`iter_batch` with the line where each record starts: (record id, line, CastInput | CastInputError),
+    for checks made after reading (the batch loader's SHACL check names the record's line as a reader's error does)."""
     codec = detect_encoding(path, encoding)[0] if Path(path).is_file() else (encoding or "utf-8")
-    return iter_results(_raw_records(path, format, encoding), encoding=codec)
+    return _numbered_results(_raw_records(path, format, encoding), encoding=codec)
 
 
 def count_records(path, *, format: str | None = None, encoding: str | None = None) -> int:

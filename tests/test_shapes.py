@@ -2,6 +2,8 @@
 does not is refused before it is stored, with an error naming the shape."""
 from __future__ import annotations
 
+import json
+
 import pyoxigraph as ox
 import pytest
 import rdflib
@@ -11,7 +13,7 @@ from liuyao_kg import namespaces as ns
 from liuyao_kg.graph import LAYERS, KnowledgeGraph, layer_quads
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
-from liuyao_kg.shapes import ShapeViolation, check_cast, violations
+from liuyao_kg.shapes import ShapeViolation, check_cast, shape_violation, violations
 
 INT = ox.NamedNode(ns.XSD + "integer")
 
@@ -131,3 +133,127 @@ def test_a_chapter_rule_without_the_korean_its_passage_gives_violates_the_rule_s
         ("lysh:KoreanConclusionShape", "a chapter rule whose passage has a Korean rendering gives its conclusion in Korean too")]
 
 
+
+
+# ------------------------------------------------------------------------------------------------
+# batch loads: every cast's graph is validated before it is derived, one pySHACL run per chunk
+# ------------------------------------------------------------------------------------------------
+
+STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
+
+
+def _day_casts(n: int):
+    """n distinct casts of 節之中孚 in 寅 month, on successive days from 乙丑."""
+    days = [STEMS[i % 10] + BRANCHES[i % 12] for i in range(1, n + 1)]
+    return [make_cast_input("節之中孚", month="寅", day=d, topic="求財") for d in days]
+
+
+def test_validated_with_its_chunk_a_cast_gets_the_error_it_gets_alone():
+    from liuyao_kg.shapes import cast_graph_violations
+
+    casts = _day_casts(12)
+    graphs = {ci.iri: cast_quads(ci) for ci in casts}
+    bad = casts[7].iri
+    graphs[bad] = _replace(graphs[bad], "lineValue", "/line/3", ox.Literal("5", datatype=INT))
+    found = cast_graph_violations(q for quads in graphs.values() for q in quads)
+    assert list(found) == [bad]
+    assert [(v["shape"], v["focus"], v["path"]) for v in found[bad]] == [("lysh:LineShape", bad + "/line/3", "lyo:lineValue")]
+    with pytest.raises(ShapeViolation) as alone:
+        check_cast(graphs[bad])
+    assert shape_violation(found[bad]).message == alone.value.message
+
+
+def test_a_chunk_of_the_loaders_casts_conforms():
+    from liuyao_kg.shapes import cast_graph_violations
+
+    assert cast_graph_violations(q for ci in _day_casts(50) for q in cast_quads(ci)) == {}
+
+
+def test_a_cast_holding_another_casts_line_is_refused_though_the_union_of_both_looks_whole():
+    """Over the union, A's line 6 taken from B is a typed line at position 6; alone, A has five lines at six
+    positions. Graphs that share a node are validated one by one, so A is refused as it is by check_cast."""
+    from liuyao_kg.shapes import cast_graph_violations
+
+    a, b = _day_casts(2)
+    b_line6 = ox.NamedNode(b.iri + "/line/6")
+    theirs = [ox.Quad(q.subject, q.predicate, b_line6, q.graph_name)
+              if q.predicate.value == ns.LYO + "hasLine" and q.object.value.endswith("/line/6") else q
+              for q in cast_quads(a) if not q.subject.value.endswith("/line/6")]
+    found = cast_graph_violations(theirs + cast_quads(b))
+    assert list(found) == [a.iri]
+    with pytest.raises(ShapeViolation) as alone:
+        check_cast(theirs)
+    assert shape_violation(found[a.iri]).message == alone.value.message
+
+
+def _batch(tmp_path):
+    """Three good records; `bad` is the one a corrupted writer (below) gives a line value of 5."""
+    records = [{"id": "a", "spec": "節之中孚", "month": "寅", "day": "辛亥"},
+               {"id": "bad", "spec": "節之中孚", "month": "寅", "day": "甲子"},
+               {"id": "c", "spec": "否之臨", "month": "寅", "day": "己亥"}]
+    path = tmp_path / "casts.jsonl"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n", encoding="utf-8")
+    return path, {r["id"]: make_cast_input(r["spec"], month=r["month"], day=r["day"]).iri for r in records}
+
+
+@pytest.fixture
+def corrupt_writer(monkeypatch):
+    """loaders.rdf.cast_quads writing line 3 of the 甲子 cast with the value 5: input the Python readers accept,
+    a graph the shapes refuse."""
+    from liuyao_kg.loaders import rdf
+
+    target = make_cast_input("節之中孚", month="寅", day="甲子").iri
+    real = rdf.cast_quads
+    monkeypatch.setattr(rdf, "cast_quads", lambda ci: _replace(real(ci), "lineValue", "/line/3",
+                                                               ox.Literal("5", datatype=INT)) if ci.iri == target else real(ci))
+    return target
+
+
+def test_a_batch_cast_violating_a_shape_is_rejected_naming_its_record_and_the_shape(tmp_path, corrupt_writer):
+    from liuyao_kg.batch import load_file
+
+    path, iris = _batch(tmp_path)
+    kg = KnowledgeGraph(chapter_rules=False)
+    report = load_file(kg, path)
+    assert report["loaded"] == ["a", "c"] and report["skipped"] == []
+    (rejected,) = report["rejected"]
+    assert (rejected["id"], rejected["line"]) == ("bad", 2)
+    assert rejected["reason"].startswith("record 'bad', line 2, field cast: the cast's graph violates shape "
+                                         "lysh:LineShape (ontology/shapes/cast.ttl)")
+    assert "lyo:lineValue: a line's value is one of 6 7 8 9" in rejected["reason"]
+    assert [kg.has_cast(iris[k]) for k in ("a", "bad", "c")] == [True, False, True]
+
+
+def test_a_duplicate_of_a_violating_batch_cast_is_rejected_too_not_skipped(tmp_path, corrupt_writer):
+    from liuyao_kg.batch import load_file
+
+    path, _ = _batch(tmp_path)
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "bad-again", "spec": "節之中孚", "month": "寅", "day": "甲子"}, ensure_ascii=False) + "\n")
+    report = load_file(KnowledgeGraph(chapter_rules=False), path)
+    assert report["skipped"] == [] and [(r["id"], r["line"]) for r in report["rejected"]] == [("bad", 2), ("bad-again", 4)]
+    assert "shape lysh:LineShape" in report["rejected"][1]["reason"]
+
+
+def test_with_abort_a_batch_cast_violating_a_shape_loads_nothing(tmp_path, corrupt_writer):
+    from liuyao_kg.batch import load_file
+    from liuyao_kg.loaders.errors import BatchError
+
+    path, iris = _batch(tmp_path)
+    kg = KnowledgeGraph(chapter_rules=False)
+    with pytest.raises(BatchError) as ei:
+        load_file(kg, path, on_error="abort")
+    (problem,) = ei.value.problems
+    assert isinstance(problem, ShapeViolation) and (problem.record_id, problem.line) == ("bad", 2)
+    assert "1 of 3 record(s) rejected; nothing loaded" in str(ei.value)
+    assert "record 'bad', line 2, field cast: the cast's graph violates shape lysh:LineShape" in str(ei.value)
+    assert not any(kg.has_cast(iri) for iri in iris.values())
+
+
+def test_a_good_batch_loads_whole_under_the_shape_check(tmp_path):
+    from liuyao_kg.batch import load_file
+
+    path, iris = _batch(tmp_path)
+    kg = KnowledgeGraph(chapter_rules=False)
+    assert load_file(kg, path, on_error="abort") == {"loaded": ["a", "bad", "c"], "skipped": [], "rejected": []}
+    assert all(kg.has_cast(iri) for iri in iris.values())
