@@ -171,6 +171,7 @@ def _param_sets(iris: list[str], fired_rule: str) -> dict[str, list[dict]]:
         "parallels": [{"passage": PASSAGE + "SixClashHexagram"}],
         "passage-in-edition": [{"passage": PASSAGE + "EightPalaces",
                                 "edition": "https://w3id.org/liuyao-kg/seed/002_27074fab81f0590e.txt"}],
+        "passage-editions": [{"passage": PASSAGE + "EightPalaces"}, {"passage": PASSAGE + "MonthBroken"}],
         "work-passages-cited": [{"work": "火珠林"}],
         "edition-variants": [{"first": "https://w3id.org/liuyao-kg/seed/002_27074fab81f0590e.txt",
                               "second": "https://w3id.org/liuyao-kg/seed/002_27074fab81f0590e.txt"}],
