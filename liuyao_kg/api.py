@@ -258,7 +258,23 @@ class Api:
         citing = [{"id": r["id"], "rule": r["rule"], "conclusion": r["conclusion"], "polarity": r["polarity"]}
                   for r in self.rules if any(p["iri"] == iri for p in r["passages"])]
         return {"passage": this, "work": rows[0]["work"], "chapter": rows[0]["chapter"],
-                "chapter_passages": sentences, "rules": citing}
+                "chapter_passages": sentences, "rules": citing, "editions": self.editions(iri)}
+
+    def editions(self, iri: str) -> list[dict]:
+        """The passage in every loaded edition where it is anchored (queries/passage-editions.rq): the edition it
+        was quoted from first (method "quoted"), then each edition `liuyao corpus add` aligned it to."""
+        from liuyao_kg import queries
+
+        out: dict[tuple, dict] = {}
+        for r in queries.run(self.kg, "passage-editions", passage=iri):
+            e = out.setdefault((r["edition"], r["method"]), {
+                "edition": r["edition"], "name": {"zh": r["name"], "en": r["nameEn"]}, "file": r["file"],
+                "exact": r["exact"], "prefix": r["prefix"], "suffix": r["suffix"], "start": r["start"], "end": r["end"],
+                "method": r["method"], "score": float(r["score"]), "reason": r["reason"], "variants": []})
+            if r["variantKind"] is not None:
+                e["variants"].append({"kind": r["variantKind"], "base": r["baseReading"], "reading": r["editionReading"],
+                                      "offset": r["quoteOffset"]})
+        return list(out.values())
 
 
 def openapi() -> dict:
@@ -298,9 +314,19 @@ def openapi() -> dict:
             "/api/conflicts": {"get": {"summary": "Rules with the same condition and opposite polarity or school",
                                        "responses": {"200": ok("pairs side by side")}}},
             "/api/passages/{id}": {"get": {"summary": "A passage in its chapter: every passage of the chapter in text "
-                                                      "order, with Korean and surrounding text, and the rules citing it",
+                                                      "order, with Korean and surrounding text, the rules citing it, "
+                                                      "and the passage in every loaded edition",
+                                           "description": "`editions`: one entry per edition where the passage is "
+                                                          "anchored, the one it was quoted from first (method "
+                                                          "`quoted`), then each edition added by `liuyao corpus add`: "
+                                                          "`edition` (IRI), `name` {zh, en}, `file`, `exact` (the "
+                                                          "edition's own text), `prefix`, `suffix`, `start`, `end` "
+                                                          "(character offsets in the file), `method` (quoted, exact, "
+                                                          "folded, tolerant, none), `score`, `reason` (why it was not "
+                                                          "found, else null) and `variants` (異文: {kind "
+                                                          "orthographic|textual, base, reading, offset in the quote}).",
                                            "parameters": [p("id", "the passage id after passage/")],
-                                           "responses": {"200": ok("the passage in context"), "404": err}}},
+                                           "responses": {"200": ok("the passage in context and in every loaded edition"), "404": err}}},
             "/api/why": {"get": {"summary": "Trace judgments or a line's states to rules, facts and passages",
                                  "parameters": [*cast_params, q("rule", "short id, IRI or conclusion text"),
                                                 q("line", "a line position 1–6")],

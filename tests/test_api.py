@@ -6,6 +6,7 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -119,6 +120,52 @@ def test_a_passage_comes_in_its_chapter_with_context_and_korean(api):
     places = [(s["seed"], s["paragraph"], s["start"]) for s in data["chapter_passages"]]
     assert len(places) > 1 and places == sorted(places) and sum(s["this"] for s in data["chapter_passages"]) == 1
     assert "case-wealth-severed-sibling-moves" in {r["id"] for r in data["rules"]}
+
+
+ROOT = Path(__file__).resolve().parents[1]
+HZL = ROOT.parent / "shared" / "corpora" / "huozhulin.wikisource.txt"
+SEED002 = "https://w3id.org/liuyao-kg/seed/002_27074fab81f0590e.txt"
+HZL_WS = "https://w3id.org/liuyao-kg/edition/HuoZhuLin/wikisource"
+
+
+@pytest.fixture(scope="module")
+def api_with_wikisource():
+    """The API over a memory store to which `corpus add` has added Wikisource's 火珠林 (../shared/corpora)."""
+    if not HZL.is_file():
+        pytest.skip(f"the Wikisource edition of 火珠林 is not at {HZL}")
+    from liuyao_kg.corpus.add import add_edition
+
+    kg = KnowledgeGraph(chapter_rules=False)
+    add_edition(kg, HZL, "火珠林", "wikisource")
+    yield Api(kg)
+    kg.close()
+
+
+def test_a_passage_comes_in_the_edition_it_was_quoted_from_and_in_every_added_edition(api_with_wikisource):
+    status, data = call(api_with_wikisource, "GET", "/api/passages/EightPalaces")
+    assert status == 200 and data["work"] == "火珠林"
+    seed, wikisource = data["editions"]
+    assert seed == {"edition": SEED002, "name": {"zh": "火珠林（002_27074fab81f0590e.txt）",
+                                                 "en": "seed text 002_27074fab81f0590e.txt (Huozhulin)"},
+                    "file": "002_27074fab81f0590e.txt", "exact": data["passage"]["quote"],
+                    "prefix": data["passage"]["prefix"], "suffix": data["passage"]["suffix"],
+                    "start": data["passage"]["start"], "end": data["passage"]["end"],
+                    "method": "quoted", "score": 1.0, "reason": None, "variants": []}
+    assert (wikisource["edition"], wikisource["name"]["zh"], wikisource["file"]) == (
+        HZL_WS, "火珠林（wikisource）", "huozhulin.wikisource.txt")
+    assert (wikisource["exact"], wikisource["method"], wikisource["score"]) == ("定一宫管八卦，七卦皆从一宫出", "folded", 1.0)
+    assert wikisource["prefix"].endswith("官鬼，") and wikisource["suffix"].startswith("。旁通者")
+    text = HZL.read_text(encoding="utf-8")
+    assert text[wikisource["start"]:wikisource["end"]] == wikisource["exact"]
+    assert wikisource["variants"] == [{"kind": "orthographic", "base": "宮", "reading": "宫", "offset": 2},
+                                      {"kind": "orthographic", "base": "從", "reading": "从", "offset": 9},
+                                      {"kind": "orthographic", "base": "宮", "reading": "宫", "offset": 11}]
+
+
+def test_an_added_edition_of_another_work_is_not_among_a_passages_editions(api_with_wikisource):
+    _, data = call(api_with_wikisource, "GET", "/api/passages/ch-000-yushi-case-wealth-severed-sibling-moves")
+    assert [(e["file"], e["method"], e["exact"]) for e in data["editions"]] == [
+        ("000_611f20e21d588b1f.txt", "quoted", "巳財絕於亥日，兄動奪之，理不應得")]
 
 
 def test_an_unknown_passage_is_a_404_naming_it(api):
