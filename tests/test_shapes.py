@@ -170,8 +170,8 @@ def test_a_chunk_of_the_loaders_casts_conforms():
 
 
 def test_a_cast_holding_another_casts_line_is_refused_though_the_union_of_both_looks_whole():
-    """Over the union, A's line 6 taken from B is a typed line at position 6; alone, A has five lines at six
-    positions. Graphs that share a node are validated one by one, so A is refused as it is by check_cast."""
+    """Over the union, A's sixth line (B's line 6) is a typed line at position 6; in A's own graph it is neither
+    typed nor placed. Graphs that share a node are validated one by one, so A is refused as check_cast refuses it."""
     from liuyao_kg.shapes import cast_graph_violations
 
     a, b = _day_casts(2)
