@@ -145,9 +145,13 @@ def _child_start(parent: int, keep: tuple[int, ...]) -> None:
             pass
 
 
-def _fork(gate: Gate, deadline: float, body: Callable[[int, int], None]) -> tuple[int, int, int]:
-    """Fork a child running body(data_w, status_w) (the write ends of two pipes); (pid, data_r, status_r) in the
-    parent. TimeoutError if the store stayed in use by the parent's threads until `deadline`."""
+BUSY = "the server is busy; try again"
+
+
+def _fork(gate: Gate, deadline: float, work: Callable[[int], dict], classify: Callable) -> tuple[int, int, int]:
+    """Fork a child that runs work(data_w) (data_w: a pipe's write end) and reports the status it returns, or
+    classify(exception) as {"error": [status, message]}; (pid, data_r, status_r) in the parent. TimeoutError
+    if the store stayed in use by the parent's threads until `deadline`."""
     data_r, data_w = os.pipe()
     status_r, status_w = os.pipe()
     parent = os.getpid()
@@ -159,7 +163,11 @@ def _fork(gate: Gate, deadline: float, body: Callable[[int, int], None]) -> tupl
                     os.close(data_r)
                     os.close(status_r)
                     _child_start(parent, (data_w, status_w))
-                    body(data_w, status_w)
+                    try:
+                        status = work(data_w)
+                    except BaseException as e:  # noqa: BLE001 - every failure is a status for the parent
+                        status = {"error": list(classify(e))}
+                    _report(status_w, data_w, status)
                 finally:
                     os._exit(0)
             os.close(data_w)  # before the next fork, which would otherwise inherit them
@@ -187,22 +195,17 @@ def run_query(store: ox.Store, text: str, kwargs: dict, choose: Callable, classi
     while `gone(sock)` is False). `choose(is_graph)` → (media, format), raising for an unacceptable Accept;
     `classify(exc)` → (status, message) for an exception in the child."""
 
-    def child(data_w: int, status_w: int) -> None:
-        status: dict = {"error": [500, "internal error in the query's process"]}
-        try:
-            result = store.query(text, **kwargs)
-            media, fmt = choose(isinstance(result, ox.QueryTriples))
-            with open(data_w, "wb", buffering=1 << 16, closefd=False) as out:
-                result.serialize(out, format=fmt)
-            status = {"media": media}
-        except BaseException as e:  # noqa: BLE001 - every failure is a status for the parent
-            status = {"error": list(classify(e))}
-        _report(status_w, data_w, status)
+    def work(data_w: int) -> dict:
+        result = store.query(text, **kwargs)
+        media, fmt = choose(isinstance(result, ox.QueryTriples))
+        with open(data_w, "wb", buffering=1 << 16, closefd=False) as out:
+            result.serialize(out, format=fmt)
+        return {"media": media}
 
     try:
-        pid, data_r, status_r = _fork(gate, deadline, child)
+        pid, data_r, status_r = _fork(gate, deadline, work, classify)
     except TimeoutError:
-        return Outcome(503, message="the server is busy; try again")
+        return Outcome(503, message=BUSY)
     done = False
     try:
         body = bytearray()
@@ -348,18 +351,14 @@ def _dry_run_process(checkpoint: str, text: str, deadline: float) -> Outcome | N
 
 
 def _dry_run_forked(store: ox.Store, text: str, *, deadline: float, gate: Gate, classify: Callable) -> Outcome | None:
-    def child(data_w: int, status_w: int) -> None:
-        try:
-            store.update(text)
-            status: dict = {"ok": True}
-        except BaseException as e:  # noqa: BLE001
-            status = {"error": list(classify(e))}
-        _report(status_w, data_w, status)
+    def work(data_w: int) -> dict:
+        store.update(text)
+        return {"ok": True}
 
     try:
-        pid, data_r, status_r = _fork(gate, deadline, child)
+        pid, data_r, status_r = _fork(gate, deadline, work, classify)
     except TimeoutError:
-        return Outcome(503, message="the server is busy; try again")
+        return Outcome(503, message=BUSY)
     done = False
     try:
         remaining = deadline - time.monotonic()
