@@ -182,6 +182,26 @@ def _fork(gate: Gate, deadline: float, work: Callable[[int], dict], classify: Ca
     return pid, data_r, status_r
 
 
+class _Child:
+    """A forked child as a context: `busy` if it could not be forked in time; killed on exit unless `done`."""
+
+    def __init__(self, gate: Gate, deadline: float, work: Callable[[int], dict], classify: Callable):
+        self.busy, self.done = False, False
+        try:
+            self.pid, self.data_r, self.status_r = _fork(gate, deadline, work, classify)
+        except TimeoutError:
+            self.busy = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if not self.busy:
+            _end(self.pid, kill=not self.done)
+            os.close(self.data_r)
+            os.close(self.status_r)
+
+
 def _report(status_w: int, data_w: int, status: dict) -> None:
     """The child's last words: its status (JSON), then both pipes closed (the parent reads the status at EOF)."""
     os.write(status_w, json.dumps(status).encode("utf-8"))
@@ -202,12 +222,10 @@ def run_query(store: ox.Store, text: str, kwargs: dict, choose: Callable, classi
             result.serialize(out, format=fmt)
         return {"media": media}
 
-    try:
-        pid, data_r, status_r = _fork(gate, deadline, work, classify)
-    except TimeoutError:
-        return Outcome(503, message=BUSY)
-    done = False
-    try:
+    with _Child(gate, deadline, work, classify) as child:
+        if child.busy:
+            return Outcome(503, message=BUSY)
+        data_r = child.data_r
         body = bytearray()
         watch = [data_r, sock]
         while True:
@@ -231,18 +249,14 @@ def run_query(store: ox.Store, text: str, kwargs: dict, choose: Callable, classi
                     return Outcome(413, message=f"the answer is larger than the limit of {limit:,} bytes: narrow "
                                                 f"the query (LIMIT, filters)")
                 body += chunk
-        done = True
-        status = _read_status(status_r)
+        child.done = True
+        status = _read_status(child.status_r)
         if status is None:
             return Outcome(500, message="the query's process ended without an answer")
         if "media" in status:
             return Outcome(200, bytes(body), status["media"])
         code, message = status["error"]
         return Outcome(int(code), message=str(message))
-    finally:
-        _end(pid, kill=not done)
-        os.close(data_r)
-        os.close(status_r)
 
 
 def _read_status(fd: int) -> dict | None:
@@ -355,26 +369,18 @@ def _dry_run_forked(store: ox.Store, text: str, *, deadline: float, gate: Gate, 
         store.update(text)
         return {"ok": True}
 
-    try:
-        pid, data_r, status_r = _fork(gate, deadline, work, classify)
-    except TimeoutError:
-        return Outcome(503, message=BUSY)
-    done = False
-    try:
-        remaining = deadline - time.monotonic()
-        ready, _, _ = select.select([data_r], [], [], max(0.0, remaining))
+    with _Child(gate, deadline, work, classify) as child:
+        if child.busy:
+            return Outcome(503, message=BUSY)
+        ready, _, _ = select.select([child.data_r], [], [], max(0.0, deadline - time.monotonic()))
         if not ready:
             return Outcome(503, message=UPDATE_TIME_LIMIT)
-        os.read(data_r, 1)  # EOF: the child has reported
-        done = True
-        status = _read_status(status_r)
+        os.read(child.data_r, 1)  # EOF: the child has reported
+        child.done = True
+        status = _read_status(child.status_r)
         if status is None:
             return Outcome(500, message="the update's dry run ended without an answer; nothing was written")
         return None if status.get("ok") else Outcome(int(status["error"][0]), message=str(status["error"][1]))
-    finally:
-        _end(pid, kill=not done)
-        os.close(data_r)
-        os.close(status_r)
 
 
 __all__ = ["AVAILABLE", "Gate", "Outcome", "run_query", "dry_run_update", "TIME_LIMIT", "UPDATE_TIME_LIMIT"]
