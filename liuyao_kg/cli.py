@@ -162,8 +162,20 @@ def build_parser() -> argparse.ArgumentParser:
                     help="size limit of one answer (default 64 MiB)")
     sv.add_argument("--max-body-bytes", type=_count, default=16 * 1024 * 1024, metavar="N",
                     help="size limit of one request body (default 16 MiB)")
+    sv.add_argument("--update-timeout", type=_positive, default=30.0, metavar="SECONDS",
+                    help="time limit of an update's dry run (WHERE, CLEAR …); past it nothing is written (default 30)")
     sv.add_argument("--idle-timeout", type=_positive, default=15.0, metavar="SECONDS",
-                    help="close a connection silent this long (default 15)")
+                    help="close a connection that waits this long for a request to begin (new or kept alive; "
+                         "default 15)")
+    sv.add_argument("--header-timeout", type=_positive, default=10.0, metavar="SECONDS",
+                    help="time for a request's line and headers once begun (default 10)")
+    sv.add_argument("--body-timeout", type=_positive, default=30.0, metavar="SECONDS",
+                    help="time for a whole request body (default 30)")
+    sv.add_argument("--send-timeout", type=_positive, default=60.0, metavar="SECONDS",
+                    help="time for sending one answer to the client (default 60)")
+    sv.add_argument("--isolate", choices=("fork", "thread"), default=None,
+                    help="fork (default on Linux): each query in a child process, killed at its limits; "
+                         "thread: in the server process (stops only between rows)")
     return parser
 
 
@@ -394,9 +406,11 @@ def _cmd_corpus(args) -> int:
 def _cmd_serve(args) -> int:
     from liuyao_kg.serve import Limits, serve
 
-    limits = Limits(query_timeout=args.query_timeout, max_result_bytes=args.max_result_bytes,
-                    max_body_bytes=args.max_body_bytes, idle_timeout=args.idle_timeout,
-                    allow_service=tuple(args.allow_service))
+    limits = Limits(query_timeout=args.query_timeout, update_timeout=args.update_timeout,
+                    max_result_bytes=args.max_result_bytes, max_body_bytes=args.max_body_bytes,
+                    idle_timeout=args.idle_timeout, header_timeout=args.header_timeout,
+                    body_timeout=args.body_timeout, send_timeout=args.send_timeout,
+                    allow_service=tuple(args.allow_service), **({"isolate": args.isolate} if args.isolate else {}))
     kg = _graph(args)  # embedded, or remote: `serve --endpoint URL` fronts that endpoint
     serve(kg, args.host, args.port, allow_update=args.allow_update, limits=limits, kg=kg)
     return 0

@@ -81,6 +81,12 @@ def query_dataset(store: ox.Store, text: str, default_graph: list[str] | None = 
                   named_graphs: list[str] | None = None):
     """Evaluate on a pyoxigraph store with the SPARQL Protocol's dataset: the given graphs, else the query's own
     FROM clauses, else the union of all graphs (the one rule the embedded store and the endpoint share)."""
+    return store.query(text, **dataset_kwargs(text, default_graph, named_graphs))
+
+
+def dataset_kwargs(text: str, default_graph: list[str] | None = None, named_graphs: list[str] | None = None) -> dict:
+    """The keyword arguments of pyoxigraph's `Store.query` that say `query_dataset`'s dataset (computed apart so
+    the endpoint can prepare them before it hands the evaluation to a child process)."""
     from liuyao_kg.remote import declares_dataset
 
     kwargs: dict = {}
@@ -90,7 +96,7 @@ def query_dataset(store: ox.Store, text: str, default_graph: list[str] | None = 
         kwargs["use_default_graph_as_union"] = True
     if named_graphs:
         kwargs["named_graphs"] = [ox.NamedNode(g) for g in named_graphs]
-    return store.query(text, **kwargs)
+    return kwargs
 
 
 class KnowledgeGraph:

@@ -14,10 +14,12 @@
   browser client (YASGUI) can use it; ``GET /health`` → JSON; ``GET /sparql`` without a query → the
   SPARQL 1.1 Service Description in Turtle.
 * Hardened (:class:`Limits`; docs/robustness.md): no SERVICE or LOAD to a host not allowed
-  (:mod:`liuyao_kg.sparql_guard`); a time and a size limit per query that stop pyoxigraph's lazy
-  evaluation (it is driven by the serialiser, which refuses the next row) and stop it too when the
-  client has gone; idle connections closed; bodies bounded in size and time; every malformed request a
-  4xx, never a traceback; a listen backlog of 128 and at most ``max_concurrent`` queries evaluated at once.
+  (:mod:`liuyao_kg.sparql_guard`); a time and a size limit per query, each query evaluated in a forked
+  child process (:mod:`liuyao_kg.forked`) that is killed when a limit is hit or the client has gone, so the
+  work stops even before the first row; an update that evaluates something is dry-run within its own time
+  limit before it is applied (whole, or not at all); separate timeouts for a connection's idle wait, the
+  request head, the body and the answer's sending; bodies bounded in size; every malformed request a 4xx,
+  never a traceback; a listen backlog of 128 and at most ``max_concurrent`` queries evaluated at once.
 * The store is any :class:`~liuyao_kg.store.CastStore` (so ``serve --endpoint URL`` fronts a remote
   store) or a bare pyoxigraph Store. Routes are one table (``_Handler.ROUTES``) read by one dispatch
   function, so more routes slot in there.
@@ -38,7 +40,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pyoxigraph as ox
 
-from liuyao_kg import sparql_guard
+from liuyao_kg import forked, sparql_guard
 
 ENDPOINT = "/sparql"
 
@@ -129,20 +131,36 @@ def service_description(base: str, allow_update: bool) -> str:
 class Limits:
     """What one request may cost. Defaults suit a shared machine; `liuyao serve` takes each as an option."""
 
-    #: seconds a query may run (its answer is abandoned, and the evaluation stopped at its next row, when hit)
+    #: seconds a query may run; when hit, the evaluation is stopped (its child process killed) and 503 answered
     query_timeout: float = 30.0
+    #: seconds the dry run of an update that evaluates something (WHERE, CLEAR, ADD …) may take; past it
+    #: nothing is written and 503 answered. INSERT DATA / DELETE DATA are applied directly (linear in the body)
+    update_timeout: float = 30.0
     #: bytes an answer may have (the evaluation stops when the serialised answer grows past it)
     max_result_bytes: int = 64 * 1024 * 1024
     #: bytes a request body may have (refused with 413 before it is read)
     max_body_bytes: int = 16 * 1024 * 1024
-    #: seconds a connection may stay silent (before the request line, between header lines, in the body)
+    #: seconds a connection may wait silent for a request to begin (a new connection, or kept alive between two)
     idle_timeout: float = 15.0
+    #: seconds a request's head (request line and headers) may take once it has begun (a client dripping it)
+    header_timeout: float = 10.0
     #: seconds a whole request body may take to arrive (a client dripping bytes is cut off with 408)
     body_timeout: float = 30.0
+    #: seconds sending one answer may take (a client that reads too slowly is cut off)
+    send_timeout: float = 60.0
     #: requests evaluated at once; more wait in the listen backlog or get 503
     max_concurrent: int = 32
     #: hosts (host or host:port) that SERVICE and LOAD may reach; none by default
     allow_service: tuple[str, ...] = ()
+    #: "fork": evaluate each query of an embedded store in a child process (a limit stops any query at once);
+    #: "thread": in the server process (a query then stops only at its next row; no fork cost)
+    isolate: str = "fork" if forked.AVAILABLE else "thread"
+
+    def __post_init__(self):
+        if self.isolate not in ("fork", "thread"):
+            raise ValueError(f"isolate must be 'fork' or 'thread', not {self.isolate!r}")
+        if self.isolate == "fork" and not forked.AVAILABLE:
+            raise ValueError("isolate='fork' needs Linux (os.fork and /proc)")
 
 
 class _Stop(Exception):
@@ -175,6 +193,33 @@ class _BoundedBuffer(io.RawIOBase):
         return self.buf.write(b)
 
 
+class _TimedReader(io.RawIOBase):
+    """A connection's request side: each read waits at most until the current phase's deadline — the idle
+    wait for a request to begin, then its head (from its first byte), then its body (see Limits)."""
+
+    def __init__(self, sock, limits: Limits):
+        self.sock, self.limits = sock, limits
+        self.start("idle")
+
+    def readable(self) -> bool:
+        return True
+
+    def start(self, phase: str) -> None:
+        self.phase = phase
+        self.deadline = time.monotonic() + {"idle": self.limits.idle_timeout, "head": self.limits.header_timeout,
+                                            "body": self.limits.body_timeout}[phase]
+
+    def readinto(self, b) -> int:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError(f"the request's {self.phase} did not arrive in time")
+        self.sock.settimeout(remaining)
+        n = self.sock.recv_into(b)
+        if n and self.phase == "idle":
+            self.start("head")
+        return n
+
+
 def _client_gone(sock) -> bool:
     """The peer closed its side (readable with nothing to read); cheap enough to ask on every write."""
     try:
@@ -192,6 +237,8 @@ class _OxigraphStore:
     def __init__(self, store: ox.Store):
         self.store = store
 
+    path = None  # unknown: the dry run of an update finds out whether the store is on disk
+
     def sparql(self, text, *, default_graph=None, named_graphs=None):
         from liuyao_kg.graph import query_dataset
 
@@ -206,7 +253,7 @@ class _OxigraphStore:
 
 class _Handler(BaseHTTPRequestHandler):
     server_version = "liuyao-kg"
-    protocol_version = "HTTP/1.0"  # one request per connection: an idle client cannot hold a thread for long
+    protocol_version = "HTTP/1.1"  # keep-alive, bounded by Limits.idle_timeout between requests
     store = None  # a CastStore (or _OxigraphStore), set on the subclass made by make_server
     allow_update: bool = False
     limits: Limits = Limits()
@@ -217,8 +264,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- plumbing -------------------------------------------------------------------------------
     def setup(self):
-        self.timeout = self.limits.idle_timeout  # socket timeout: a silent connection is closed
+        self.timeout = self.limits.idle_timeout
         super().setup()
+        self.rfile.close()  # reads go through the phase deadlines instead
+        self.reader = _TimedReader(self.connection, self.limits)
+        self.rfile = io.BufferedReader(self.reader, 65536)
+
+    def handle_one_request(self):
+        self.reader.start("idle")  # a new connection, or one kept alive between two requests
+        super().handle_one_request()
+
+    def send_response(self, code, message=None):
+        self.connection.settimeout(self.limits.send_timeout)  # sendall's timeout bounds the whole answer
+        super().send_response(code, message)
 
     def log_message(self, fmt, *args):  # quiet unless asked
         if self.log is not None:
@@ -242,6 +300,8 @@ class _Handler(BaseHTTPRequestHandler):
                          else media + "; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Vary", "Accept")
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
@@ -270,8 +330,9 @@ class _Handler(BaseHTTPRequestHandler):
                 if text is None:  # answered (400/408/411/413)
                     return True
                 body = text.encode("utf-8")
-            r = self.api.handle("GET" if method == "HEAD" else method, url.path, url.query, body,
-                                self.headers.get("Content-Type") or "")
+            with self.server.gate.using():  # the API reads the store in this process: no fork meanwhile
+                r = self.api.handle("GET" if method == "HEAD" else method, url.path, url.query, body,
+                                    self.headers.get("Content-Type") or "")
         elif (url.path != "/" or wants_page) and method in ("GET", "HEAD"):
             r = web.answer(url.path)
         else:
@@ -293,6 +354,8 @@ class _Handler(BaseHTTPRequestHandler):
 
         Every failure is an HTTP answer (4xx for the client's mistakes, 500 for ours) and at most one log
         line, never a traceback; a client that went away is simply dropped."""
+        if self.request_version != "HTTP/1.1":  # keep-alive only as HTTP/1.1 says it (no 1.0 "keep-alive")
+            self.close_connection = True
         try:
             url = urlsplit(self.path)
             if self._app(method, url):
@@ -320,7 +383,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- routes ---------------------------------------------------------------------------------
     def route_health(self, method, url, params):
-        return self._send(200, json.dumps({"status": "ok", "quads": _size(self.store), "update": self.allow_update}),
+        with self.server.gate.using():
+            quads = _size(self.store)
+        return self._send(200, json.dumps({"status": "ok", "quads": quads, "update": self.allow_update}),
                           "application/json")
 
     def route_sparql(self, method, url, params):
@@ -372,14 +437,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(413, f"request body of {length:,} bytes is larger than the limit of "
                              f"{self.limits.max_body_bytes:,}")
             return None
-        deadline = time.monotonic() + self.limits.body_timeout
+        self.reader.start("body")
         data = bytearray()
         while len(data) < length:
             try:
                 chunk = self.rfile.read1(min(65536, length - len(data)))
             except (socket.timeout, TimeoutError):
                 chunk = None
-            if chunk is None or time.monotonic() > deadline:
+            if chunk is None:
                 self._error(408, f"the request body did not arrive in time ({len(data):,} of {length:,} bytes)")
                 return None
             if not chunk:  # the client closed before sending what it announced: nobody to answer
@@ -417,8 +482,27 @@ class _Handler(BaseHTTPRequestHandler):
             dataset = self._dataset(params, "default-graph-uri", "named-graph-uri")
         except ValueError as e:  # a malformed graph IRI
             return self._error(400, _short(str(e), 2000))
+        deadline = time.monotonic() + self.limits.query_timeout
         if not self.server.slots.acquire(timeout=self.limits.query_timeout):
             return self._error(503, "the server is busy; try again")
+        raw = self._raw_store()
+        if raw is not None and self.limits.isolate == "fork":
+            try:
+                from liuyao_kg.graph import dataset_kwargs
+
+                result = forked.run_query(raw, text, dataset_kwargs(text, **dataset), self._chooser(accept, short),
+                                          _query_error, deadline=deadline, limit=self.limits.max_result_bytes,
+                                          sock=self.connection, gate=self.server.gate, gone=_client_gone)
+            finally:
+                self.server.slots.release()
+            if result.status == 499:  # nobody is listening any more
+                self.close_connection = True
+                return
+            if result.status != 200:
+                if result.status == 500:
+                    self.log_message("query failed: %s", result.message)
+                return self._error(result.status, result.message)
+            return self._send(200, result.body, result.media)
         outcome: dict = {}
         worker = threading.Thread(target=self._evaluate, args=(text, dataset, accept, short, outcome), daemon=True)
         worker.start()  # it releases the slot when it ends, so runaway queries cannot pile up
@@ -435,37 +519,42 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(status, message)
         self._send(200, outcome["body"], outcome["media"])
 
+    def _raw_store(self) -> ox.Store | None:
+        """The pyoxigraph Store behind self.store when it is embedded (what a forked child can evaluate on)."""
+        raw = getattr(self.store, "store", None)
+        return raw if isinstance(raw, ox.Store) else None
+
+    @staticmethod
+    def _chooser(accept, short):
+        """is_graph → (media, format) for the request's Accept / format= (NotAcceptable if nothing fits)."""
+
+        def choose(graph: bool):
+            wanted = accept
+            if short:  # format=xml|json means RDF/XML or JSON-LD for a graph (SPARQLWrapper's defaults)
+                wanted = (_SHORT_GRAPH.get(short) if graph else None) or _SHORT.get(short, short)
+            if graph:
+                return negotiate(wanted, _GRAPHS, "text/turtle")
+            return negotiate(wanted, _RESULTS, "application/sparql-results+json")
+
+        return choose
+
     def _evaluate(self, text: str, dataset: dict, accept, short, outcome: dict) -> None:
-        """Evaluate and serialise one query into `outcome` (body and media, or an error's status and message)."""
+        """Evaluate and serialise one query in this process into `outcome` (body and media, or an error's status
+        and message): a remote store, or Limits.isolate == "thread"."""
         try:
             deadline = time.monotonic() + self.limits.query_timeout
             result = self.store.sparql(text, **dataset)
-            graph = isinstance(result, (ox.QueryTriples, list))
-            if short:  # format=xml|json means RDF/XML or JSON-LD for a graph (SPARQLWrapper's defaults)
-                accept = (_SHORT_GRAPH.get(short) if graph else None) or _SHORT.get(short, short)
-            if graph:
-                media, fmt = negotiate(accept, _GRAPHS, "text/turtle")
-            else:
-                media, fmt = negotiate(accept, _RESULTS, "application/sparql-results+json")
+            media, fmt = self._chooser(accept, short)(isinstance(result, (ox.QueryTriples, list)))
             out = _BoundedBuffer(self.limits.max_result_bytes, deadline, self.connection)
             if isinstance(result, list):  # a remote store's graph answer, already parsed
                 ox.serialize(result, out, format=fmt)
             else:
                 result.serialize(out, format=fmt)
             outcome.update(body=out.buf.getvalue(), media=media)
-        except _Stop as e:
-            outcome["error"] = (e.status, e.message)
-        except SyntaxError as e:
-            outcome["error"] = (400, f"malformed query: {_short(str(e), 2000)}")
-        except ValueError as e:
-            outcome["error"] = (400, _short(str(e), 2000))
-        except NotAcceptable as e:
-            outcome["error"] = (406, f"cannot answer this query in any of: {_short(str(e))}")
-        except (OSError, RuntimeError) as e:  # the store failed, or a remote store's error (never a credential)
-            outcome["error"] = (502 if type(e).__name__ == "RemoteStoreError" else 500, f"query failed: {_short(str(e))}")
-        except Exception as e:  # noqa: BLE001 - answered as 500, logged in one line
-            self.log_message("internal error in a query: %s: %s", type(e).__name__, _short(str(e)))
-            outcome["error"] = (500, f"internal error: {type(e).__name__}")
+        except Exception as e:  # noqa: BLE001 - every failure is an answer
+            outcome["error"] = _query_error(e)
+            if outcome["error"][1].startswith("internal error"):
+                self.log_message("internal error in a query: %s: %s", type(e).__name__, _short(str(e)))
         finally:
             self.server.slots.release()
 
@@ -476,16 +565,50 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(400, "using-graph-uri / using-named-graph-uri are not supported")
         if self._refuse_outbound(text):
             return
-        try:
-            self.store.update(text)
-        except SyntaxError as e:
-            return self._error(400, f"malformed update: {_short(str(e), 2000)}")
-        except (ValueError, OSError, RuntimeError) as e:
-            return self._error(500, f"update failed: {_short(str(e))}")
+        deadline = time.monotonic() + self.limits.update_timeout
+        if not self.server.write_lock.acquire(timeout=self.limits.update_timeout):
+            return self._error(503, "another update is being applied; try again")
+        try:  # held from the dry run to the apply: both see the same store
+            raw = self._raw_store()
+            if (raw is not None and self.limits.isolate == "fork" and not getattr(self.store, "read_only", False)
+                    and not sparql_guard.writes_data_only(text)):
+                refused = forked.dry_run_update(raw, text, deadline=deadline, gate=self.server.gate,
+                                                path=getattr(self.store, "path", None), classify=_update_error)
+                if refused is not None:
+                    return self._error(refused.status, refused.message)
+            with self.server.gate.using():
+                self.store.update(text)  # one pyoxigraph transaction: whole or not at all
+        except Exception as e:  # noqa: BLE001 - every failure is an answer
+            return self._error(*_update_error(e))
+        finally:
+            self.server.write_lock.release()
         self.send_response(HTTPStatus.NO_CONTENT)
         self._cors()
         self.send_header("Content-Length", "0")
         self.end_headers()
+
+
+def _query_error(e: BaseException) -> tuple[int, str]:
+    """(status, message) for an exception raised evaluating a query (also in a forked child: pure Python)."""
+    if isinstance(e, _Stop):
+        return e.status, e.message
+    if isinstance(e, SyntaxError):
+        return 400, f"malformed query: {_short(str(e), 2000)}"
+    if isinstance(e, ValueError):
+        return 400, _short(str(e), 2000)
+    if isinstance(e, NotAcceptable):
+        return 406, f"cannot answer this query in any of: {_short(str(e))}"
+    if isinstance(e, (OSError, RuntimeError)):  # the store failed, or a remote store's error (never a credential)
+        return (502 if type(e).__name__ == "RemoteStoreError" else 500), f"query failed: {_short(str(e))}"
+    return 500, f"internal error: {type(e).__name__}"
+
+
+def _update_error(e: BaseException) -> tuple[int, str]:
+    if isinstance(e, SyntaxError):
+        return 400, f"malformed update: {_short(str(e), 2000)}"
+    if isinstance(e, (ValueError, OSError, RuntimeError)):
+        return 500, f"update failed: {_short(str(e))}"
+    return 500, f"internal error: {type(e).__name__}"
 
 
 def _size(store) -> int | None:
@@ -529,6 +652,8 @@ def make_server(store, host: str = "127.0.0.1", port: int = 7878, *, allow_updat
     server = _Server((host, port), handler)
     server.log = log
     server.slots = threading.BoundedSemaphore(limits.max_concurrent)
+    server.gate = forked.Gate()  # the parent's own uses of the store against forks (liuyao_kg.forked)
+    server.write_lock = threading.Lock()  # one update at a time, from its dry run to its apply
     return server
 
 

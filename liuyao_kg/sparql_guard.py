@@ -5,6 +5,10 @@ refuses them unless the target's host is one the operator allowed (`liuyao serve
 The text is read with the lexer the remote client uses for its dataset clauses (comments, strings and
 IRIs are single tokens), so a keyword inside a literal or a comment is not mistaken for one, and a
 keyword that is a prefixed name's local part (`ex:SERVICE`) is not either.
+
+:func:`writes_data_only` says, with the same lexer, whether an update only writes the quads it spells out
+(INSERT DATA / DELETE DATA / CREATE): its cost is then linear in its text, which the endpoint bounds
+(``--max-body-bytes``), so the endpoint applies it without the dry run that time-limits other updates.
 """
 from __future__ import annotations
 
@@ -39,6 +43,28 @@ def outbound_targets(text: str) -> list[tuple[str, str | None]]:
     return out
 
 
+#: words that make an update evaluate something (a WHERE, a graph management operation, a fetch)
+_EVALUATING = frozenset({"WHERE", "USING", "WITH", "LOAD", "CLEAR", "DROP", "ADD", "MOVE", "COPY", "SERVICE"})
+
+
+def writes_data_only(text: str) -> bool:
+    """True if every operation of the update `text` is INSERT DATA, DELETE DATA or CREATE (ground quads, no WHERE).
+
+    Conservative: an unusual spelling (a keyword in a \\u escape, a prefix named like a keyword) only makes it
+    False, which costs a dry run, never a missed limit."""
+    if _ESCAPE.search(text):
+        return False
+    words = [(m.group().upper(), m.start()) for m in _LEX.finditer(text) if m.lastgroup == "word"]
+    for i, (word, start) in enumerate(words):
+        if start > 0 and text[start - 1] == ":":  # the local part of a prefixed name (or a blank node label)
+            continue
+        if word in _EVALUATING:
+            return False
+        if word in ("INSERT", "DELETE") and (i + 1 >= len(words) or words[i + 1][0] != "DATA"):
+            return False
+    return True
+
+
 def _host(iri: str) -> tuple[str, str] | None:
     parts = urllib.parse.urlsplit(iri)
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
@@ -66,4 +92,4 @@ def check(text: str, allowed_hosts: Iterable[str] = ()) -> None:
                 + " (start it with --allow-service HOST to allow one)")
 
 
-__all__ = ["OutboundRequestRefused", "outbound_targets", "check"]
+__all__ = ["OutboundRequestRefused", "outbound_targets", "check", "writes_data_only"]

@@ -1,8 +1,13 @@
 """The endpoint under attack: outbound requests, runaway queries, idle and slow clients, malformed requests."""
 from __future__ import annotations
 
+import io
 import json
+import os
+import select
 import socket
+import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -113,7 +118,8 @@ def test_a_keyword_hidden_in_an_escape_or_a_string_is_read_as_what_it_is(running
 
 
 def test_a_runaway_query_is_stopped_at_the_time_limit_while_others_are_answered(running):
-    server = running(_store(3000), limits=Limits(query_timeout=1.0))
+    # a size limit it cannot reach in a second (a forked child streams some 80 MB/s)
+    server = running(_store(3000), limits=Limits(query_timeout=1.0, max_result_bytes=10 ** 10))
     answers = {}
 
     def heavy():
@@ -123,7 +129,7 @@ def test_a_runaway_query_is_stopped_at_the_time_limit_while_others_are_answered(
     t.start()
     light = _query(server.url, f"ASK {{ <{EX}a> ?p ?o }}", format="json")
     t.join(timeout=120)
-    assert light[0] == 200 and json.loads(light[1])["boolean"] is True
+    assert light[0] == 200 and json.loads(light[1])["boolean"] is True, light
     assert answers["heavy"][0] == 503 and "time limit" in answers["heavy"][1]
 
 
@@ -225,3 +231,212 @@ def test_serve_over_a_remote_store_forwards_queries_to_it(running):
     status, body = _query(front.url, f"SELECT ?s WHERE {{ ?s ?p ?o }}", format="json",
                           **{"default-graph-uri": EX + "g"})
     assert status == 200 and [b["s"]["value"] for b in json.loads(body)["results"]["bindings"]] == [EX + "a"]
+
+
+# -- the time limit stops the work (a forked child per query; liuyao_kg.forked) --------------------------------
+NO_FIRST_ROW = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"  # 3000³ rows to count: hours
+
+
+def _cpu(pid: int) -> float:
+    """CPU seconds used by `pid`, its reaped children and its live descendants (from /proc)."""
+    stats = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    raw = f.read()
+            except OSError:
+                continue
+            stats[int(d)] = raw[raw.rindex(")") + 2:].split()  # state ppid … utime(11) stime(12) cutime cstime
+    tree, grown = {pid}, True
+    while grown:
+        grown = False
+        for p, f in stats.items():
+            if p not in tree and int(f[1]) in tree:
+                tree.add(p)
+                grown = True
+    own = stats[pid]
+    ticks = sum(int(stats[p][11]) + int(stats[p][12]) for p in tree if stats[p][0] != "Z")
+    return (ticks + int(own[13]) + int(own[14])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_stays_flat(pid: int, settle: float = 1.0, watch: float = 3.0) -> float:
+    """CPU seconds `pid`'s process tree uses in `watch` seconds, after `settle` (a running query would use ~watch)."""
+    time.sleep(settle)
+    before = _cpu(pid)
+    time.sleep(watch)
+    return _cpu(pid) - before
+
+
+def _live_children() -> list[int]:
+    me, out = os.getpid(), []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == me and fields[0] != "Z":
+                out.append(int(d))
+    return out
+
+
+@pytest.fixture
+def liuyao_serve():
+    """`liuyao serve` in its own process (memory store with the layers), so its CPU time can be read."""
+    procs = []
+
+    def start(*args):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        proc = subprocess.Popen([sys.executable, "-m", "liuyao_kg.cli", "serve", "--port", str(port), *args],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        procs.append(proc)
+        assert "SPARQL endpoint at" in proc.stderr.readline()
+        return proc, f"http://127.0.0.1:{port}/sparql"
+
+    yield start
+    for p in procs:
+        p.terminate()
+        p.wait(timeout=30)
+
+
+def test_a_query_with_no_first_row_is_answered_at_the_limit_and_its_work_stops(liuyao_serve):
+    proc, url = liuyao_serve("--query-timeout", "1")
+    t0 = time.monotonic()
+    status, body = _query(url, NO_FIRST_ROW, timeout=120)
+    waited = time.monotonic() - t0
+    assert status == 503 and "time limit" in body
+    assert waited < 1.0 + 10.0  # the limit and a generous margin (the answer used to wait for a first row: hours)
+    assert _cpu_stays_flat(proc.pid) < 0.5  # the query's child was killed: nothing keeps computing
+    assert _query(url, "ASK { ?s ?p ?o }", format="json")[0] == 200
+
+
+@pytest.mark.parametrize("form", [
+    NO_FIRST_ROW,
+    "ASK { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i FILTER(CONCAT(STR(?c), STR(?f), STR(?i)) = 'never') }",
+    "CONSTRUCT { ?a <urn:x> ?c } WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i FILTER(CONCAT(STR(?c), STR(?f), STR(?i)) = 'never') }",
+    "DESCRIBE ?a WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i FILTER(CONCAT(STR(?c), STR(?f), STR(?i)) = 'never') }",
+    "SELECT ?a WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?c ?f ?i",
+], ids=["count", "ask", "construct", "describe", "order-by"])
+def test_every_query_form_is_stopped_at_the_time_limit(running, form):
+    server = running(_store(3000), limits=Limits(query_timeout=0.5))
+    status, body = _query(server.url, form, timeout=120)
+    assert status == 503 and "time limit" in body
+    time.sleep(0.5)
+    assert _live_children() == []  # the evaluating child is gone, not computing on
+
+
+def test_a_client_that_leaves_mid_query_stops_its_work(running):
+    server = running(_store(3000), limits=Limits(query_timeout=600))
+    path = "/sparql?" + urllib.parse.urlencode({"query": NO_FIRST_ROW})
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        time.sleep(1.0)
+        assert len(_live_children()) == 1  # it is computing
+    assert _cpu_stays_flat(os.getpid()) < 0.5
+    assert _live_children() == []
+
+
+def test_other_clients_are_answered_during_a_query_with_no_first_row(running):
+    server = running(_store(3000), limits=Limits(query_timeout=5.0))
+    heavy = threading.Thread(target=_query, args=(server.url, NO_FIRST_ROW), kwargs={"timeout": 120})
+    heavy.start()
+    time.sleep(0.3)
+    try:
+        for _ in range(10):
+            status, body = _query(server.url, f"ASK {{ <{EX}a> ?p ?o }}", format="json")
+            assert status == 200 and json.loads(body)["boolean"] is True
+    finally:
+        heavy.join(timeout=120)
+
+
+def _disk_store(tmp_path, n):
+    s = ox.Store(str(tmp_path / "kg"))
+    s.bulk_extend(_store(n))
+    s.add(ox.Quad(ox.NamedNode(EX + "b"), ox.NamedNode(EX + "p"), ox.Literal("b", language="zh-Hant"),
+                  ox.NamedNode(EX + "g")))
+    s.add(ox.Quad(ox.BlankNode("n1"), ox.NamedNode(EX + "p"), ox.Literal("1.5", datatype=ox.NamedNode(
+        "http://www.w3.org/2001/XMLSchema#decimal"))))
+    s.flush()
+    return s
+
+
+@pytest.mark.parametrize("where", ["memory", "disk"])
+def test_an_update_past_its_limit_writes_nothing_and_stops(running, tmp_path, where):
+    store = _store(3000) if where == "memory" else _disk_store(tmp_path, 3000)
+    before = sorted(map(str, store))
+    server = running(store, allow_update=True, limits=Limits(update_timeout=1.0))
+    status, body = _query(server.url, "INSERT { <urn:x:s> <urn:x:p> ?n } WHERE { SELECT (COUNT(*) AS ?n) WHERE { "
+                                      "?a ?b ?c . ?d ?e ?f . ?g ?h ?i } }", "POST", timeout=120)
+    assert status == 503 and "nothing was written" in body
+    assert sorted(map(str, store)) == before
+    time.sleep(0.5)
+    assert _live_children() == []
+    # within the limit: applied, whole; malformed: 400, nothing written
+    status, _ = _query(server.url, f"INSERT {{ ?s <urn:x:copy> ?o }} WHERE {{ ?s <{EX}q> ?o }}", "POST")
+    assert status == 204 and len(store) == len(before) + 3000
+    status, _ = _query(server.url, "DELETE WHERE { ?s ?p ", "POST")
+    assert status == 400 and len(store) == len(before) + 3000
+    status, _ = _query(server.url, "INSERT DATA { <urn:x:d> <urn:x:p> 1 }", "POST")  # applied without a dry run
+    assert status == 204 and len(store) == len(before) + 3001
+    assert not list(tmp_path.glob(".liuyao-dry-run-*"))  # the checkpoints are removed
+
+
+@pytest.mark.parametrize("where", ["memory", "disk"])
+def test_answers_are_byte_identical_to_the_in_process_evaluation(running, tmp_path, where):
+    from liuyao_kg.graph import query_dataset
+
+    store = _store(50) if where == "memory" else _disk_store(tmp_path, 50)
+    server = running(store)
+    cases = [(f"SELECT ?s ?o WHERE {{ ?s ?p ?o }} ORDER BY ?s ?o", fmt, ox.QueryResultsFormat.__dict__[name])
+             for fmt, name in [("json", "JSON"), ("xml", "XML"), ("csv", "CSV"), ("tsv", "TSV")]]
+    cases += [(f"ASK {{ <{EX}a> ?p ?o }}", "json", ox.QueryResultsFormat.JSON)]
+    graph = f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ ?s ?p ?o }} ORDER BY ?s ?o"
+    cases += [(graph, media, fmt) for media, fmt in [("turtle", ox.RdfFormat.TURTLE), ("nt", ox.RdfFormat.N_TRIPLES),
+                                                     ("rdfxml", ox.RdfFormat.RDF_XML)]]
+    cases += [(f"DESCRIBE <{EX}s7>", "nt", ox.RdfFormat.N_TRIPLES)]
+    for text, short, fmt in cases:
+        url = server.url + "?" + urllib.parse.urlencode({"query": text, "format": short})
+        with urllib.request.urlopen(url, timeout=60) as r:
+            served = r.read()
+        out = io.BytesIO()
+        query_dataset(store, text).serialize(out, format=fmt)
+        assert served == out.getvalue(), (text, short)
+
+
+def test_a_request_head_dripped_slowly_is_cut_off_by_the_header_timeout(running):
+    server = running(limits=Limits(idle_timeout=30.0, header_timeout=1.0))
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as s:
+        s.sendall(b"GET /sparql?query=ASK%7B%7D HTTP/1.1\r\n")
+        t0 = time.monotonic()
+        closed = False
+        while time.monotonic() - t0 < 20:  # a header byte every 0.2 s: never silent for the idle timeout
+            try:
+                s.sendall(b"X")
+            except OSError:
+                closed = True
+                break
+            ready, _, _ = select.select([s], [], [], 0.2)
+            if ready and s.recv(1) == b"":
+                closed = True
+                break
+        assert closed
+
+
+def test_a_connection_is_kept_alive_between_requests_until_the_idle_timeout(running):
+    server = running(limits=Limits(idle_timeout=1.0))
+    request = b"GET /sparql?query=ASK%7B%7D&format=json HTTP/1.1\r\nHost: x\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as s:
+        f = s.makefile("rb")
+        for _ in range(3):  # three requests on one connection
+            s.sendall(request)
+            assert f.readline().startswith(b"HTTP/1.1 200")
+            length = 0
+            while (line := f.readline()) != b"\r\n":
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            assert json.loads(f.read(length))["boolean"] is True
+        assert f.read(1) == b""  # then closed by the server, idle
