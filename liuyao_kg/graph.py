@@ -152,6 +152,12 @@ class KnowledgeGraph:
         killed mid-write) is simply given this package's layers: no cast was derived with them.
         """
         missing = [g for g, _ in LAYERS if not self._has_graph(g)]
+        if len(missing) == len(LAYERS) and self.path is None:
+            # a new store in memory cannot outlive a failure: parse straight into it (the scratch store's
+            # dump and re-parse below cost ~0.8 s of every `liuyao cast`)
+            load_layers(self.store, only_missing=False, atomic=False)
+            self.store.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
+            return
         if len(missing) == len(LAYERS):
             scratch = ox.Store()
             load_layers(scratch, only_missing=False, atomic=False)

@@ -20,7 +20,7 @@ from liuyao_kg.loaders.batch import iter_numbered_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
 
 #: casts derived together: the engine's fixed cost per batch (≈1,300 statements) is then small per cast
-BATCH = 2000
+BATCH = 500
 
 _ENGINE = None  # this process's (or Dask worker's) ColumnarEngine, built on first use
 

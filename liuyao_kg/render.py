@@ -72,7 +72,7 @@ def chart_text(chart: dict, lang: str = "zh", labels=None) -> str:
     from liuyao_kg.render_reading import reading_header
 
     w = _Words(lang, labels)
-    out = reading_header(chart)  # the reading opens the chart (verdict, reasons, timing), when derived
+    out = reading_header(chart, w.lang)  # the reading opens the chart (verdict, reasons, timing), when derived
     title = _hexagram_title(chart["primary"], w)
     if chart["changed"]:
         title += w.w("of") + _hexagram_title(chart["changed"], w)

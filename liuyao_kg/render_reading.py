@@ -5,27 +5,43 @@ from __future__ import annotations
 from liuyao_kg.reading import GROUPS
 
 
-def reading_header(chart: dict) -> list[str]:
+def reading_header(chart: dict, lang: str = "zh") -> list[str]:
+    """The verdict, its three strongest reasons and the first timing candidates, in `lang` (zh, en, ko):
+    the summary and factor terms carry their own three labels; quotes stay in the classic's Chinese."""
+    from liuyao_kg import i18n
+
     v = chart.get("verdict")
     if not v:
         return []
+    head = f"{i18n.word('verdict', lang)}:"
     if not v["polarity"]:
-        return [f"斷 verdict: — ({v['reason']})", ""]
-    out = [f"斷 verdict: {v['summary']['zh']}"]
+        return [f"{head} — ({v['reason']})", ""]
+    out = [f"{head} {v['summary'].get(lang) or v['summary']['zh']}"]
     for b in [b for b in v["because"] if b["role"] == "for"][:3]:
-        out.append(f"  因 {_reason(b)}")
+        out.append(f"  {i18n.word('because', lang)} {_reason(b, lang)}")
     if chart.get("timing"):
-        firsts = "、".join(f"{c['branch']}{c['unit']}" + (f"({c['dates'][0]})" if c["dates"] else "")
-                          for c in chart["timing"][:3])
-        out.append(f"應期 timing: {firsts}")
+        sep = "、" if lang == "zh" else ", "
+        firsts = sep.join(_when(c, lang) for c in chart["timing"][:3])
+        out.append(f"{i18n.word('timing', lang)}: {firsts}")
     return out + [""]
 
 
-def _reason(b: dict) -> str:
+def _when(c: dict, lang: str) -> str:
+    """子日 / 子 day / 子일, and its first date when the cast has one."""
+    from liuyao_kg import i18n
+
+    unit = i18n.word({"日": "day", "月": "month", "年": "year"}[c["unit"]], lang)
+    return f"{c['branch']}{unit}" + (f"({c['dates'][0]})" if c["dates"] else "")
+
+
+def _reason(b: dict, lang: str = "zh") -> str:
+    from liuyao_kg import i18n
+
     src = b["source"]
-    what = b["term"]["zh"] if "term" in b else b["judgment"]["zh"]
-    quote = f"「{src['quote']}」" if src.get("quote") else f"({src.get('note') or 'convention'})"
-    lines = f" 爻{','.join(map(str, b['lines']))}" if b.get("lines") else ""
+    label = b["term"] if "term" in b else b["judgment"]
+    what = label.get(lang) or label["zh"]
+    quote = f"「{src['quote']}」" if src.get("quote") else f"({src.get('note') or i18n.word('convention', lang)})"
+    lines = f" {i18n.word('lines', lang)}{','.join(map(str, b['lines']))}" if b.get("lines") else ""
     return f"{what}{lines} — {src.get('work') or ''}{quote}"
 
 

@@ -17,7 +17,7 @@ def run(capsys, *argv) -> tuple[int, str, str]:
 def test_cast_prints_the_chart_top_line_first_with_spirits_relatives_and_changes(capsys):
     code, out, _ = run(capsys, "cast", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財")
     assert code == 0
-    assert out.startswith("斷 verdict: ")  # the reading opens the chart (docs/reading.md)
+    assert out.startswith("斷: 凶中有吉")  # the reading opens the chart (docs/reading.md)
     rows = out.splitlines()
     rows = rows[next(i for i, r in enumerate(rows) if r.startswith("節（")):]
     assert rows[0].startswith("節（坎宮水 一世") and "之 中孚（艮宮土 遊魂）" in rows[0]
@@ -182,10 +182,20 @@ def test_why_of_a_rule_that_did_not_fire_says_so(capsys):
     ("en", "Judgments", "[inauspicious]", "month-broken"), ("ko", "판단", "[흉]", "월파"), ("zh", "斷", "[凶]", "月破")])
 def test_the_text_chart_speaks_the_chosen_language(capsys, lang, heading, polarity, term):
     code, out, _ = run(capsys, "cast", "否之臨", "--month", "寅", "--day", "己亥", "--topic", "求財", "--lang", lang)
-    headings = [l for l in out.splitlines() if l.startswith(heading) and "verdict" not in l]  # not the reading's 斷 verdict
+    headings = [l for l in out.splitlines() if l.startswith(heading) and not l.startswith(heading + ":")]  # not the verdict
     assert code == 0 and headings and polarity in out and term in out
     if lang != "zh":
         assert "neutral" not in out or lang == "en"
+
+
+@pytest.mark.parametrize("lang, verdict, because, timing", [
+    ("en", "Verdict: inauspicious, with a hope", "  because overcome by the day lines 1 — 黃金策「日傷爻", "Timing: 子 day, 丑 day"),
+    ("ko", "판단: 흉중유길", "  근거 일극 효 1 — 黃金策「日傷爻", "응기: 子일, 丑일"),
+    ("zh", "斷: 凶中有吉", "  因 日克 爻1 — 黃金策「日傷爻", "應期: 子日、丑日")])
+def test_the_reading_that_opens_the_chart_speaks_the_chosen_language(capsys, lang, verdict, because, timing):
+    _, out, _ = run(capsys, "cast", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財", "--lang", lang)
+    head = out.splitlines()[:5]
+    assert head[0].startswith(verdict) and head[1].startswith(because) and head[4].startswith(timing)
 
 
 def test_zh_chart_has_no_english_school_ids_or_polarity(capsys):

@@ -3,7 +3,7 @@
 The SPARQL semantics is the reference: per cast the sorted N-Quads of both engines (IRIs, graphs and
 prov:wasDerivedFrom included) must be equal. Quick here: the rule witnesses (every executable chapter
 rule fires on one of them), a seeded sample with years, sexes, subjects and dates (an xsd:dateTime in
-the batch), and the translator's own semantics on small hand-made rules. The 64×64 pairs and 10,000
+the batch), and the translator's own semantics on small hand-made rules. The 64×64 pairs and 2,000
 casts are in test_columnar_full.py (marker `columnar_full`).
 """
 from __future__ import annotations

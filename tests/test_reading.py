@@ -324,8 +324,8 @@ def test_the_text_chart_opens_with_the_reading_and_merges_repeated_sentences(mee
     from liuyao_kg.render import chart_text
 
     text = chart_text(meet_time)
-    assert text.startswith("斷 verdict: 凶中有吉")
-    assert text.index("應期 timing: 子日、丑日") < text.index("節（坎宮水")
+    assert text.startswith("斷: 凶中有吉")
+    assert text.index("應期: 子日、丑日") < text.index("節（坎宮水")
     grouped = text[text.index("斷（依所關之人）"):]
     # two rules concluding one sentence for one group: one row, with the lines of both
     assert [row.split(" — ")[0].strip() for row in grouped.splitlines() if "克破為凶" in row] == ["[凶] 克破為凶 爻1,6"]
