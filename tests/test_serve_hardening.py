@@ -269,7 +269,11 @@ def _cpu_stays_flat(pid: int, settle: float = 1.0, watch: float = 3.0) -> float:
 
 
 def _live_children() -> list[int]:
+    """This process's live forked children: the server's query children (a fork keeps the parent's command
+    line; other fixtures' processes in the same test worker, a Virtuoso or a Dask worker, do not)."""
     me, out = os.getpid(), []
+    with open(f"/proc/{me}/cmdline", "rb") as f:
+        mine = f.read()
     for d in os.listdir("/proc"):
         if d.isdigit():
             try:
@@ -278,6 +282,12 @@ def _live_children() -> list[int]:
             except OSError:
                 continue
             if int(fields[1]) == me and fields[0] != "Z":
+                try:
+                    with open(f"/proc/{d}/cmdline", "rb") as f:
+                        if f.read() != mine:
+                            continue
+                except OSError:
+                    continue
                 out.append(int(d))
     return out
 
