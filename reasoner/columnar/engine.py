@@ -26,22 +26,24 @@ from liuyao_kg.reasoner.dependencies import _cache_dir, _read_json, _write_json,
 from liuyao_kg.reasoner.engine import Rule, RuleScopeError, ox_keys
 
 from . import terms
-from .translate import RDF_TYPE, VERSION, Translation, Unsupported, table_id, translate
+from .layout import key_of as _key_of, layout as _layout
+from .translate import RDF_TYPE, TERM_ORDER_ERROR, VERSION, Layout, Translation, Unsupported, table_id, translate
 
 _PROLOGUE = sparql_prologue()
 _TOPIC = LYO + "topic"
 
 
-def _rule_hash(rule: Rule) -> str:
-    return hashlib.sha256(f"{VERSION}\n{rule.iri}\n{rule.construct}".encode()).hexdigest()
+def _rule_hash(rule: Rule, layout: Layout) -> str:
+    return hashlib.sha256(f"{VERSION}\n{layout.digest()}\n{rule.iri}\n{rule.construct}".encode()).hexdigest()
 
 
 def _cache_file():
     return _cache_dir() / f"columnar-sql-v{VERSION}.json"
 
 
-def translations(rules: list[Rule], progress=None) -> dict[str, Translation | str]:
-    """Each rule's Translation, or the reason it runs on pyoxigraph; memoised by each rule's text hash.
+def translations(rules: list[Rule], layout: Layout, progress=None) -> dict[str, Translation | str]:
+    """Each rule's Translation, or the reason it runs on pyoxigraph; memoised by each rule's text hash
+    (and the layout's, which steers the join order).
 
     Translating parses every rule with rdflib (about 15 ms a rule); the result depends only on the rule's
     text and the generator's VERSION, so a changed rule misses the cache and is translated again. An
@@ -49,15 +51,15 @@ def translations(rules: list[Rule], progress=None) -> dict[str, Translation | st
     """
     cache = _read_json(_cache_file())
     out, fresh = {}, {}
-    missing = [r for r in rules if _rule_hash(r) not in cache]
+    missing = [r for r in rules if _rule_hash(r, layout) not in cache]
     if missing and progress:
         progress(f"translating {len(missing)} rule(s) to SQL (cached after the first run)")
     for r in rules:
-        h = _rule_hash(r)
+        h = _rule_hash(r, layout)
         entry = cache.get(h)
         if entry is None:
             try:
-                t = translate(r.construct, r.iri, _PROLOGUE)
+                t = translate(r.construct, r.iri, _PROLOGUE, layout)
                 entry = {"where": t.where, "template": t.template, "reads": t.reads, "typed": t.typed,
                          "ordered": t.ordered}
             except Unsupported as e:
@@ -71,13 +73,6 @@ def translations(rules: list[Rule], progress=None) -> dict[str, Translation | st
     if fresh:
         _write_json(_cache_file(), fresh, keep=None)
     return out
-
-
-def _key_of(p: str, o: str) -> tuple[str, str]:
-    """The table key of a triple, from its N-Triples predicate and object."""
-    if p == f"<{RDF_TYPE}>" and o.startswith("<"):
-        return ("t", o[1:-1])
-    return ("p", p[1:-1])
 
 
 class ColumnarEngine:
@@ -97,8 +92,9 @@ class ColumnarEngine:
         # would cost more than the evaluation
         self.con.execute("SET disabled_optimizers = 'join_order'")
         terms.install(self.con)
-        self.sql = translations(rules, progress)
         self._reference = list(reference)
+        self.layout = _layout(rules, self._reference)
+        self.sql = translations(rules, self.layout, progress)
         self._reference_keys = ox_keys(self._reference)
         self._keys: dict[str, tuple[str, str]] = {}  # table id → key
         self._ref_ids: set[str] = set()
@@ -288,14 +284,14 @@ class ColumnarEngine:
         timings = self.timings
         for iri in iris:
             t = self.sql[iri]
-            start = time.perf_counter() if timings is not None else 0.0
+            start = time.process_time() if timings is not None else 0.0
             if isinstance(t, Translation) and (exact[0] or not t.typed) and (exact[1] or not t.ordered):
-                if self._queries[iri]:
-                    con.execute(self._queries[iri])
+                if self._queries[iri] and not self._run_sql(iri):
+                    self._apply_oxigraph(iri)
             else:
                 self._apply_oxigraph(iri)
             if timings is not None:
-                timings[iri] = timings.get(iri, 0.0) + time.perf_counter() - start
+                timings[iri] = timings.get(iri, 0.0) + time.process_time() - start
         keys = [k for (k,) in con.execute("SELECT DISTINCT k FROM new").fetchall()]
         total = 0
         for tid in keys:
@@ -320,8 +316,21 @@ class ColumnarEngine:
                     present.add(("p", key_iri, obj[1:-1]))
         return total
 
-    #: rules evaluated in one SQL statement (at most)
-    FUSE = 200
+    def _run_sql(self, iri: str) -> bool:
+        """Run a rule's statement; False when it refused the batch's data at run time (nothing written).
+
+        MAX/MIN are generated for integers only; on other terms the statement raises, and the rule runs on
+        pyoxigraph for this batch instead (a failed statement leaves `new` as it was).
+        """
+        import duckdb
+
+        try:
+            self.con.execute(self._queries[iri])
+        except duckdb.InvalidInputException as e:
+            if TERM_ORDER_ERROR not in str(e):
+                raise
+            return False
+        return True
 
     # --- the pyoxigraph path --------------------------------------------------------------------
 

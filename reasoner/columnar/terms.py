@@ -46,6 +46,10 @@ MACROS = [
     # the lexical form of a simple literal (xsd:string), else NULL
     "CREATE OR REPLACE MACRO nt_simple(t) AS CASE WHEN t[1] = '\"' AND t[-1] = '\"' "
     "THEN nt_unesc(substr(t, 2, length(t) - 2)) END",
+    # the lexical form of a string literal, simple or language-tagged (CONCAT's argument), else NULL
+    "CREATE OR REPLACE MACRO nt_strlex(t) AS CASE WHEN t[1] = '\"' AND t[-1] = '\"' "
+    "THEN nt_unesc(substr(t, 2, length(t) - 2)) WHEN t[1] = '\"' AND regexp_full_match(t, '\"(.*)\"@[A-Za-z0-9-]+') "
+    "THEN nt_unesc(regexp_extract(t, '^\"(.*)\"@[A-Za-z0-9-]+$', 1)) END",
     "CREATE OR REPLACE MACRO nt_dt(t) AS CASE WHEN t[1] <> '\"' THEN NULL WHEN t[-1] = '\"' THEN "
     f"{q(XSD + 'string')} WHEN t[-1] = '>' THEN regexp_extract(t, '\\^\\^<([^>]*)>$', 1) ELSE 'lang' END",
     f"CREATE OR REPLACE MACRO nt_bool(t) AS CASE WHEN t IN {_in(BOOL_TRUE)} THEN TRUE WHEN t IN {_in(BOOL_FALSE)} THEN FALSE END",

@@ -24,7 +24,11 @@ from .terms import q
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 #: bump when the generated SQL changes meaning: cached translations of older versions are ignored
-VERSION = "4"
+VERSION = "8"
+
+
+#: the message of a generated statement's run-time refusal (see ColumnarEngine._apply)
+TERM_ORDER_ERROR = "liuyao-columnar: terms the SQL does not order"
 
 
 class Unsupported(Exception):
@@ -47,6 +51,22 @@ class Translation:
     typed: bool = False
     #: orders two stored terms: exact only while the batch holds no xsd:dateTime either
     ordered: bool = False
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the join orderer knows of the tables (never what a rule means: any order gives the same rows).
+
+    `reference` keys hold only reference-layer rows (a few hundred, the same for every batch); `shared`
+    keys relate a cast's node to a term every cast may share (an element, a branch, a literal), so a
+    pattern reached only through its object pairs nodes of every cast in the batch.
+    """
+
+    reference: frozenset = frozenset()
+    shared: frozenset = frozenset()
+
+    def digest(self) -> str:
+        return hashlib.sha256(repr((sorted(self.reference), sorted(self.shared))).encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -87,7 +107,10 @@ def _nt(term) -> str:
 
 
 class _Translator:
-    def __init__(self):
+    def __init__(self, layout: Layout | None = None):
+        self.layout = layout or Layout()
+        #: variables some pattern binds at the object of a shared or reference key (terms, not a cast's nodes)
+        self.term_vars: set[str] = set()
         self.n = 0
         self.vars: dict[str, str] = {}
         self.reads: set[tuple[str, str]] = set()
@@ -119,48 +142,31 @@ class _Translator:
             raise Unsupported(f"algebra operator {name}")
         return fn(node, outer)
 
-    def p_BGP(self, node, outer):
+    def p_BGP(self, node, outer, seed: _Pat | None = None):
         """Triple patterns as explicit joins, in an order that never makes a cross product it can avoid.
 
         DuckDB's own join-order search costs ~60 ms for a rule of a dozen patterns (more than running
         it), so the engine switches it off and the order is chosen here: the pattern with the most
         constants first, then always a pattern sharing a variable with those already joined, the most
-        constrained first. Every table holds one batch, and no rule joins two casts, so every join
-        stays within one cast's rows.
+        constrained first. With a `seed` (the group's patterns before this BGP, see p_Join) the patterns
+        are joined onto it one by one, its variables counting as bound: a pattern such as
+        `?U lyo:element ?e` then starts from the seed's `?U` (one cast's line), where compiled alone it
+        would pair every line of the batch with every other through the shared element.
         """
         from rdflib import BNode, Literal, URIRef, Variable
 
         triples = list(node.get("triples") or [])
         if not triples:
-            return _Pat("SELECT 1 AS _one", {}, set())
-        pats = []
-        for s_, p, o in triples:
-            if not isinstance(p, URIRef):
-                raise Unsupported("a variable predicate or a property path")
-            if str(p) == RDF_TYPE:
-                if not isinstance(o, URIRef):
-                    raise Unsupported("rdf:type with a variable class")
-                key, positions = ("t", str(o)), [(s_, "s")]
-            else:
-                key, positions = ("p", str(p)), [(s_, "s"), (o, "o")]
-            for term, _ in positions:
-                if not isinstance(term, (Variable, BNode, URIRef, Literal)):
-                    raise Unsupported(f"term {term!r}")
-            pvars = {self.vname(t) for t, _ in positions if isinstance(t, (Variable, BNode))}
-            consts = sum(1 for t, _ in positions if isinstance(t, (URIRef, Literal)))
-            consts += sum(1 for v in pvars if v in outer)
-            # a class table is one column: as constraining as a constant object
-            pats.append((key, positions, pvars, consts + (1 if key[0] == "t" else 0)))
-        order, bound = [], set()
-        remaining = list(range(len(pats)))
-        while remaining:
-            connected = [i for i in remaining if pats[i][2] & bound] or remaining
-            best = max(connected, key=lambda i: (pats[i][3], -i))
-            order.append(best)
-            remaining.remove(best)
-            bound |= pats[best][2]
+            return seed if seed is not None else _Pat("SELECT 1 AS _one", {}, set())
+        pats = self._bgp_pats(triples)
+        bound = (set(seed.cols) if seed is not None else set()) | set(outer)
+        order, _costs = self._order(pats, bound)
         froms, binds, subj, where = [], {}, set(), []
-        for n, i in enumerate(order):
+        if seed is not None:
+            sd = self.alias()
+            froms.append(f"({seed.sql}) AS {sd}")
+            binds = {v: f"{sd}.{c}" for v, c in seed.cols.items()}
+        for i in order:
             key, positions, _pv, _c = pats[i]
             a = self.alias()
             self.reads.add(key)
@@ -180,7 +186,7 @@ class _Translator:
                 else:
                     conds.append(f"{ref} = {q(_nt(term))}")
             table = f"{{T:{table_id(key)}}} AS {a}"
-            if n == 0:
+            if not froms:
                 froms.append(table)
                 where += conds
             elif conds:
@@ -188,10 +194,80 @@ class _Translator:
             else:
                 froms.append(f"CROSS JOIN {table}")
         # blank nodes of a pattern are existential: not projected
-        cols = {v: self.col(v) for v in binds if not v.startswith("_bn_")}
+        cols = {v: (seed.cols[v] if seed is not None and v in seed.cols else self.col(v))
+                for v in binds if not v.startswith("_bn_")}
         select = ", ".join(f"{binds[v]} AS {c}" for v, c in cols.items()) or "1 AS _one"
         cond = (" WHERE " + " AND ".join(where)) if where else ""
-        return _Pat(f"SELECT {select} FROM {' '.join(froms)}{cond}", cols, set(), subj & set(cols))
+        nodes = (subj & set(cols)) | (seed.nodes if seed is not None else set())
+        nullable = set(seed.nullable) if seed is not None else set()
+        return _Pat(f"SELECT {select} FROM {' '.join(froms)}{cond}", cols, nullable, nodes)
+
+    def _bgp_pats(self, triples) -> list:
+        """(key, positions, variables, constants) per triple pattern; Unsupported for what has no table."""
+        from rdflib import BNode, Literal, URIRef, Variable
+
+        pats = []
+        for s_, p, o in triples:
+            if not isinstance(p, URIRef):
+                raise Unsupported("a variable predicate or a property path")
+            if str(p) == RDF_TYPE:
+                if not isinstance(o, URIRef):
+                    raise Unsupported("rdf:type with a variable class")
+                key, positions = ("t", str(o)), [(s_, "s")]
+            else:
+                key, positions = ("p", str(p)), [(s_, "s"), (o, "o")]
+            for term, _ in positions:
+                if not isinstance(term, (Variable, BNode, URIRef, Literal)):
+                    raise Unsupported(f"term {term!r}")
+            pvars = {self.vname(t) for t, _ in positions if isinstance(t, (Variable, BNode))}
+            consts = sum(1 for t, _ in positions if isinstance(t, (URIRef, Literal)))
+            # a class table is one column: as constraining as a constant object
+            pats.append((key, positions, pvars, consts + (1 if key[0] == "t" else 0)))
+        return pats
+
+    def _order(self, pats: list, bound: set) -> tuple[list[int], list[int]]:
+        """The join order of a BGP's patterns from the variables `bound`, and each step's _cost.
+
+        The cheapest connected pattern next; a BGP that reads cast rows starts from them (starting from
+        a reference table, the next join would reach every cast's rows through a shared term).
+        """
+        bound = set(bound)
+        order, costs = [], []
+        remaining = list(range(len(pats)))
+        castside = [i for i in remaining if pats[i][0] not in self.layout.reference]
+        while remaining:
+            connected = [i for i in remaining if pats[i][2] & bound]
+            if not connected:
+                connected = [i for i in castside if i in remaining] or remaining
+            best = min(connected, key=lambda i: (self._cost(pats[i], bound), -pats[i][3], i))
+            costs.append(self._cost(pats[best], bound))
+            order.append(best)
+            remaining.remove(best)
+            bound |= pats[best][2]
+        return order, costs
+
+    def _cost(self, pat, bound: set) -> int:
+        """How many rows a pattern may add per row already joined, in rank order (see Layout)."""
+        from rdflib import Variable
+
+        key, positions = pat[0], pat[1]
+
+        def fixed(term) -> bool:
+            return not isinstance(term, Variable) and not type(term).__name__ == "BNode" or self.vname(term) in bound
+
+        s_fixed = fixed(positions[0][0])
+        o_fixed = key[0] == "t" or fixed(positions[1][0])
+        if s_fixed and o_fixed:
+            return 0  # a lookup
+        if s_fixed:
+            return 1  # forward: a node's own values
+        if key in self.layout.reference:
+            return 1 if o_fixed else 4  # a small table
+        if o_fixed:
+            if key[0] == "t" or not isinstance(positions[1][0], Variable):
+                return 3  # every cast node of a class, or with a constant: linear in the batch
+            return 9 if key in self.layout.shared else 2  # through a shared term: every cast's nodes
+        return 6
 
     def _join(self, left: _Pat, right: _Pat, kind: str = "JOIN", extra: str | None = None) -> _Pat:
         if not left.cols and kind == "JOIN" and left.sql == "SELECT 1 AS _one":
@@ -235,7 +311,42 @@ class _Translator:
                     f"({right.sql}) AS {b} ON {on}", cols, nullable, nodes)
 
     def p_Join(self, node, outer):
-        return self._join(self.pattern(node.p1, outer), self.pattern(node.p2, outer))
+        """A group's parts joined in an order that never pairs two unrelated parts while a related one waits.
+
+        Join is commutative and associative (on multisets of solutions), so the nested Joins of a group
+        are flattened and taken greedily: a BGP sharing a variable with what is joined so far is evaluated
+        from it (p_BGP's seed: SPARQL's join of a BGP with bound, shared variables is the BGP evaluated
+        from them), else another part sharing a variable; never two parts with nothing in common while a
+        connecting one is left (that product would pair every cast's rows with every other's).
+        """
+        parts, stack = [], [node]
+        while stack:
+            n = stack.pop()
+            if getattr(n, "name", None) == "Join":
+                stack += [n.p2, n.p1]
+            else:
+                parts.append(n)
+        mentions = [{self.vname(v) for v in _variables(p)} for p in parts]
+        acc = self.pattern(parts[0], outer)
+        left = list(range(1, len(parts)))
+        while left:
+            bound = set(acc.cols) | set(outer)
+            seedable, cost = set(), {}
+            for i in left:
+                if not mentions[i] & bound:
+                    continue
+                if getattr(parts[i], "name", None) == "BGP" and not (acc.nullable & _bgp_vars(parts[i], self)):
+                    seedable.add(i)
+                    cost[i] = max(self._order(self._bgp_pats(parts[i].get("triples") or []), bound)[1], default=0)
+                else:  # joined on what it shares: cheap through a cast's node, not through a shared term
+                    cost[i] = 2 if (mentions[i] & bound) - self.term_vars else 9
+            i = min(cost, key=lambda i: (cost[i], i not in seedable, i)) if cost else left[0]
+            left.remove(i)
+            if i in seedable:
+                acc = self.p_BGP(parts[i], outer, seed=acc)
+            else:
+                acc = self._join(acc, self.pattern(parts[i], outer))
+        return acc
 
     def p_LeftJoin(self, node, outer):
         left, right = self.pattern(node.p1, outer), self.pattern(node.p2, outer)
@@ -291,7 +402,12 @@ class _Translator:
         c = self.col(node.var)
         keep = ", ".join(f"{a}.{cc} AS {cc}" for cc in inner.cols.values())
         sel = (keep + ", " if keep else "") + f"{e.sql} AS {c}"
-        return _Pat(f"SELECT {sel} FROM ({inner.sql}) AS {a}", {**inner.cols, v: c}, inner.nullable | {v})
+        # BIND(?x AS ?y) of an always-bound ?x never leaves ?y unbound (nor an IRI a non-node)
+        src = self.vname(node.expr) if type(node.expr).__name__ == "Variable" else None
+        copied = src is not None and src in inner.cols and src not in inner.nullable
+        nodes = inner.nodes | ({v} if copied and src in inner.nodes else set())
+        return _Pat(f"SELECT {sel} FROM ({inner.sql}) AS {a}", {**inner.cols, v: c},
+                    inner.nullable | (set() if copied else {v}), nodes)
 
     def p_ToMultiSet(self, node, outer):
         return self.pattern(node.p, outer)
@@ -347,7 +463,7 @@ class _Translator:
             if type(e).__name__ != "Variable" or self.vname(e) not in inner.cols:
                 raise Unsupported("GROUP BY an expression")
             keys.append(self.vname(e))
-        out, cols = [], {}
+        out, cols, maybe_unbound = [], {}, set()
         for agg in node.A:
             res = self.vname(agg.res)
             c = self.col(agg.res)
@@ -370,12 +486,24 @@ class _Translator:
                 else:
                     raise Unsupported("COUNT of an expression")
                 out.append(f"int_term(COUNT({distinct}{arg})) AS {c}")
+            elif agg.name in ("Aggregate_Max", "Aggregate_Min"):
+                if type(target).__name__ != "Variable" or self.vname(target) not in inner.cols:
+                    raise Unsupported(f"{agg.name} of an expression")
+                x = f"{a}.{inner.cols[self.vname(target)]}"
+                fn = "arg_max" if agg.name == "Aggregate_Max" else "arg_min"
+                # integers by value (the term itself kept); any other term: SPARQL's order over mixed terms
+                # is not modelled, so the statement fails and the engine runs the rule on pyoxigraph
+                out.append(f"(CASE WHEN COUNT({x}) = COUNT(nt_int({x})) THEN {fn}({x}, nt_int({x})) "
+                           f"ELSE error('{TERM_ORDER_ERROR}') END) AS {c}")
+                maybe_unbound.add(res)
             else:
                 raise Unsupported(f"aggregate {agg.name}")
             cols[res] = c
+            if agg.name == "Aggregate_Sample" and self.vname(target) in inner.nullable:
+                maybe_unbound.add(res)
         by = (" GROUP BY " + ", ".join(f"{a}.{inner.cols[k]}" for k in keys)) if keys else ""
-        return _Pat(f"SELECT {', '.join(out)} FROM ({inner.sql}) AS {a}{by}", cols,
-                    {k for k in cols if k not in keys or k in inner.nullable})  # (SAMPLE results: not tracked as nodes)
+        # COUNT is always bound, SAMPLE of a group key as bound as the key; MAX/MIN of an empty group is not
+        return _Pat(f"SELECT {', '.join(out)} FROM ({inner.sql}) AS {a}{by}", cols, maybe_unbound)
 
     # --- expressions ----------------------------------------------------------------------------
 
@@ -557,7 +685,12 @@ class _Translator:
     e_Builtin_URI = e_Builtin_IRI
 
     def e_Builtin_CONCAT(self, node, env, nullable):
-        exs = [self.as_str(self.expr(x, env, nullable)) for x in node.arg]
+        exs = [self.expr(x, env, nullable) for x in node.arg]
+        if any(e.kind == "str" for e in exs):
+            # with one simple-literal argument the result is a simple literal, and a term argument counts by
+            # its lexical form if it is a string literal (simple or language-tagged), else it is an error
+            exs = [_Ex(f"nt_strlex({e.sql})", "str") if e.kind == "term" and e.const is None else e for e in exs]
+        exs = [self.as_str(e) for e in exs]
         out = _Ex("(" + " || ".join(e.sql for e in exs) + ")" if exs else "''", "str")
         rest = exs[1:]
         if exs and exs[0].iri_text is not None and all(e.literal is not None for e in rest):
@@ -616,6 +749,37 @@ class _Translator:
         return self._exists(node, env, nullable, True)
 
 
+def _term_vars(node, tr: _Translator) -> set:
+    """Variables at the object of a shared- or reference-key pattern in any BGP under `node`."""
+    from rdflib import URIRef, Variable
+
+    out = set()
+    keys = tr.layout.shared | tr.layout.reference
+
+    def walk(n):
+        if isinstance(n, dict):
+            if getattr(n, "name", None) == "BGP":
+                for s_, p, o in n.get("triples") or []:
+                    if isinstance(p, URIRef) and isinstance(o, Variable) and ("p", str(p)) in keys:
+                        out.add(tr.vname(o))
+            for k, v in n.items():
+                if k not in ("_vars", "PV"):
+                    walk(v)
+        elif isinstance(n, (list, tuple)):
+            for x in n:
+                walk(x)
+
+    walk(node)
+    return out
+
+
+def _bgp_vars(bgp, tr: _Translator) -> set:
+    """The variable names a BGP's triple patterns mention."""
+    from rdflib import Variable
+
+    return {tr.vname(t) for triple in bgp.get("triples") or [] for t in triple if isinstance(t, Variable)}
+
+
 def _variables(node, out: set | None = None) -> set:
     """Every variable an algebra or parse-tree node mentions."""
     from rdflib import Variable
@@ -638,8 +802,11 @@ def _lex(nt: str) -> str:
     return next(iter(term)).object.value
 
 
-def translate(construct: str, rule_iri: str, prologue: str) -> Translation:
-    """Translate one rule (`?rule` bound to its IRI, as the engine binds it); raises Unsupported."""
+def translate(construct: str, rule_iri: str, prologue: str, layout: Layout | None = None) -> Translation:
+    """Translate one rule (`?rule` bound to its IRI, as the engine binds it); raises Unsupported.
+
+    `layout` only steers the join order (the engine derives it from its tables); the rows are the same.
+    """
     from rdflib import BNode, Literal, URIRef, Variable
     from rdflib.plugins.sparql import prepareQuery
 
@@ -647,7 +814,8 @@ def translate(construct: str, rule_iri: str, prologue: str) -> Translation:
     alg = query.algebra
     if alg.name != "ConstructQuery":
         raise Unsupported("not a CONSTRUCT")
-    tr = _Translator()
+    tr = _Translator(layout)
+    tr.term_vars = _term_vars(alg.p, tr)
     top = alg.p
     if getattr(top, "name", "") == "Project":  # a CONSTRUCT's template reads every in-scope variable
         top = top.p
