@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,14 +30,23 @@ def _command() -> list[str]:
     return ([str(exe)] if exe.exists() else [sys.executable, "-m", "liuyao_kg.cli"]) + ARGS
 
 
-def _timed(env: dict) -> float:
+def _timed(env: dict) -> tuple[float, float]:
+    """(wall, CPU) seconds of one run; the CPU time (user + system) is what a busy shared machine does not inflate."""
+    cpu = _children_cpu()
     t = time.perf_counter()
     subprocess.run(_command(), check=True, capture_output=True, env=env)
-    return time.perf_counter() - t
+    return time.perf_counter() - t, _children_cpu() - cpu
 
 
-def _summary(times: list[float]) -> dict:
-    return {"median_s": round(statistics.median(times), 3), "runs_s": [round(t, 3) for t in times]}
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _summary(times: list[tuple[float, float]]) -> dict:
+    wall, cpu = [t for t, _ in times], [c for _, c in times]
+    return {"median_s": round(statistics.median(wall), 3), "runs_s": [round(t, 3) for t in wall],
+            "cpu_median_s": round(statistics.median(cpu), 3)}
 
 
 def wall_times(runs: int) -> dict:
