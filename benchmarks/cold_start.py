@@ -45,31 +45,31 @@ def _children_cpu() -> float:
 
 def _summary(times: list[tuple[float, float]]) -> dict:
     wall, cpu = [t for t, _ in times], [c for _, c in times]
-    return {"median_s": round(statistics.median(wall), 3), "runs_s": [round(t, 3) for t in wall],
+    return {"median_s": round(statistics.median(wall), 3), "min_s": round(min(wall), 3), "runs_s": [round(t, 3) for t in wall],
             "cpu_median_s": round(statistics.median(cpu), 3)}
 
 
 def wall_times(runs: int) -> dict:
-    out = {}
-    fresh = []
-    for _ in range(runs):
-        with tempfile.TemporaryDirectory() as home:
-            fresh.append(_timed({**os.environ, "HOME": home, "XDG_CACHE_HOME": os.path.join(home, "cache")}))
-    out["fresh_first_run"] = _summary(fresh)
-    with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "HOME": home, "XDG_CACHE_HOME": os.path.join(home, "cache")}
-        _timed(env)  # the first run fills whatever it caches
-        out["later_runs"] = _summary([_timed(env) for _ in range(runs)])
-    with tempfile.TemporaryDirectory() as home:
-        cache = Path(home, "cache")
+    """The three conditions interleaved, one run of each per round, so a shared machine's changing load falls
+    on all three alike."""
+    times: dict[str, list] = {"fresh_first_run": [], "later_runs": [], "read_only_cache": []}
+    with tempfile.TemporaryDirectory() as kept, tempfile.TemporaryDirectory() as locked:
+        later = {**os.environ, "HOME": kept, "XDG_CACHE_HOME": os.path.join(kept, "cache")}
+        _timed(later)  # the first run fills whatever it caches
+        cache = Path(locked, "cache")
         cache.mkdir()
         cache.chmod(0o555)
-        env = {**os.environ, "HOME": home, "XDG_CACHE_HOME": str(cache)}
+        read_only = {**os.environ, "HOME": locked, "XDG_CACHE_HOME": str(cache)}
         try:
-            out["read_only_cache"] = _summary([_timed(env) for _ in range(runs)])
+            for _ in range(runs):
+                with tempfile.TemporaryDirectory() as home:
+                    fresh = {**os.environ, "HOME": home, "XDG_CACHE_HOME": os.path.join(home, "cache")}
+                    times["fresh_first_run"].append(_timed(fresh))
+                times["later_runs"].append(_timed(later))
+                times["read_only_cache"].append(_timed(read_only))
         finally:
             cache.chmod(0o755)
-    return out
+    return {k: _summary(v) for k, v in times.items()}
 
 
 PHASES = r"""

@@ -235,8 +235,8 @@ def _check(prop: PropertyShape, focus, index: dict, types: dict) -> list[dict]:
                 if not focus.value.startswith(_DATA_IRI):
                     raise Undecided(focus)  # rdflib could write this IRI with one of its own prefixes
                 message = f"{message[0]}<{focus.value}>{message[1]}"
-            out.append({"shape": _short(prop.owner), "focus": focus.value,
-                        "path": _short(prop.path[0]) if len(prop.path) == 1 else None, "message": message})
+            out.append({"shape": short_name(prop.owner), "focus": focus.value,
+                        "path": short_name(prop.path[0]) if len(prop.path) == 1 else None, "message": message})
     return out
 
 
@@ -263,7 +263,8 @@ def _holds(name: str, param, v, index: dict, types: dict) -> bool:
     raise Undecided(name)
 
 
-def _short(iri: str) -> str:
+def short_name(iri: str) -> str:
+    """lysh:… / lyo:… for the shapes' and the ontology's IRIs, as violations name shapes and paths."""
     for prefix, ns in (("lysh:", "https://w3id.org/liuyao-kg/shapes#"), ("lyo:", "https://w3id.org/liuyao-kg/ontology#")):
         if iri.startswith(ns):
             return prefix + iri[len(ns):]

@@ -114,13 +114,11 @@ def violations(data_graph, name: str, *, flat: bool = False) -> list[dict]:
 def _short(term) -> str | None:
     import rdflib
 
+    from liuyao_kg.shape_check import short_name
+
     if term is None or isinstance(term, rdflib.BNode):  # no name (a sequence path): the message says it
         return None
-    s = str(term)
-    for prefix, ns in (("lysh:", "https://w3id.org/liuyao-kg/shapes#"), ("lyo:", "https://w3id.org/liuyao-kg/ontology#")):
-        if s.startswith(ns):
-            return prefix + s[len(ns):]
-    return s
+    return short_name(str(term))
 
 
 def _describe(found: list[dict]) -> str:
