@@ -513,26 +513,11 @@ def profile(n: int, chunk: int) -> dict:
 
 
 def cold_start(runs: int = 5) -> dict:
-    exe = Path(sys.executable).parent / "liuyao"
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "liuyao_kg.cli"]
-    cmd += ["cast", "節之中孚", "--month", "寅", "--day", "辛亥"]
-    subprocess.run(cmd, check=True, capture_output=True)  # first run may fill the rule-dependency cache
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True)
-        times.append(time.perf_counter() - t)
-    # a fresh clone's first run: an empty cache directory every time (the package's precomputed rule analysis)
-    import tempfile
+    """The CLI's cold start (fresh clone's first run, later runs, unwritable cache) and the warm API: cold_start.py."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from cold_start import cold_start as measure
 
-    fresh = []
-    for _ in range(runs):
-        with tempfile.TemporaryDirectory() as cache:
-            t = time.perf_counter()
-            subprocess.run(cmd, check=True, capture_output=True, env={**os.environ, "XDG_CACHE_HOME": cache})
-            fresh.append(time.perf_counter() - t)
-    return {"command": "liuyao cast 節之中孚 --month 寅 --day 辛亥", "median_s": statistics.median(times),
-            "runs_s": times, "fresh_cache_median_s": statistics.median(fresh), "fresh_cache_runs_s": fresh}
+    return measure(runs)
 
 
 def child(args: list[str], timeout: float) -> dict:
@@ -566,6 +551,7 @@ def main() -> None:
     ap.add_argument("--check", type=int, default=200, help="casts checked engine = oracle and engine = najia")
     ap.add_argument("--profile-n", type=int, default=200)
     ap.add_argument("--no-cold-start", action="store_true")
+    ap.add_argument("--only", choices=["cold-start"], help="run only this part and print its JSON (writes no --out)")
     ap.add_argument("--stack", help=argparse.SUPPRESS)  # child process
     ap.add_argument("-n", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
@@ -575,6 +561,9 @@ def main() -> None:
         return
     if args.profile:
         print(json.dumps(profile(args.n, args.chunk or 100)))
+        return
+    if args.only == "cold-start":
+        print(json.dumps(cold_start(), indent=2, ensure_ascii=False))
         return
 
     sizes = [int(s) for s in str(args.sizes).replace(" ", ",").split(",") if s]

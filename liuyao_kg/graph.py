@@ -208,9 +208,7 @@ class KnowledgeGraph:
     def engine(self):
         from liuyao_kg.derivation import build_engine
 
-        layers = {g: list(self.store.quads_for_pattern(None, None, None, ox.NamedNode(g)))
-                  for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES)}  # what derivation reads
-        return build_engine(layers, chapter_rules=self.chapter_rules, backend=self.backend)
+        return build_engine(store=self.store, chapter_rules=self.chapter_rules, backend=self.backend)
 
     # -- the CastStore interface --------------------------------------------------------------------------
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import datetime as _dt
 from functools import lru_cache
-
-from lunar_python import Solar
+from typing import TYPE_CHECKING
 
 from liuyao_kg.loaders.calendar import UTC8, parse_datetime
+
+if TYPE_CHECKING:
+    from lunar_python import Solar
 
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
 #: the twelve 節 that open the months, by the branch of the month they open (lunar-python spells them simplified)
@@ -28,8 +30,15 @@ def _check(branch: str, unit: str) -> None:
         raise ValueError(f"unit {unit!r}: must be one of {', '.join(UNITS)}")
 
 
+def _lunar_solar():
+    """lunar-python's Solar, imported when a dated cast needs it (an undated chart never does)."""
+    from lunar_python import Solar
+
+    return Solar
+
+
 def _solar(dt: _dt.datetime) -> Solar:
-    return Solar.fromYmdHms(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second)
+    return _lunar_solar().fromYmdHms(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second)
 
 
 def _date_of(solar: Solar) -> str:
@@ -66,12 +75,12 @@ def next_dates(after, branch: str, unit: str, count: int = 3) -> list[str]:
 @lru_cache(maxsize=256)
 def _day_index(day: _dt.date) -> int:
     """Index of the day's branch (lunar-python: ~0.07 s a call, so once per date)."""
-    return BRANCHES.index(Solar.fromYmdHms(day.year, day.month, day.day, 12, 0, 0).getLunar().getDayZhiExact2())
+    return BRANCHES.index(_lunar_solar().fromYmdHms(day.year, day.month, day.day, 12, 0, 0).getLunar().getDayZhiExact2())
 
 
 @lru_cache(maxsize=256)
 def _li_chun(year: int) -> Solar:
-    return Solar.fromYmd(year, 1, 20).getLunar().getNextJie(False).getSolar()  # 立春, early February
+    return _lunar_solar().fromYmd(year, 1, 20).getLunar().getNextJie(False).getSolar()  # 立春, early February
 
 
 @lru_cache(maxsize=64)

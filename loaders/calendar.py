@@ -16,8 +16,6 @@ import datetime as _dt
 import re
 from dataclasses import dataclass
 
-from lunar_python import Solar
-
 from .errors import BadDate
 
 __all__ = ["CalendarPillars", "parse_datetime", "pillars_for", "DAY_BOUNDARIES", "UTC8"]
@@ -106,6 +104,8 @@ def pillars_for(value, *, day_boundary: str = "00:00") -> CalendarPillars:
     """Month branch, month / day / year stem-branches of a zoned instant."""
     _check_boundary(day_boundary)
     dt = parse_datetime(value)
+    from lunar_python import Solar  # only a cast given by its date needs the calendar (13 ms to import)
+
     try:
         local = dt.astimezone(UTC8)
         solar = Solar.fromYmdHms(local.year, local.month, local.day, local.hour, local.minute, local.second)
