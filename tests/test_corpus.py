@@ -214,12 +214,42 @@ def test_a_changed_copy_of_a_known_edition_claims_no_wikisource_title(tmp_path):
 
 
 @needs_corpora
-def test_variant_readings_between_the_seed_and_wikisource_are_listed(kg):
+def test_variant_readings_between_the_seed_and_wikisource_are_listed_place_by_place(kg):
     rows = queries.run(kg, "edition-variants", first=SEED002, second=HZL_WS)
-    eight = next(r for r in rows if r["passage"] == LYP + "EightPalaces")
-    assert (eight["firstText"], eight["secondText"]) == ("定一宮管八卦，七卦皆從一宮出", "定一宫管八卦，七卦皆从一宫出")
-    assert len(rows) == 140  # 156 aligned: the 16 exact ones read the same in both
+    eight = [(r["offset"], r["base"], r["firstReading"], r["secondReading"], r["kind"])
+             for r in rows if r["passage"] == LYP + "EightPalaces"]
+    assert eight == [(2, "宮", "宮", "宫", "orthographic"), (9, "從", "從", "从", "orthographic"),
+                     (11, "宮", "宮", "宫", "orthographic")]
+    assert len({r["passage"] for r in rows}) == 140  # 156 aligned: the 16 exact ones read the same in both
     assert not any(r["passage"] == LYP + "SeasonalStrength" for r in rows)  # exact, its 。 included
+
+
+@needs_corpora
+def test_editions_of_two_works_have_no_variant_readings_between_them(kg):
+    assert queries.run(kg, "edition-variants", first=HZL_WS, second=HJC_WS) == []
+
+
+WS_EIGHT = "定一宫管八卦，七卦皆从一宫出"   # EightPalaces in the Wikisource edition
+
+
+def test_two_added_editions_of_a_work_are_compared_where_their_characters_differ(tmp_path):
+    if not HZL.is_file():
+        pytest.skip(f"no {HZL}")
+    raw = HZL.read_text(encoding="utf-8")
+    assert raw.count(WS_EIGHT) == 1
+    # a second edition: the same file with one glyph restored (从→從) and one character misread (宫→官)
+    second = _write(tmp_path, raw.replace(WS_EIGHT, "定一宫管八卦，七卦皆從一官出"), "huozhulin.second.txt")
+    kg = KnowledgeGraph()
+    try:
+        add_edition(kg, HZL, "火珠林", "wikisource")
+        add_edition(kg, second, "火珠林", "second")
+        rows = queries.run(kg, "edition-variants", first=HZL_WS, second=HZL_WS.replace("wikisource", "second"))
+        assert [(r["passage"], r["offset"], r["base"], r["firstReading"], r["secondReading"], r["kind"]) for r in rows] == [
+            (LYP + "EightPalaces", 9, "從", "从", "從", "orthographic"),
+            (LYP + "EightPalaces", 11, "宮", "宫", "官", "textual")]
+        assert (rows[0]["firstText"], rows[0]["secondText"], rows[0]["work"]) == (WS_EIGHT, "定一宫管八卦，七卦皆從一官出", "火珠林")
+    finally:
+        kg.close()
 
 
 @needs_corpora
