@@ -70,7 +70,10 @@ def test_wikitext_markup_is_stripped_and_every_character_keeps_its_offset_in_the
         assert (word in ed.text) == (word == "注云"), word
     assert "元龟" in ed.text and "太易" in ed.text and "春，寅卯木旺" in ed.text
     assert all(ed.raw[o] == c for c, o in zip(ed.text, ed.origin))
-    assert ed.variants == [(WIKITEXT.index("太易|"), "太易", "太极")]
+    (v,) = ed.variants
+    assert (v.reading, v.alternative, ed.raw[v.offset:v.offset + 2], ed.raw[v.alt_offset:v.alt_offset + 2]) == \
+        ("太易", "太极", "太易", "太极")
+    assert ed.text[v.start:v.end] == "太易"
     assert [(c.number, c.title) for c in ed.chapters] == [(1, "財官"), (2, "身命")]
 
 
@@ -152,6 +155,77 @@ def test_a_repeated_formula_is_placed_where_its_context_matches(tmp_path):
     ed = read_edition(_write(tmp_path, "占財：子孫旺相吉。占病：子孫旺相吉。"))
     (a,) = al.align([_p("子孫旺相吉", prefix="問占病：", suffix="。")], ed)
     assert a.candidates == 2 and ed.text[a.start - 3:a.start] == "占病："
+
+
+# ------------------------------------------------------------------------------------------------
+# an alternative reading the edition itself gives ({{另|A|B}})
+# ------------------------------------------------------------------------------------------------
+
+ALT_CONTEXT = "本无乾坤，只有"   # 火珠林 (Wikisource): 「本无乾坤，只有{{另|太易|太极}}，太易者」
+
+
+def test_the_wikisource_huozhulin_gives_one_alternative_reading_and_keeps_its_offsets():
+    if not HZL.is_file():
+        pytest.skip(f"no {HZL}")
+    ed = read_edition(HZL)
+    assert {m.group(0) for m in __import__("re").finditer(r"\{\{另\|[^}]*\}\}", ed.raw)} == {"{{另|太易|太极}}"}
+    (v,) = ed.variants
+    assert (ed.raw[v.offset:v.offset + len(v.reading)], ed.raw[v.alt_offset:v.alt_offset + len(v.alternative)]) == \
+        ("太易", "太极")
+    assert ed.text[v.start - len(ALT_CONTEXT):v.end + 1] == ALT_CONTEXT + "太易，"
+    assert "太极" not in ed.text and all(ed.raw[o] == c for c, o in zip(ed.text, ed.origin))
+    alt = ed.alternative()
+    assert alt.text[v.start - len(ALT_CONTEXT):v.end + 1] == ALT_CONTEXT + "太极，"
+    assert all(ed.raw[o] == c for c, o in zip(alt.text, alt.origin))
+
+
+@pytest.mark.parametrize("quote, variants", [
+    ("本無乾坤，只有太易", []),                                    # the text's reading
+    ("本無乾坤，只有太極", [("alternative", "太極", "太易", 6)]),    # the alternative, in traditional glyphs
+    ("只有太极，太易者", [("alternative", "太极", "太易", 2)]),      # the alternative, verbatim
+])
+def test_a_passage_aligns_with_either_reading_of_the_edition(quote, variants):
+    if not HZL.is_file():
+        pytest.skip(f"no {HZL}")
+    ed = read_edition(HZL)
+    (a,) = al.align([_p(quote)], ed)
+    assert a.aligned and a.score == 1.0
+    assert [(x.kind, x.base, x.reading, x.offset) for x in a.variants if x.kind != "orthographic"] == variants
+    start, end = a.raw_span(ed)  # from the quote's first character to its last, in the file
+    han = "".join(c for c in quote if c not in "，")
+    assert (fold(ed.raw[start]), fold(ed.raw[end - 1])) == (fold(han[0]), fold(han[-1]))
+
+
+@needs_corpora
+def test_the_alternative_reading_is_a_variant_reading_of_the_edition_with_its_selector(kg):
+    rows = kg.select("""PREFIX lyo: <https://w3id.org/liuyao-kg/ontology#> PREFIX oa: <http://www.w3.org/ns/oa#>
+        SELECT ?text ?other ?exact ?start ?end WHERE { ?v a lyo:VariantReading ; lyo:variantKind "alternative" ;
+        oa:hasSource <%s> ; lyo:editionReading ?text ; lyo:alternativeReading ?other ; oa:hasSelector ?q , ?p .
+        ?q oa:exact ?exact . ?p oa:start ?start ; oa:end ?end }""" % HZL_WS)
+    raw = HZL.read_text(encoding="utf-8")
+    assert [(r["text"], r["other"], r["exact"], raw[r["start"]:r["end"]]) for r in rows] == [("太易", "太极", "太易", "太易")]
+    assert kg.reports["hzl"].alternatives == 1
+
+
+def test_an_alignment_through_the_alternative_reading_records_it(tmp_path):
+    if not HZL.is_file():
+        pytest.skip(f"no {HZL}")
+    import pyoxigraph as ox
+
+    kg = KnowledgeGraph()
+    try:
+        p, g = ox.NamedNode(LYP + "test-taiji"), ox.NamedNode("https://w3id.org/liuyao-kg/graph/passages")
+        lyo = "https://w3id.org/liuyao-kg/ontology#"
+        kg.store.extend([ox.Quad(p, ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), ox.NamedNode(lyo + "Passage"), g),
+                         ox.Quad(p, ox.NamedNode(lyo + "quote"), ox.Literal("本無乾坤，只有太極", language="zh-Hant"), g),
+                         ox.Quad(p, ox.NamedNode(lyo + "work"), ox.NamedNode("https://w3id.org/liuyao-kg/ref/WorkHuoZhuLin"), g)])
+        add_edition(kg, HZL, "火珠林", "wikisource")
+        rows = queries.run(kg, "passage-editions", passage=p.value)
+        readings = {(r["method"], r["variantKind"], r["baseReading"], r["editionReading"])
+                    for r in rows if r["edition"] == HZL_WS}  # one row per variant reading
+        assert readings == {("folded", "orthographic", "無", "无"), ("folded", "alternative", "太極", "太易")}
+    finally:
+        kg.close()
 
 
 # ------------------------------------------------------------------------------------------------
