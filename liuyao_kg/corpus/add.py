@@ -17,6 +17,7 @@ import pyoxigraph as ox
 from liuyao_kg import namespaces as ns
 from liuyao_kg.corpus import align as al
 from liuyao_kg.corpus import parallels as par
+from liuyao_kg.corpus import write
 from liuyao_kg.corpus.works import (WORKS, CorpusError, check_name, edition_graph, edition_iri, known_by_sha,
                                     work_iri, work_key)
 from liuyao_kg.corpus.rdf import OA, A, L, Writer, lit, n, selectors, typed
@@ -223,39 +224,26 @@ def build_key(kg) -> str:
     """What an edition graph was computed from besides its file: the methods and the passages they aligned."""
     from liuyao_kg import versioning
 
-    passages = versioning.recorded_versions(kg.store).get(ns.GRAPH_PASSAGES) or \
-        versioning.package_versions()[ns.GRAPH_PASSAGES]
+    passages = write.passages_version(kg) or versioning.package_versions()[ns.GRAPH_PASSAGES]
     return (f"corpus layer: align exact/folded/tolerant (threshold {al.THRESHOLD}), parallels {par.METHOD} "
             f"(min score {par.MIN_SCORE}, top {par.TOP}), passages {passages}")
 
 
-def _recorded(kg, graph: str, prop: ox.NamedNode) -> str | None:
-    q = next(iter(kg.store.quads_for_pattern(None, prop, None, n(graph))), None)
-    return q.object.value if q else None
-
-
 def add_edition(kg, path: str | Path, work: str, name: str, **kw) -> Report:
-    """Add (or replace) an edition's graph in one transaction; the same file again adds nothing.
+    """Add (or replace) an edition's graph, whole or not at all (corpus.write); the same file again adds nothing.
 
     "The same" is the same file bytes computed by the same methods over the same passages layer (the
     edition's owl:versionInfo records the latter): a changed rule base re-aligns on the next add.
-    Everything is computed before the store is touched, so bad input leaves it as it was. A new graph
-    is one `extend` (a transaction); a replaced one is one SPARQL update — DROP, then INSERT DATA —
-    which pyoxigraph applies as one transaction.
+    Everything is computed before the store is touched, so bad input leaves it as it was. `kg` is an
+    embedded store or an endpoint (`liuyao corpus add --endpoint URL`).
     """
     quads, rep = build(kg, path, work, name, **kw)
-    old = _recorded(kg, rep.graph, L("sha256"))
-    if old == rep.sha256 and _recorded(kg, rep.graph, n(ns.OWL + "versionInfo")) == build_key(kg):
+    old, version = write.recorded(kg, rep.graph)
+    if old == rep.sha256 and version == build_key(kg):
         rep.status, rep.quads = "unchanged", 0
         return rep
-    if old is None:
-        kg.store.extend(quads)
-    else:
-        rep.status = "replaced"
-        body = "\n".join(f"{q.subject} {q.predicate} {q.object} ." for q in quads)
-        kg.store.update(f"DROP SILENT GRAPH <{rep.graph}> ;\nINSERT DATA {{ GRAPH <{rep.graph}> {{\n{body}\n}} }}")
-    if kg.path is not None:
-        kg.store.flush()
+    rep.status = "added" if old is None else "replaced"
+    write.write_graph(kg, rep.graph, quads, new=old is None)
     return rep
 
 

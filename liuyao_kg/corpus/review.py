@@ -14,6 +14,7 @@ import pyoxigraph as ox
 import yaml
 
 from liuyao_kg import namespaces as ns
+from liuyao_kg.corpus import write
 from liuyao_kg.corpus.works import CorpusError
 
 STATUSES = ("unreviewed", "accepted", "rejected")
@@ -63,9 +64,7 @@ def apply_reviews(kg, path: str | Path) -> dict:
                        f'INSERT DATA {{ GRAPH <{g}> {{ <{link}> <{ns.LYO}reviewStatus> "{new}" }} }}')
         applied += 1
     if ops:  # IRIs come from the store (validated when written); statuses are the fixed words above
-        kg.store.update(" ;\n".join(ops))
-        if kg.path is not None:
-            kg.store.flush()
+        write.update(kg, " ;\n".join(ops))
     accepted = sum(1 for it in items if it["parallel"] and stored.get((it["from"], it["to"])))
     return {"reviewed": len(items), "applied": applied, "accepted": accepted, "rejected": applied - accepted,
             "not_in_store": missing}
