@@ -6,6 +6,7 @@ that need them skip with the reason when that directory is absent.
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import pytest
@@ -168,7 +169,7 @@ def test_the_wikisource_huozhulin_gives_one_alternative_reading_and_keeps_its_of
     if not HZL.is_file():
         pytest.skip(f"no {HZL}")
     ed = read_edition(HZL)
-    assert {m.group(0) for m in __import__("re").finditer(r"\{\{另\|[^}]*\}\}", ed.raw)} == {"{{另|太易|太极}}"}
+    assert {m.group(0) for m in re.finditer(r"\{\{另\|[^}]*\}\}", ed.raw)} == {"{{另|太易|太极}}"}
     (v,) = ed.variants
     assert (ed.raw[v.offset:v.offset + len(v.reading)], ed.raw[v.alt_offset:v.alt_offset + len(v.alternative)]) == \
         ("太易", "太极")
