@@ -147,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--source", help="add: the URL the file came from")
     co.add_argument("--retrieved", help="add: the day it was retrieved, YYYY-MM-DD")
     co.add_argument("--format", choices=["text", "json"], default="text")
-    co.add_argument("--store", help="directory of a persistent store (default: in memory, a dry run that reports)")
+    _store(co)  # --store DIR or --endpoint URL (+ --update-endpoint); neither: in memory, a dry run that reports
 
     sv = sub.add_parser("serve", help="a SPARQL 1.1 Protocol endpoint over the store (read-only by default)")
     _store(sv)

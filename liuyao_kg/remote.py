@@ -63,6 +63,10 @@ BLOCK = 1000
 MAX_MESSAGE = 600
 
 
+#: an update that is constant data: INSERT DATA, alone or after dropping the graph it replaces (corpus add)
+_CONSTANT_DATA = re.compile(r"(DROP SILENT GRAPH <[^<>\s]*>\s*;\s*)?INSERT DATA\b")
+
+
 class RemoteStoreError(RuntimeError):
     """A request to the SPARQL endpoint failed (the message never contains credentials)."""
 
@@ -276,7 +280,7 @@ class SparqlClient:
 
     def update(self, text: str) -> None:
         """One update request (never retried: an update that may have run must not run twice)."""
-        if self.virtuoso and text.startswith("INSERT DATA"):
+        if self.virtuoso and _CONSTANT_DATA.match(text):
             # Virtuoso compiles INSERT DATA to SQL, one statement group per triple, and refuses past 10,000
             # lines of SQL (~1,500 triples); this pragma passes the constant data as one vector instead.
             text = "DEFINE sql:big-data-const 1\n" + text

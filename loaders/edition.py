@@ -7,8 +7,9 @@ the file a reader can open, not into an intermediate form.
 
 What is stripped (the markup the Wikisource transcriptions use): templates `{{Header|…}}`,
 `{{返回頁首}}`, `{{PD-old}}` … (dropped whole, nested braces counted), except the two that carry text:
-`{{*|…}}` (an indented note: its text is kept) and `{{另|A|B}}` (a variant: A is the text, B the
-variant, both kept apart in `Edition.variants`); `{{？}}` (an uncertain character) is dropped;
+`{{*|…}}` (an indented note: its text is kept) and `{{另|A|B}}` (the edition's own alternative reading: A is
+the text, B "another copy reads", both with their offsets in the file in `Edition.variants`;
+`Edition.alternative()` is the text read with every B in place of its A); `{{？}}` (an uncertain character) is dropped;
 `[[target|label]]` keeps the label, `[[分類:…]]` is dropped; tags (`<poem>`, `<pre>`, `<onlyinclude>`)
 and `'''`/`''` emphasis are dropped; a heading `== 6、身命 ==` starts a chapter; a list bullet `* ` at
 the start of a line is dropped. Plain text is taken as it is, one chapter.
@@ -51,6 +52,17 @@ class Sentence:
     end: int
 
 
+@dataclass(frozen=True)
+class Alternative:
+    """An alternative reading the edition itself gives (`{{另|A|B}}`): A in the text, B beside it."""
+    offset: int            # where A starts in the file (Edition.raw)
+    reading: str           # A, the text's reading
+    alternative: str       # B
+    alt_offset: int        # where B starts in the file
+    start: int             # A's span in Edition.text
+    end: int
+
+
 @dataclass
 class Edition:
     path: str
@@ -60,7 +72,28 @@ class Edition:
     sha256: str                            # of the file's bytes
     wikitext: bool
     chapters: list[Chapter] = field(default_factory=list)
-    variants: list[tuple[int, str, str]] = field(default_factory=list)  # (raw offset, text, variant)
+    variants: list[Alternative] = field(default_factory=list)
+
+    def alternative(self) -> "Edition":
+        """The edition read with each alternative in place of its reading (offsets still into the same file)."""
+        text, origin, at = [], [], 0
+        for v in sorted(self.variants, key=lambda v: v.start):
+            text.append(self.text[at:v.start])
+            origin += self.origin[at:v.start]
+            text.append(v.alternative)
+            origin += range(v.alt_offset, v.alt_offset + len(v.alternative))
+            at = v.end
+        text.append(self.text[at:])
+        origin += self.origin[at:]
+
+        def moved(i: int) -> int:  # an offset of self.text in the alternative text (alternatives before it shift it)
+            return i + sum(len(v.alternative) - len(v.reading) for v in self.variants if v.end <= i)
+
+        chapters = [Chapter(c.number, c.title, moved(c.start), moved(c.end), moved(c.heading)) for c in self.chapters]
+        # in this reading the alternative is the text and the edition's reading its alternative
+        swapped = [Alternative(v.alt_offset, v.alternative, v.reading, v.offset, moved(v.start),
+                               moved(v.start) + len(v.alternative)) for v in self.variants]
+        return Edition(self.path, self.raw, "".join(text), origin, self.sha256, self.wikitext, chapters, swapped)
 
     def raw_span(self, start: int, end: int) -> tuple[int, int]:
         """The span of the original file that text[start:end] was read from."""
@@ -145,7 +178,7 @@ def _template_end(raw: str, i: int) -> int:
 
 def _strip(raw: str) -> Edition:
     keep: list[tuple[str, int]] = []
-    variants: list[tuple[int, str, str]] = []
+    variants: list[Alternative] = []
     headings: list[tuple[int, str]] = []   # (index in keep, title)
 
     def emit(lo: int, hi: int) -> None:
@@ -186,8 +219,9 @@ def _strip(raw: str) -> Edition:
                 elif name.strip() in _VARIANT_TEMPLATES and rest:
                     s = i + 2 + len(name) + 1
                     first, _, alt = rest.partition("|")
-                    variants.append((s, first, alt))
+                    before = len(keep)
                     emit(s, s + len(first))
+                    variants.append(Alternative(s, first, alt, s + len(first) + 1, before, len(keep)))
                 i = end
                 continue
             if raw.startswith("[[", i):

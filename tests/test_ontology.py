@@ -58,7 +58,7 @@ ANNOTATION_PROPERTIES = ["derives", "definesTerm"]
 CLASSES += "Edition PassageAlignment VariantReading ParallelLink".split()
 OBJECT_PROPERTIES += "alignedPassage hasVariantReading parallelFrom parallelTo".split()
 DATATYPE_PROPERTIES += """sha256 fileName wikisourceTitle retrievedOn alignmentMethod alignmentScore unalignedReason
-variantKind baseReading editionReading quoteOffset linkMethod linkScore sharedTerm reviewStatus""".split()
+variantKind baseReading editionReading alternativeReading quoteOffset linkMethod linkScore sharedTerm reviewStatus""".split()
 ANNOTATION_PROPERTIES += ["mentionsTerm"]
 # the reading (issue 11, docs/reading.md)
 CLASSES += """ReadingFact ConditionFactor Outweighing ReadLine Verdict TimingCandidate ReadingRule TimingRule FactorKind

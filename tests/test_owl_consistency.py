@@ -144,13 +144,14 @@ def test_an_added_edition_graph_is_consistent_with_the_ontology_and_the_passages
     import liuyao_kg
     from liuyao_kg.corpus.add import build
 
-    text = ("== 1、財官 ==\n财官异路，可辨五乡；用有輔助，類可忖量。\n值旺相为有气，休囚為無氣，得生扶為吉，克破為凶。\n"
+    text = ("== 1、財官 ==\n财官异路，可辨五乡；用有{{另|輔助|扶助}}，類可忖量。\n值旺相为有气，休囚為無氣，得生扶為吉，克破為凶。\n"
             "== 2、身命 ==\n若問成家，嫌六沖之為卦；卦值六沖，半世求謀。\n")
     edition = tmp_path / "mine.txt"
     edition.write_text(text, encoding="utf-8")
     quads, report = build(liuyao_kg.default_graph(), edition, "火珠林", "mine", retrieved="2026-12-01",
                           source="https://example.org/mine.txt")
     assert report.aligned and report.unaligned and report.parallels and report.textual_variants == 0
+    assert report.alternatives == 1  # {{另|A|B}}: a variant reading of the edition itself
     graph_file = tmp_path / "edition.ttl"
     graph_file.write_bytes(ox.serialize([ox.Triple(q.subject, q.predicate, q.object) for q in quads],
                                         format=ox.RdfFormat.TURTLE))

@@ -17,8 +17,10 @@ import pyoxigraph as ox
 from liuyao_kg import namespaces as ns
 from liuyao_kg.corpus import align as al
 from liuyao_kg.corpus import parallels as par
+from liuyao_kg.corpus import write
 from liuyao_kg.corpus.works import (WORKS, CorpusError, check_name, edition_graph, edition_iri, known_by_sha,
                                     work_iri, work_key)
+from liuyao_kg.corpus.rdf import OA, A, L, Writer, lit, n, selectors, typed
 from liuyao_kg.loaders.edition import Edition, read_edition
 
 _PASSAGE_Q = """
@@ -33,30 +35,6 @@ SELECT ?p ?quote ?chapter ?work ?prefix ?suffix WHERE {
 """ % {"passages": ns.GRAPH_PASSAGES}
 
 
-def _n(iri: str) -> ox.NamedNode:
-    return ox.NamedNode(iri)
-
-
-def _s(v: str, lang: str | None = None) -> ox.Literal:
-    return ox.Literal(v, language=lang) if lang else ox.Literal(v)
-
-
-def _typed(v, dt: str) -> ox.Literal:
-    return ox.Literal(str(v), datatype=_n(ns.XSD + dt))
-
-
-A = _n(ns.RDF + "type")
-LABEL = _n(ns.RDFS + "label")
-
-
-def L(name: str) -> ox.NamedNode:
-    return _n(ns.LYO + name)
-
-
-def OA(name: str) -> ox.NamedNode:
-    return _n(ns.OA + name)
-
-
 @dataclass
 class Report:
     work: str
@@ -68,6 +46,7 @@ class Report:
     aligned: dict = field(default_factory=dict)   # method → count
     unaligned: list = field(default_factory=list)  # {passage, quote, reason}
     textual_variants: int = 0
+    alternatives: int = 0                     # readings the edition itself gives ({{另|A|B}})
     sentences: int = 0
     parallels: int = 0
     quads: int = 0
@@ -85,37 +64,6 @@ def package_passages(kg) -> list[dict]:
         seen.add(r["p"])
         out.append(r)
     return out
-
-
-class _Writer:
-    def __init__(self, graph: str):
-        self.g = _n(graph)
-        self.quads: list[ox.Quad] = []
-
-    def add(self, s, p, o) -> None:
-        self.quads.append(ox.Quad(s if not isinstance(s, str) else _n(s), p, o, self.g))
-
-    def labels(self, s, zh: str, en: str, ko: str) -> None:
-        for text, lang in ((zh, "zh-Hant"), (en, "en"), (ko, "ko")):
-            self.add(s, LABEL, _s(text, lang))
-
-
-def _selectors(w: _Writer, base: str, ed: Edition, start: int, end: int, what: str) -> list[ox.NamedNode]:
-    """A TextQuoteSelector and a TextPositionSelector into the edition's file (offsets of the original)."""
-    rs, re_ = ed.raw_span(start, end)
-    q, p = _n(base + "/quote"), _n(base + "/position")
-    w.add(q, A, OA("TextQuoteSelector"))
-    w.labels(q, f"{what}：引文選擇器", f"{what}: quote selector, characters {rs}-{re_} of {Path(ed.path).name}",
-             f"{what}: 인용 선택자")
-    w.add(q, OA("exact"), _s(ed.raw[rs:re_]))
-    w.add(q, OA("prefix"), _s(ed.raw[max(0, rs - al.CONTEXT):rs]))
-    w.add(q, OA("suffix"), _s(ed.raw[re_:re_ + al.CONTEXT]))
-    w.add(p, A, OA("TextPositionSelector"))
-    w.labels(p, f"{what}：位置選擇器", f"{what}: position selector, characters {rs}-{re_} of {Path(ed.path).name}",
-             f"{what}: 위치 선택자")
-    w.add(p, OA("start"), _typed(rs, "nonNegativeInteger"))
-    w.add(p, OA("end"), _typed(re_, "nonNegativeInteger"))
-    return [q, p]
 
 
 def _local(passage_iri: str) -> str:
@@ -147,79 +95,54 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
     ed = read_edition(path, wikitext=wikitext)
     eiri, giri = edition_iri(work, name), edition_graph(work, name)
     rep = Report(ns.LYR + WORKS[work][0], eiri, giri, ed.sha256)
-    w = _Writer(giri)
-    e = _n(eiri)
+    w = Writer(giri)
+    e = n(eiri)
     _, zh, en, ko = WORKS[work]
     fname = Path(path).name
     w.add(e, A, L("Edition"))
     w.labels(e, f"{zh}（{name}）", f"{en}, edition {name} ({fname})", f"{ko} ({name})")
-    w.add(e, _n(ns.DCTERMS + "isVersionOf"), _n(work_iri(work)))
-    w.add(e, L("fileName"), _s(fname))
-    w.add(e, L("sha256"), _s(ed.sha256))
+    w.add(e, n(ns.DCTERMS + "isVersionOf"), n(work_iri(work)))
+    w.add(e, L("fileName"), lit(fname))
+    w.add(e, L("sha256"), lit(ed.sha256))
     known = known_by_sha(ed.sha256)
     if known and known["work"] == work:
         source = source or known["source"]
-        w.add(e, L("wikisourceTitle"), _s(known["wikisource_title"]))
-        w.add(e, _n(ns.PROV + "wasDerivedFrom"), _n(known["derived_from"]))
+        w.add(e, L("wikisourceTitle"), lit(known["wikisource_title"]))
+        w.add(e, n(ns.PROV + "wasDerivedFrom"), n(known["derived_from"]))
     if source:
-        w.add(e, _n(ns.DCTERMS + "source"), _n(source))
+        w.add(e, n(ns.DCTERMS + "source"), n(source))
     if retrieved:
-        w.add(e, L("retrievedOn"), _s(retrieved))
-    w.add(e, _n(ns.OWL + "versionInfo"), _s(build_key(kg)))
-    w.add(e, _n(ns.PROV + "generatedAtTime"),
-          _typed(datetime.now(timezone.utc).replace(microsecond=0).isoformat(), "dateTime"))
+        w.add(e, L("retrievedOn"), lit(retrieved))
+    w.add(e, n(ns.OWL + "versionInfo"), lit(build_key(kg)))
+    w.add(e, n(ns.PROV + "generatedAtTime"),
+          typed(datetime.now(timezone.utc).replace(microsecond=0).isoformat(), "dateTime"))
 
     rows = package_passages(kg)
     mine = [al.PassageText(r["p"], work, r["chapter"] or "", r["quote"], r["prefix"] or "", r["suffix"] or "")
             for r in rows if r["work"] == zh]
     rep.passages = len(mine)
     for a in al.align(mine, ed):
-        base = f"{eiri}/anchor/{_local(a.passage.iri)}"
-        node = _n(base)
-        w.add(node, A, L("PassageAlignment"))
-        w.labels(node, f"{zh}（{name}）中之「{a.passage.quote[:16]}」", f"{_local(a.passage.iri)} in {en} {name}",
-                 f"{ko} ({name}) 대조: {_local(a.passage.iri)}")
-        w.add(node, L("alignedPassage"), _n(a.passage.iri))
-        w.add(node, OA("hasSource"), e)
-        w.add(node, L("alignmentMethod"), _s(a.method or "none"))
-        w.add(node, L("alignmentScore"), _typed(f"{a.score:.3f}", "decimal"))
-        if not a.aligned:
-            w.add(node, L("unalignedReason"), _s(a.reason))
-            rep.unaligned.append({"passage": a.passage.iri, "quote": a.passage.quote, "reason": a.reason})
-            continue
-        rep.aligned[a.method] = rep.aligned.get(a.method, 0) + 1
-        for sel in _selectors(w, base, ed, a.start, a.end, _local(a.passage.iri)):
-            w.add(node, OA("hasSelector"), sel)
-        for i, v in enumerate(a.variants, 1):
-            vn = _n(f"{base}/variant/{i}")
-            w.add(node, L("hasVariantReading"), vn)
-            w.add(vn, A, L("VariantReading"))
-            w.labels(vn, f"異文：{v.base or '〇'}→{v.reading or '〇'}", f"{v.kind} variant {v.base}→{v.reading}",
-                     f"이문: {v.base}→{v.reading}")
-            w.add(vn, L("variantKind"), _s(v.kind))
-            w.add(vn, L("baseReading"), _s(v.base))
-            w.add(vn, L("editionReading"), _s(v.reading))
-            w.add(vn, L("quoteOffset"), _typed(v.offset, "nonNegativeInteger"))
-            rep.textual_variants += v.kind == "textual"
+        _alignment(w, rep, ed, e, a, (zh, en, ko, name))
+    rep.alternatives = _alternatives(w, ed, e, (zh, en, ko, name))
 
     chapters = {c.number: c.title for c in ed.chapters}
     sentences = []
     for s in ed.sentences():
         iri = sentence_iri(work, name, s.chapter, s.index)
-        node = _n(iri)
+        node = n(iri)
         chapter = chapters.get(s.chapter, "")
         w.add(node, A, L("Passage"))
         w.labels(node, f"{zh}·{chapter}：「{s.text[:16]}」", f"{work} {name} chapter {s.chapter} sentence {s.index}",
                  f"{ko}·{chapter}: 「{s.text[:16]}」")
-        w.add(node, L("work"), _n(work_iri(work)))
+        w.add(node, L("work"), n(work_iri(work)))
         if chapter:
-            w.add(node, L("chapter"), _s(chapter, "zh-Hant"))
-        w.add(node, L("quote"), _s(s.text, "zh-Hant"))
+            w.add(node, L("chapter"), lit(chapter, "zh-Hant"))
+        w.add(node, L("quote"), lit(s.text, "zh-Hant"))
         w.add(node, OA("hasSource"), e)
-        for sel in _selectors(w, iri, ed, s.start, s.end, f"{work}/{name}/{s.chapter}/{s.index}"):
+        for sel in selectors(w, iri, ed, ed.raw_span(s.start, s.end), f"{work}/{name}/{s.chapter}/{s.index}"):
             w.add(node, OA("hasSelector"), sel)
         for t in par.mentions(s.text):
-            w.add(node, L("mentionsTerm"), _s(t))
+            w.add(node, L("mentionsTerm"), lit(t))
         sentences.append(par.Text(iri, zh, chapter, s.text))
     rep.sentences = len(sentences)
 
@@ -229,60 +152,98 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
     reviewed = statuses(kg)  # a replaced graph keeps the reviews of the links proposed again
     for link in par.link(others, sentences):
         key = hashlib.sha1(f"{link.source} {link.target}".encode()).hexdigest()[:16]
-        node = _n(f"{eiri}/parallel/{key}")
+        node = n(f"{eiri}/parallel/{key}")
         w.add(node, A, L("ParallelLink"))
         w.labels(node, f"平行：{_local(link.source)} ⇄ {_local(link.target)}",
                  f"parallel ({link.method}, {link.score}): {_local(link.source)} and {_local(link.target)}",
                  f"평행: {_local(link.source)} ⇄ {_local(link.target)}")
-        w.add(node, L("parallelFrom"), _n(link.source))
-        w.add(node, L("parallelTo"), _n(link.target))
-        w.add(node, L("linkMethod"), _s(link.method))
-        w.add(node, L("linkScore"), _typed(f"{link.score:.3f}", "decimal"))
+        w.add(node, L("parallelFrom"), n(link.source))
+        w.add(node, L("parallelTo"), n(link.target))
+        w.add(node, L("linkMethod"), lit(link.method))
+        w.add(node, L("linkScore"), typed(f"{link.score:.3f}", "decimal"))
         for t in link.shared:
-            w.add(node, L("sharedTerm"), _s(t))
-        w.add(node, L("reviewStatus"), _s(reviewed.get((link.source, link.target), "unreviewed")))
+            w.add(node, L("sharedTerm"), lit(t))
+        w.add(node, L("reviewStatus"), lit(reviewed.get((link.source, link.target), "unreviewed")))
         rep.parallels += 1
     rep.quads = len(w.quads)
     return w.quads, rep
+
+
+def _alignment(w: Writer, rep: Report, ed: Edition, e: ox.NamedNode, a: al.Alignment, names: tuple) -> None:
+    """A passage's alignment in the edition: method, score, selectors and variant readings, or the reason."""
+    zh, en, ko, name = names
+    base = f"{e.value}/anchor/{_local(a.passage.iri)}"
+    node = n(base)
+    w.add(node, A, L("PassageAlignment"))
+    w.labels(node, f"{zh}（{name}）中之「{a.passage.quote[:16]}」", f"{_local(a.passage.iri)} in {en} {name}",
+             f"{ko} ({name}) 대조: {_local(a.passage.iri)}")
+    w.add(node, L("alignedPassage"), n(a.passage.iri))
+    w.add(node, OA("hasSource"), e)
+    w.add(node, L("alignmentMethod"), lit(a.method or "none"))
+    w.add(node, L("alignmentScore"), typed(f"{a.score:.3f}", "decimal"))
+    if not a.aligned:
+        w.add(node, L("unalignedReason"), lit(a.reason))
+        rep.unaligned.append({"passage": a.passage.iri, "quote": a.passage.quote, "reason": a.reason})
+        return
+    rep.aligned[a.method] = rep.aligned.get(a.method, 0) + 1
+    for sel in selectors(w, base, ed, a.raw_span(ed), _local(a.passage.iri)):
+        w.add(node, OA("hasSelector"), sel)
+    for i, v in enumerate(a.variants, 1):
+        vn = n(f"{base}/variant/{i}")
+        w.add(node, L("hasVariantReading"), vn)
+        w.add(vn, A, L("VariantReading"))
+        w.labels(vn, f"異文：{v.base or '〇'}→{v.reading or '〇'}", f"{v.kind} variant {v.base}→{v.reading}",
+                 f"이문: {v.base}→{v.reading}")
+        w.add(vn, L("variantKind"), lit(v.kind))
+        w.add(vn, L("baseReading"), lit(v.base))
+        w.add(vn, L("editionReading"), lit(v.reading))
+        w.add(vn, L("quoteOffset"), typed(v.offset, "nonNegativeInteger"))
+        rep.textual_variants += v.kind == "textual"
+
+
+def _alternatives(w: Writer, ed: Edition, e: ox.NamedNode, names: tuple) -> int:
+    """The readings the edition itself gives ({{另|A|B}}): kind, both readings, and a selector of A in the file."""
+    zh, en, ko, name = names
+    for i, v in enumerate(ed.variants, 1):
+        base = f"{e.value}/reading/{i}"
+        node = n(base)
+        w.add(node, A, L("VariantReading"))
+        w.labels(node, f"{zh}（{name}）另本：「{v.reading}」一作「{v.alternative}」",
+                 f"{en} {name}: reads {v.reading}, another copy {v.alternative}",
+                 f"{ko} ({name}) 이본: {v.reading} / {v.alternative}")
+        w.add(node, L("variantKind"), lit("alternative"))
+        w.add(node, L("editionReading"), lit(v.reading))
+        w.add(node, L("alternativeReading"), lit(v.alternative))
+        w.add(node, OA("hasSource"), e)
+        for sel in selectors(w, base, ed, (v.offset, v.offset + len(v.reading)), f"{name} reading {i}"):
+            w.add(node, OA("hasSelector"), sel)
+    return len(ed.variants)
 
 
 def build_key(kg) -> str:
     """What an edition graph was computed from besides its file: the methods and the passages they aligned."""
     from liuyao_kg import versioning
 
-    passages = versioning.recorded_versions(kg.store).get(ns.GRAPH_PASSAGES) or \
-        versioning.package_versions()[ns.GRAPH_PASSAGES]
+    passages = write.passages_version(kg) or versioning.package_versions()[ns.GRAPH_PASSAGES]
     return (f"corpus layer: align exact/folded/tolerant (threshold {al.THRESHOLD}), parallels {par.METHOD} "
             f"(min score {par.MIN_SCORE}, top {par.TOP}), passages {passages}")
 
 
-def _recorded(kg, graph: str, prop: ox.NamedNode) -> str | None:
-    q = next(iter(kg.store.quads_for_pattern(None, prop, None, _n(graph))), None)
-    return q.object.value if q else None
-
-
 def add_edition(kg, path: str | Path, work: str, name: str, **kw) -> Report:
-    """Add (or replace) an edition's graph in one transaction; the same file again adds nothing.
+    """Add (or replace) an edition's graph, whole or not at all (corpus.write); the same file again adds nothing.
 
     "The same" is the same file bytes computed by the same methods over the same passages layer (the
     edition's owl:versionInfo records the latter): a changed rule base re-aligns on the next add.
-    Everything is computed before the store is touched, so bad input leaves it as it was. A new graph
-    is one `extend` (a transaction); a replaced one is one SPARQL update — DROP, then INSERT DATA —
-    which pyoxigraph applies as one transaction.
+    Everything is computed before the store is touched, so bad input leaves it as it was. `kg` is an
+    embedded store or an endpoint (`liuyao corpus add --endpoint URL`).
     """
     quads, rep = build(kg, path, work, name, **kw)
-    old = _recorded(kg, rep.graph, L("sha256"))
-    if old == rep.sha256 and _recorded(kg, rep.graph, _n(ns.OWL + "versionInfo")) == build_key(kg):
+    old, version = write.recorded(kg, rep.graph)
+    if old == rep.sha256 and version == build_key(kg):
         rep.status, rep.quads = "unchanged", 0
         return rep
-    if old is None:
-        kg.store.extend(quads)
-    else:
-        rep.status = "replaced"
-        body = "\n".join(f"{q.subject} {q.predicate} {q.object} ." for q in quads)
-        kg.store.update(f"DROP SILENT GRAPH <{rep.graph}> ;\nINSERT DATA {{ GRAPH <{rep.graph}> {{\n{body}\n}} }}")
-    if kg.path is not None:
-        kg.store.flush()
+    rep.status = "added" if old is None else "replaced"
+    write.write_graph(kg, rep.graph, quads, new=old is None)
     return rep
 
 

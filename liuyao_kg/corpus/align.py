@@ -8,6 +8,10 @@
    accepted when the score — 1 − textual edits / quote length, orthographic variants costing nothing —
    is at least `THRESHOLD`; quotes under `MIN_TOLERANT` characters must match in 1 or 2.
 
+A passage not found verbatim or folded in the edition's text is looked for, the same two ways, in its
+alternative text (`Edition.alternative()`: every `{{另|A|B}}` read as B): found there, it is aligned with an
+`alternative` variant at each such place (the passage's reading B, the edition's text A, score 1).
+
 An exact alignment spans the quote as given, punctuation included; the others span from the first to the
 last Han character matched. Every alignment lists its differing readings (異文): `textual` where the folded characters differ
 (a different reading: an edit), `orthographic` where only the glyph form differs. A passage found
@@ -44,7 +48,7 @@ class PassageText:
 
 @dataclass(frozen=True)
 class Variant:
-    kind: str             # "textual" | "orthographic"
+    kind: str             # "textual" | "orthographic" | "alternative" (the edition's own 另 reading)
     base: str             # the reading of the passage's own (cited) text
     reading: str          # the edition's reading
     offset: int           # where in the quote's Han characters the difference starts
@@ -60,6 +64,11 @@ class Alignment:
     variants: list[Variant] = field(default_factory=list)
     reason: str | None = None     # why it is unaligned
     candidates: int = 1           # equally good occurrences found
+    view: Edition | None = None   # the text start/end count in, when not the edition's own (its alternative)
+
+    def raw_span(self, ed: Edition) -> tuple[int, int]:
+        """The span of the edition's file the alignment covers."""
+        return (self.view or ed).raw_span(self.start, self.end)
 
     @property
     def aligned(self) -> bool:
@@ -156,10 +165,8 @@ def _pick(p: PassageText, idx: _Index, spans: list[tuple[int, int]]) -> tuple[tu
     return scored[0], len(spans)
 
 
-def align_one(p: PassageText, idx: _Index) -> Alignment:
-    q_han, _ = han_only(p.quote)
-    if not q_han:
-        return Alignment(p, None, 0.0, reason="the quote has no Chinese characters")
+def _verbatim(p: PassageText, q_han: str, idx: _Index) -> Alignment | None:
+    """The passage found exactly (punctuation included) or folded in the index's text, or None."""
     fq = fold(q_han)
     ed = idx.ed
     hits = _find_all(ed.text, p.quote)
@@ -177,6 +184,36 @@ def align_one(p: PassageText, idx: _Index) -> Alignment:
         variants, _ = _variants(q_han, idx.han[s:e])
         ts, te = idx.text_span(s, e)
         return Alignment(p, "folded", 1.0, ts, te, variants, candidates=n)
+    return None
+
+
+def _in_alternative(p: PassageText, q_han: str, alt: _Index) -> Alignment | None:
+    """The passage found verbatim or folded in the alternative text, with an `alternative` variant per place."""
+    a = _verbatim(p, q_han, alt)
+    if a is None:
+        return None
+    first = bisect_left(alt.pos, a.start)  # the match's first Han character
+    places, inside = [], set()
+    for v in alt.ed.variants:  # in the alternative text, v.reading is the alternative, v.alternative the edition's
+        lo, hi = bisect_left(alt.pos, max(v.start, a.start)), bisect_left(alt.pos, min(v.end, a.end))
+        ks = [j - first for j in range(lo, hi)]
+        if ks:
+            places.append(Variant("alternative", q_han[ks[0]:ks[-1] + 1], v.alternative, ks[0]))
+            inside.update(ks)
+    a.variants = sorted([x for x in a.variants if x.offset not in inside] + places, key=lambda x: x.offset)
+    a.view = alt.ed
+    return a
+
+
+def align_one(p: PassageText, idx: _Index, alt: _Index | None = None) -> Alignment:
+    q_han, _ = han_only(p.quote)
+    if not q_han:
+        return Alignment(p, None, 0.0, reason="the quote has no Chinese characters")
+    found = _verbatim(p, q_han, idx) or (alt and _in_alternative(p, q_han, alt))
+    if found:
+        return found
+    fq = fold(q_han)
+    ed = idx.ed
     if len(fq) < MIN_TOLERANT:
         return Alignment(p, None, 0.0, reason=f"not found verbatim or folded, and {len(fq)} characters are too few "
                                               f"for a tolerant match (at least {MIN_TOLERANT})")
@@ -214,4 +251,5 @@ def align_one(p: PassageText, idx: _Index) -> Alignment:
 def align(passages: list[PassageText], ed: Edition) -> list[Alignment]:
     """One Alignment per passage (aligned or not), in the order given."""
     idx = _Index(ed)
-    return [align_one(p, idx) for p in passages]
+    alt = _Index(ed.alternative()) if ed.variants else None
+    return [align_one(p, idx, alt) for p in passages]

@@ -14,7 +14,8 @@ def report_text(rep: dict) -> str:
     out = [f"edition {rep['edition']} ({rep['status']}; graph {rep['graph']})",
            f"  sha256 {rep['sha256']}",
            f"  passages of the work: {rep['passages']}; aligned {aligned} ({methods}); "
-           f"not found {len(rep['unaligned'])}; textual variants {rep['textual_variants']}",
+           f"not found {len(rep['unaligned'])}; textual variants {rep['textual_variants']}; "
+           f"alternative readings the edition gives {rep['alternatives']}",
            f"  sentences {rep['sentences']}; parallel links proposed {rep['parallels']}; quads written {rep['quads']}"]
     for u in rep["unaligned"]:
         out.append(f"  not found: {u['passage']} 「{u['quote']}」: {u['reason']}")

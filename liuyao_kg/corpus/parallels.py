@@ -1,18 +1,21 @@
 """Propose parallel passages across works: the sentences of another classic that say what a rule's passage says.
 
-Method `terms+bigrams/v1` (docs/corpus.md), for a rule or state passage A of one work and a sentence B
+Method `topic-terms+bigrams/v2` (docs/corpus.md), for a rule or state passage A of one work and a sentence B
 of another:
 
-* both must be about the same question: their chapters map to the same topic (terms.yaml `chapters`),
-  or neither chapter has one (general chapters: 易冒, 總斷千金賦 …);
-* they must mention lexicon terms in common (terms.yaml `terms`, matched on folded text, longest form
-  first) whose IDF adds up to `MIN_EVIDENCE`;
-* `terms` = IDF-weighted Dice of the two term sets (a term found in few sentences weighs more: 六沖
-  more than 世), `text` = Dice of the folded character bigrams; the score is their mean, and a link
-  is proposed when it reaches `MIN_SCORE`, at most `TOP` per passage A (the best first).
+* both must be about the same question: their chapters map to the same topic (terms.yaml `chapters`:
+  天玄賦 天時章 and 黃金策 天時, 身命章 and 身命 …), or neither chapter has one (general chapters);
+* terms are weighted by their IDF *within that topic's pool* (every passage and sentence whose chapter maps
+  to the topic): in the illness chapters, where nearly every sentence has 鬼 and 病, those weigh little;
+* the evidence is the shared terms other than the question's own subject (terms.yaml `subjects`: 病 in
+  疾病, 雨 and 晴 in 天時 …): at least two of them, or one that names a whole configuration by itself
+  (`configurations`: 六沖, 六合, 月破 …), whose IDF adds up to `MIN_EVIDENCE`;
+* `terms` = IDF-weighted Dice of the two term sets, `text` = Dice of the folded character bigrams; the
+  score is their mean, and a link is proposed when it reaches `MIN_SCORE`, at most `TOP` per passage A.
 
-A link is a proposal with its method, score and shared terms, never an identity: the two rules stay
-two rules. Precision was measured on a hand-reviewed sample (tests/data/parallel_review.yaml).
+A hexagram's full name (風地觀) is one mention of the hexagram, not of its trigrams' images (風, 地). A link
+is a proposal with its method, score and shared terms, never an identity: the two rules stay two rules.
+Precision was measured on a hand-reviewed sample (tests/data/parallel_review.yaml).
 """
 from __future__ import annotations
 
@@ -27,12 +30,12 @@ import yaml
 
 from liuyao_kg.corpus.variants import fold, han_only
 
-METHOD = "terms+bigrams/v1"
-MIN_SCORE = 0.3
+METHOD = "topic-terms+bigrams/v2"
+MIN_SCORE = 0.35
 TOP = 2
-#: the shared terms' IDF must add up to at least that of one term found in 1 text in 100: one shared
-#: 世 or 沖 (each in about 1 text in 8–12) is not evidence of a parallel; 六沖, or 青龍 with 世, is
-MIN_EVIDENCE = math.log(100)
+#: the evidence's IDF (within the topic's pool) must add up to at least that of one term found in 1 text
+#: in 20 of the pool: two terms each in a third of the chapter's sentences (世 and 應 in 婚姻) are not enough
+MIN_EVIDENCE = math.log(20)
 
 
 @dataclass(frozen=True)
@@ -55,13 +58,32 @@ class Link:
 
 
 @cache
+def _data() -> dict:
+    return yaml.safe_load(resources.files(__package__).joinpath("terms.yaml").read_text(encoding="utf-8"))
+
+
+@cache
 def lexicon() -> tuple[list[tuple[str, str]], dict[str, str]]:
     """([(folded form, term)] longest first, {folded chapter title: topic})."""
-    data = yaml.safe_load(resources.files(__package__).joinpath("terms.yaml").read_text(encoding="utf-8"))
+    from liuyao_kg.ontology import tables
+
+    data = _data()
     forms = [(fold(f), term) for term, fs in data["terms"].items() for f in fs]
+    forms += [(fold(tables.full_name(short, up, low)), f"Hexagram{n:02d}") for n, short, up, low, *_ in tables.HEXAGRAMS]
     forms.sort(key=lambda ft: -len(ft[0]))
     chapters = {fold(k): v for k, v in data["chapters"].items()}
     return forms, chapters
+
+
+def subjects(topic_: str | None) -> frozenset[str]:
+    """The terms naming what a topic's question is about (never evidence of a parallel)."""
+    return frozenset(_data()["subjects"].get(topic_, ()))
+
+
+@cache
+def configurations() -> frozenset[str]:
+    """The terms that name a whole configuration (one shared is evidence by itself)."""
+    return frozenset(_data()["configurations"])
 
 
 def topic(chapter: str) -> str | None:
@@ -91,12 +113,30 @@ def _bigrams(text: str) -> set[str]:
     return {s[i:i + 2] for i in range(len(s) - 1)}
 
 
+def _weights(texts: list[Text], terms: dict[str, set[str]]) -> dict[str | None, dict[str, float]]:
+    """topic → {term: IDF within the pool of texts whose chapter maps to that topic}."""
+    pools: dict[str | None, list[Text]] = defaultdict(list)
+    for t in texts:
+        pools[topic(t.chapter)].append(t)
+    out = {}
+    for key, pool in pools.items():
+        df = Counter(term for t in pool for term in terms[t.iri])
+        out[key] = {term: math.log(len(pool) / c) for term, c in df.items()}
+    return out
+
+
+def evidence(shared: set[str], topic_: str | None, weight: dict[str, float]) -> bool:
+    """Whether the shared terms (besides the question's subject) say the two texts state one configuration."""
+    ev = shared - subjects(topic_)
+    if not (len(ev) >= 2 or ev & configurations()):
+        return False
+    return sum(weight[t] for t in ev) >= MIN_EVIDENCE
+
+
 def link(passages: list[Text], sentences: list[Text], *, min_score: float = MIN_SCORE, top: int = TOP) -> list[Link]:
     """Parallel links from `passages` to `sentences` of other works, best first per passage."""
     terms = {t.iri: set(mentions(t.quote)) for t in passages + sentences}
-    df = Counter(term for ts in terms.values() for term in ts)
-    n = len(terms)
-    weight = {term: math.log(n / c) for term, c in df.items()}
+    weights = _weights(passages + sentences, terms)
     grams = {t.iri: _bigrams(t.quote) for t in passages + sentences}
     by_topic: dict[str | None, list[Text]] = defaultdict(list)
     for s in sentences:
@@ -106,16 +146,18 @@ def link(passages: list[Text], sentences: list[Text], *, min_score: float = MIN_
         ta = terms[p.iri]
         if not ta:
             continue
+        key = topic(p.chapter)
+        weight = weights[key]
         wa = sum(weight[t] for t in ta)
         scored = []
-        for s in by_topic.get(topic(p.chapter), ()):
+        for s in by_topic.get(key, ()):
             if s.work == p.work:
                 continue
             shared = ta & terms[s.iri]
-            if not shared or sum(weight[t] for t in shared) < MIN_EVIDENCE:
+            if not evidence(shared, key, weight):
                 continue
             wb = sum(weight[t] for t in terms[s.iri])
-            ts = 2 * sum(weight[t] for t in shared) / (wa + wb) if wa + wb else 0.0
+            ts = 2 * sum(weight[t] for t in shared) / (wa + wb)
             ga, gb = grams[p.iri], grams[s.iri]
             xs = 2 * len(ga & gb) / (len(ga) + len(gb)) if ga and gb else 0.0
             score = (ts + xs) / 2

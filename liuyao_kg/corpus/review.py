@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyoxigraph as ox
 import yaml
 
 from liuyao_kg import namespaces as ns
+from liuyao_kg.corpus import write
 from liuyao_kg.corpus.works import CorpusError
 
 STATUSES = ("unreviewed", "accepted", "rejected")
@@ -62,9 +64,32 @@ def apply_reviews(kg, path: str | Path) -> dict:
                        f'INSERT DATA {{ GRAPH <{g}> {{ <{link}> <{ns.LYO}reviewStatus> "{new}" }} }}')
         applied += 1
     if ops:  # IRIs come from the store (validated when written); statuses are the fixed words above
-        kg.store.update(" ;\n".join(ops))
-        if kg.path is not None:
-            kg.store.flush()
+        write.update(kg, " ;\n".join(ops))
     accepted = sum(1 for it in items if it["parallel"] and stored.get((it["from"], it["to"])))
     return {"reviewed": len(items), "applied": applied, "accepted": accepted, "rejected": applied - accepted,
             "not_in_store": missing}
+
+
+#: the population the precision is measured on: links from these chapters of 天玄賦 to 黃金策's sentences
+SAMPLED_CHAPTERS = ("天時章", "身命章", "婚姻章", "征戰章", "疾病章")
+
+_POPULATION = ns.sparql_prologue() + """SELECT DISTINCT ?method ?from ?to ?fromQuote ?toQuote ?score WHERE {
+  ?link a lyo:ParallelLink ; lyo:linkMethod ?method ; lyo:parallelFrom ?from ; lyo:parallelTo ?to ; lyo:linkScore ?score .
+  ?from lyo:work lyr:WorkTianXuanFu ; lyo:chapter ?chapter ; lyo:quote ?fromQuote .
+  ?to lyo:work lyr:WorkHuangJinCe ; lyo:quote ?toQuote .
+  FILTER(STR(?chapter) IN (%s))
+} ORDER BY ?from ?to"""
+
+
+def population(kg, method: str) -> list[dict]:
+    """The links of `method` from 天玄賦's SAMPLED_CHAPTERS to 黃金策, in (from, to) IRI order."""
+    chapters = ", ".join(f'"{c}"' for c in SAMPLED_CHAPTERS)  # fixed words, not input
+    return kg.select(_POPULATION % chapters, {"method": ox.Literal(method)})
+
+
+def draw_sample(rows: list[dict], n: int, seed: int) -> list[dict]:
+    """`n` rows drawn with Python's `random.Random(seed).sample` from `rows` (in their order), listed in that order."""
+    import random
+
+    picked = set(random.Random(seed).sample(range(len(rows)), min(n, len(rows))))
+    return [r for i, r in enumerate(rows) if i in picked]
