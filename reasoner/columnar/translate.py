@@ -24,7 +24,7 @@ from .terms import q
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 #: bump when the generated SQL changes meaning: cached translations of older versions are ignored
-VERSION = "8"
+VERSION = "9"
 
 
 #: the message of a generated statement's run-time refusal (see ColumnarEngine._apply)
@@ -118,6 +118,8 @@ class _Translator:
         self.ordered = False
         #: the `nodes` of the pattern whose expressions are being compiled
         self.subjects: set[str] = set()
+        #: (CTE name, pattern) of the FILTER whose condition is being compiled, for its EXISTS seeds
+        self._exists_source: tuple[str, _Pat] | None = None
 
     def alias(self) -> str:
         self.n += 1
@@ -135,12 +137,31 @@ class _Translator:
 
     # --- patterns -------------------------------------------------------------------------------
 
-    def pattern(self, node, outer: dict) -> _Pat:
+    #: operators that evaluate themselves from a seed (the solutions they are joined with); any other is
+    #: compiled alone and joined with it
+    SEEDED = ("BGP", "Join", "Filter", "Union", "Extend", "ToMultiSet")
+
+    def pattern(self, node, outer: dict, seed: _Pat | None = None) -> _Pat:
         name = getattr(node, "name", None)
         fn = getattr(self, "p_" + str(name), None)
         if fn is None:
             raise Unsupported(f"algebra operator {name}")
-        return fn(node, outer)
+        if seed is None:
+            return fn(node, outer)
+        if name in self.SEEDED:
+            return fn(node, outer, seed=seed)
+        return self._join(seed, fn(node, outer))
+
+    def _cte(self, pat: _Pat) -> tuple[str, str]:
+        """(`WITH` clause, name) materialising a pattern once, for a part that reads it twice."""
+        name = "m" + self.alias()
+        return f"WITH {name} AS MATERIALIZED ({pat.sql}) ", name
+
+    @staticmethod
+    def _seed_of(name: str, pat: _Pat, names: list[str]) -> _Pat:
+        """The distinct values of some (always bound) variables of a materialised pattern, as a seed."""
+        cols = {v: pat.cols[v] for v in names}
+        return _Pat(f"SELECT DISTINCT {', '.join(cols.values())} FROM {name}", cols, set(), pat.nodes & set(names))
 
     def p_BGP(self, node, outer, seed: _Pat | None = None):
         """Triple patterns as explicit joins, in an order that never makes a cross product it can avoid.
@@ -310,7 +331,7 @@ class _Translator:
         return _Pat(f"SELECT {sel} FROM ({left.sql}) AS {a} {'LEFT JOIN' if kind == 'LEFT' else 'JOIN'} "
                     f"({right.sql}) AS {b} ON {on}", cols, nullable, nodes)
 
-    def p_Join(self, node, outer):
+    def p_Join(self, node, outer, seed: _Pat | None = None):
         """A group's parts joined in an order that never pairs two unrelated parts while a related one waits.
 
         Join is commutative and associative (on multisets of solutions), so the nested Joins of a group
@@ -327,8 +348,10 @@ class _Translator:
             else:
                 parts.append(n)
         mentions = [{self.vname(v) for v in _variables(p)} for p in parts]
-        acc = self.pattern(parts[0], outer)
-        left = list(range(1, len(parts)))
+        if seed is not None:
+            acc, left = seed, list(range(len(parts)))
+        else:
+            acc, left = self.pattern(parts[0], outer), list(range(1, len(parts)))
         while left:
             bound = set(acc.cols) | set(outer)
             seedable, cost = set(), {}
@@ -358,7 +381,20 @@ class _Translator:
         return self._join(left, right, "LEFT", extra)
 
     def p_Minus(self, node, outer):
-        left, right = self.pattern(node.p1, outer), self.pattern(node.p2, outer)
+        left = self.pattern(node.p1, outer)
+        mentioned = {self.vname(v) for v in _variables(node.p2)}
+        shared = [v for v in left.cols if v in mentioned]
+        if shared and not any(v in left.nullable for v in shared) and set(shared) <= _certain(node.p2, self):
+            # every solution of the right side binds the shared variables: MINUS removes exactly the left
+            # solutions equal on them to a right one, so the right side is evaluated from the left's values
+            # of them (a seed) instead of alone, where it would pair every cast's rows through shared terms
+            with_, m = self._cte(left)
+            right = self.pattern(node.p2, outer, seed=self._seed_of(m, left, shared))
+            a, b = self.alias(), self.alias()
+            cond = " AND ".join(f"{a}.{left.cols[v]} = {b}.{right.cols[v]}" for v in shared)
+            return _Pat(f"{with_}SELECT * FROM {m} AS {a} WHERE NOT EXISTS (SELECT 1 FROM ({right.sql}) AS {b} "
+                        f"WHERE {cond})", left.cols, left.nullable, left.nodes)
+        right = self.pattern(node.p2, outer)
         shared = [v for v in left.cols if v in right.cols]
         if not shared:
             return left
@@ -369,8 +405,8 @@ class _Translator:
         return _Pat(f"SELECT * FROM ({left.sql}) AS {a} WHERE NOT EXISTS (SELECT 1 FROM ({right.sql}) AS {b} "
                     f"WHERE {cond})", left.cols, left.nullable, left.nodes)
 
-    def p_Union(self, node, outer):
-        left, right = self.pattern(node.p1, outer), self.pattern(node.p2, outer)
+    def p_Union(self, node, outer, seed: _Pat | None = None):
+        left, right = self.pattern(node.p1, outer, seed), self.pattern(node.p2, outer, seed)
         cols = {**left.cols, **right.cols}
         nullable = left.nullable | right.nullable | {v for v in cols if v not in left.cols or v not in right.cols}
 
@@ -382,16 +418,23 @@ class _Translator:
 
         return _Pat(f"{side(left)} UNION ALL {side(right)}", cols, nullable, left.nodes & right.nodes)
 
-    def p_Filter(self, node, outer):
-        inner = self.pattern(node.p, outer)
+    def p_Filter(self, node, outer, seed: _Pat | None = None):
+        inner = self.pattern(node.p, outer, seed)
         a = self.alias()
         env = {**outer, **{v: f"{a}.{c}" for v, c in inner.cols.items()}}
         self.subjects = inner.nodes
-        cond = self.as_bool(self.expr(node.expr, env, inner.nullable))
-        return _Pat(f"SELECT * FROM ({inner.sql}) AS {a} WHERE {cond.sql}", inner.cols, inner.nullable, inner.nodes)
+        # an EXISTS in the condition is evaluated from the filtered solutions' values (see _exists)
+        with_, m = self._cte(inner) if _has_exists(node.expr) else ("", None)
+        saved, self._exists_source = self._exists_source, (m, inner) if m else None
+        try:
+            cond = self.as_bool(self.expr(node.expr, env, inner.nullable))
+        finally:
+            self._exists_source = saved
+        src = m if m else f"({inner.sql})"
+        return _Pat(f"{with_}SELECT * FROM {src} AS {a} WHERE {cond.sql}", inner.cols, inner.nullable, inner.nodes)
 
-    def p_Extend(self, node, outer):
-        inner = self.pattern(node.p, outer)
+    def p_Extend(self, node, outer, seed: _Pat | None = None):
+        inner = self.pattern(node.p, outer, seed)
         v = self.vname(node.var)
         if v in inner.cols:
             raise Unsupported("BIND to a variable already bound")
@@ -409,8 +452,8 @@ class _Translator:
         return _Pat(f"SELECT {sel} FROM ({inner.sql}) AS {a}", {**inner.cols, v: c},
                     inner.nullable | (set() if copied else {v}), nodes)
 
-    def p_ToMultiSet(self, node, outer):
-        return self.pattern(node.p, outer)
+    def p_ToMultiSet(self, node, outer, seed: _Pat | None = None):
+        return self.pattern(node.p, outer, seed)
 
     def p_values(self, node, outer):
         rows = node.get("res") or []
@@ -732,7 +775,17 @@ class _Translator:
         if any(v in nullable and v in mentioned for v in env):
             raise Unsupported("EXISTS reading a possibly unbound variable")
         saved = self.subjects
-        inner = self.pattern(graph, env)
+        # the filtered solutions' values of the variables the pattern mentions seed it (one distinct row
+        # per value set): evaluated alone and correlated, DuckDB may pair every cast's rows before the
+        # correlation applies
+        src = self._exists_source
+        seeded = sorted(v for v in mentioned if src is not None and v in src[1].cols and v in env
+                        and v not in src[1].nullable)
+        if seeded:
+            inner = self.pattern(graph, {v: r for v, r in env.items() if v not in seeded},
+                                 seed=self._seed_of(src[0], src[1], seeded))
+        else:
+            inner = self.pattern(graph, env)
         self.subjects = saved
         a = self.alias()
         shared = [v for v in inner.cols if v in env]
@@ -747,6 +800,37 @@ class _Translator:
 
     def e_Builtin_NOTEXISTS(self, node, env, nullable):
         return self._exists(node, env, nullable, True)
+
+
+def _has_exists(expr) -> bool:
+    """Whether an expression holds an EXISTS or NOT EXISTS (not descending into their patterns)."""
+    if isinstance(expr, dict):
+        if getattr(expr, "name", "") in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+            return True
+        return any(_has_exists(v) for k, v in expr.items() if k not in ("_vars",))
+    if isinstance(expr, (list, tuple)):
+        return any(_has_exists(x) for x in expr)
+    return False
+
+
+def _certain(node, tr: _Translator) -> set:
+    """Variables every solution of an algebra node binds (an under-estimate: empty where unsure)."""
+    from rdflib import Variable
+
+    name = getattr(node, "name", None)
+    if name == "BGP":
+        return {tr.vname(t) for triple in node.get("triples") or [] for t in triple if isinstance(t, Variable)}
+    if name == "Join":
+        return _certain(node.p1, tr) | _certain(node.p2, tr)
+    if name == "Union":
+        return _certain(node.p1, tr) & _certain(node.p2, tr)
+    if name in ("LeftJoin", "Minus"):
+        return _certain(node.p1, tr)
+    if name in ("Filter", "Extend", "ToMultiSet", "Distinct", "Reduced"):
+        return _certain(node.p, tr)
+    if name == "Project":
+        return _certain(node.p, tr) & {tr.vname(v) for v in node.PV}
+    return set()
 
 
 def _term_vars(node, tr: _Translator) -> set:
