@@ -279,6 +279,9 @@ class KnowledgeGraph:
         for q in asserted:
             by_cast.setdefault(q.graph_name.value, []).append(q)
         fresh = [q for iri, qs in by_cast.items() if not self.has_cast(iri) for q in qs]
+        if self._deferred and any(t.value.startswith(ns.LYP) for q in fresh for t in (q.subject, q.object)
+                                  if isinstance(t, ox.NamedNode)):
+            self._complete()  # a cast that names a passage's node: lazy_build's analysis assumes none does
         if fresh:
             self._check_writable()
             self._check_current()
@@ -305,6 +308,7 @@ class KnowledgeGraph:
 
         self._check_writable()
         self._check_current()
+        self._complete()  # quads from elsewhere may name anything
         try:
             self._write_derived(nquads, casts)
         except OSError as exc:

@@ -4,10 +4,10 @@
     python -m liuyao_kg.lazy_build --check  # exit 1 if either is out of date (tests/test_lazy_layers.py)
 
 The deferred part is every quad of the passages layer whose predicate none of the queries of `liuyao cast`
-(CAST_QUERIES) can read, as `liuyao_kg.query_reads` finds from their algebra, and whose objects are all
-literals; rdf:type always stays. The
-eager part is written as Turtle (about 60 % of the layer's quads); reads.json says, for the text of every
-named query, whether it may read the deferred part. A store loads the rest before any other query.
+(CAST_QUERIES) can read, as `liuyao_kg.query_reads` finds from their algebra, or reads only of subjects other
+than selectors while the quad's subject is a selector (the selectors' labels); objects all literals, rdf:type
+always stays. The eager part is written as Turtle; reads.json says, for the text of every named query,
+whether it may read the deferred part. A store loads the rest before any other query.
 """
 from __future__ import annotations
 
@@ -27,22 +27,59 @@ PREFIXES = {"rdf": ns.RDF, "rdfs": "http://www.w3.org/2000/01/rdf-schema#", "xsd
             "lyr": "https://w3id.org/liuyao-kg/ref/", "lyp": "https://w3id.org/liuyao-kg/passage/"}
 
 
-def needs_deferred(reads, deferred: set[str]) -> bool:
-    """Whether a query with these (graph, key) reads may match a quad of the deferred part."""
-    return any(g in ("*", ns.GRAPH_PASSAGES) and (k[1] == "*" or k[1] in deferred) for g, k in reads)
+def needs_deferred(reads, deferred: set[str], for_selectors: set[str] = frozenset()) -> bool:
+    """Whether a query with these reads (query_reads) may match a quad of the deferred part: one whose
+    predicate is in `deferred`, or in `for_selectors` with a selector for subject."""
+    return any(g in ("*", ns.GRAPH_PASSAGES) and (k[1] == "*" or k[1] in deferred or (k[1] in for_selectors and sel))
+               for g, k, sel in reads)
 
 
-def deferred_predicates(passage_quads) -> set[str]:
-    from liuyao_kg import queries
-    from liuyao_kg.query_reads import query_reads
-
-    read = set().union(*(query_reads(queries.get(n).text) for n in CAST_QUERIES))
+def selectors(layers) -> set[str]:
+    """The Web Annotation selectors of the passages layer; asserted to occur in no other layer: the engine's
+    working store holds no passage, so no cast's triple can name one either (query_reads.Nodes relies on it)."""
     import pyoxigraph as ox
 
-    # literal objects only: the part then adds no node but literals to the graph (see _check_nodes)
+    found = {q.subject.value for q in layers[ns.GRAPH_PASSAGES]
+             if q.predicate.value == ns.RDF + "type" and q.object.value.startswith(ns.OA)
+             and q.object.value.endswith("Selector")}
+    for graph, quads in layers.items():
+        named = {t.value for q in quads for t in (q.subject, q.object) if isinstance(t, ox.NamedNode)}
+        texts = [q.object.value for q in quads if q.predicate.value == ns.LYO + "sparqlConstruct"]
+        if graph != ns.GRAPH_PASSAGES and (named & found or any(sel in t for t in texts for sel in found)):
+            raise ValueError(f"a selector of the passages layer occurs in {graph}")
+    return found
+
+
+def nodes(layers, found: set[str]):
+    import pyoxigraph as ox
+
+    from liuyao_kg.query_reads import Nodes
+
+    keys, objects = set(), set()
+    for quads in layers.values():
+        for q in quads:
+            if q.subject.value in found:
+                if q.predicate.value == ns.RDF + "type":
+                    keys |= {("t", q.object.value, ""), ("p", ns.RDF + "type", "")}
+                else:
+                    o = q.object.value if isinstance(q.object, ox.NamedNode) else ""
+                    keys |= {("p", q.predicate.value, o), ("p", q.predicate.value, "")}
+            if isinstance(q.object, ox.NamedNode) and q.object.value in found:
+                objects.add(q.predicate.value)
+    return Nodes(frozenset(keys), frozenset(objects), frozenset(found))
+
+
+def deferred_predicates(passage_quads, cast_reads, found: set[str]) -> tuple[set[str], set[str]]:
+    """(predicates deferred whole, predicates deferred for selector subjects): of those whose objects are all
+    literals (the part then adds no node but literals to the graph, see _check_nodes), rdf:type aside, the ones
+    no cast query reads at all, and the ones it reads of other subjects only."""
+    import pyoxigraph as ox
+
     preds = {q.predicate.value for q in passage_quads} - {ns.RDF + "type"}
     preds -= {q.predicate.value for q in passage_quads if not isinstance(q.object, ox.Literal)}
-    return {p for p in preds if not needs_deferred(read, {p})}
+    whole = {p for p in preds if not needs_deferred(cast_reads, {p})}
+    of_selectors = {q.predicate.value for q in passage_quads if q.subject.value in found}
+    return whole, {p for p in preds & of_selectors - whole if not needs_deferred(cast_reads, set(), {p})}
 
 
 def build() -> dict[str, bytes]:
@@ -53,18 +90,26 @@ def build() -> dict[str, bytes]:
     from liuyao_kg.graph import layer_quads
     from liuyao_kg.query_reads import query_reads
 
-    quads = layer_quads()[ns.GRAPH_PASSAGES]
-    deferred = deferred_predicates(quads)
-    eager = [q for q in quads if q.predicate.value not in deferred]
-    _check_nodes(eager, [q for q in quads if q.predicate.value in deferred])
-    reads = {hashlib.sha256(q.text.encode()).hexdigest(): needs_deferred(query_reads(q.text), deferred)
+    layers = layer_quads()
+    found = selectors(layers)
+    where = nodes(layers, found)
+    cast_reads = set().union(*(query_reads(queries.get(n).text, where) for n in CAST_QUERIES))
+    quads = layers[ns.GRAPH_PASSAGES]
+    whole, for_selectors = deferred_predicates(quads, cast_reads, found)
+
+    def deferred(q) -> bool:
+        return q.predicate.value in whole or (q.predicate.value in for_selectors and q.subject.value in found)
+
+    eager = [q for q in quads if not deferred(q)]
+    _check_nodes(eager, [q for q in quads if deferred(q)])
+    reads = {hashlib.sha256(q.text.encode()).hexdigest(): needs_deferred(query_reads(q.text, where), whole, for_selectors)
              for q in queries.catalogue().values()}
     turtle = ox.serialize(sorted((q.triple for q in eager), key=str), format=ox.RdfFormat.TURTLE, prefixes=PREFIXES)
-    data = {"about": "generated by python -m liuyao_kg.lazy_build; do not edit", "deferred": sorted(deferred),
-            "needs_deferred": dict(sorted(reads.items()))}
+    data = {"about": "generated by python -m liuyao_kg.lazy_build; do not edit", "deferred": sorted(whole),
+            "deferred_for_selectors": sorted(for_selectors), "needs_deferred": dict(sorted(reads.items()))}
     return {"ontology/passages-eager.ttl": b"# GENERATED by python -m liuyao_kg.lazy_build: the passages layer "
-            b"without the predicates no cast reads. Do not edit.\n" + turtle,
-            "queries/reads.json": (json.dumps(data, indent=0, sort_keys=False) + "\n").encode()}
+            b"without what no cast reads. Do not edit.\n" + turtle,
+            "queries/reads.json": (json.dumps(data, indent=0) + "\n").encode()}
 
 
 def _check_nodes(eager, rest) -> None:
