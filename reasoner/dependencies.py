@@ -328,12 +328,24 @@ def _plan_key(ios: dict[str, RuleIO]) -> str:
     return h.hexdigest()
 
 
-def plan(ios: dict[str, RuleIO]) -> RulePlan:
+def rules_key(constructs: dict[str, str]) -> str:
+    """A hash of the rules' IRIs and texts: what their analysis, and so their plan, is a function of."""
+    h = hashlib.sha256()
+    for iri in sorted(constructs):
+        h.update(f"{iri}\0{constructs[iri]}\0".encode())
+    return h.hexdigest()
+
+
+def plan(ios: dict[str, RuleIO], constructs: dict[str, str] | None = None) -> RulePlan:
     """Order rules by dependency (networkx); detect cycles through negation.
 
     The strata depend only on the rules' reads and writes, so they are memoised on disk under a hash
-    of those; a rule base that was planned before starts without networkx.
+    of those; a rule base that was planned before starts without networkx. The package's own rule base
+    is found first by the hash of its texts (`constructs`, {iri: CONSTRUCT}), cheaper than that of the analysis.
     """
+    entry = _packaged().get("plan_by_rules", {}).get(rules_key(constructs)) if constructs is not None else None
+    if entry is not None:
+        return RulePlan(ios, entry["strata"], entry["recursive"])
     key = _plan_key(ios)
     entry = _packaged().get("plan", {}).get(key)
     if entry is None:
