@@ -157,11 +157,13 @@ class KnowledgeGraph:
             # a new store in memory cannot outlive a failure: parse straight into it (the scratch store's
             # dump and re-parse below cost ~0.8 s of every `liuyao cast`), the passages layer without the
             # predicates no cast reads: `store`, `sparql`, `update` and any query that may read them add them first
-            from liuyao_kg import lazy_layers
+            from liuyao_kg.lazy_layers import eager_bytes
 
-            load_layers(self._ox, only_missing=False, atomic=False, skip=(ns.GRAPH_PASSAGES,))
-            self._ox.load(lazy_layers.eager_bytes(), format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(ns.GRAPH_PASSAGES))
-            self._deferred = True
+            eager = eager_bytes()
+            load_layers(self._ox, only_missing=False, atomic=False, skip=(ns.GRAPH_PASSAGES,) if eager else ())
+            if eager:
+                self._ox.load(eager, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(ns.GRAPH_PASSAGES))
+                self._deferred = True
             self._ox.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
             return
         if len(missing) == len(LAYERS):

@@ -74,3 +74,12 @@ def test_the_raw_store_and_raw_sparql_are_whole():
     assert bool(kg.sparql("ASK { ?s <http://www.w3.org/ns/oa#suffix> ?o }"))
     kg2 = KnowledgeGraph()
     assert any(True for _ in kg2.store.quads_for_pattern(None, None, None, None)) and not kg2.deferring
+
+
+def test_an_eager_part_built_from_other_passage_files_is_not_used(monkeypatch):
+    from liuyao_kg import lazy_layers
+
+    monkeypatch.setattr(lazy_layers, "_reads", lambda: {"built_from": "sha256:other", "needs_deferred": {}})
+    kg = KnowledgeGraph()
+    assert not kg.deferring
+    assert kg.select("SELECT ?p WHERE { ?s <http://www.w3.org/ns/oa#prefix> ?p } LIMIT 1")
