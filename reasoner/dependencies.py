@@ -231,7 +231,7 @@ def rule_ios(constructs: dict[str, str]) -> dict[str, RuleIO]:
             fresh[key] = io_entry(io)
             out[iri] = io
         else:
-            out[iri] = RuleIO(**{k: frozenset(tuple(x) for x in entry[k]) for k in _IO_FIELDS})
+            out[iri] = RuleIO(*(frozenset(map(tuple, entry[k])) for k in _IO_FIELDS))
     if fresh:
         _write_json(_cache_file(), fresh, keep=None)
     return out
