@@ -57,9 +57,6 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
     if backend == "rdflib":
         from liuyao_kg.reasoner.rdflib_engine import RdflibEngine
 
-        if isinstance(reference, bytes):
-            reference = list(ox.parse(reference, format=ox.RdfFormat.N_TRIPLES))
-
         return RdflibEngine(rules, reference)
     return Engine(rules, reference)
 

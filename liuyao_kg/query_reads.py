@@ -45,12 +45,21 @@ class Nodes:
         return key[0] == "t" or key[1] not in self.object_predicates
 
 
+#: data with no selector in it (what a rule's working store holds)
+NO_SELECTORS = Nodes(frozenset(), frozenset(), frozenset())
+
+
 def query_reads(text: str, nodes: Nodes) -> frozenset[Read]:
     """The reads of the query `text` (with its prologue)."""
     from rdflib.plugins.sparql import prepareQuery
 
+    return algebra_reads(prepareQuery(text).algebra, nodes)
+
+
+def algebra_reads(algebra, nodes: Nodes) -> frozenset[Read]:
+    """The reads of a query already parsed by rdflib (its `algebra`)."""
     out: set[Read] = set()
-    _Walk(nodes, out).walk(prepareQuery(text).algebra, "*", {}, frozenset())
+    _Walk(nodes, out).walk(algebra, "*", {}, frozenset())
     return frozenset(out)
 
 

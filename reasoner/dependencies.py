@@ -127,8 +127,11 @@ def rule_io(construct: str) -> RuleIO:
     """Parse a CONSTRUCT rule and return what it reads, reads negatively and writes."""
     from rdflib.plugins.sparql import prepareQuery  # slow to import; only needed on a cache miss
 
-    query = prepareQuery(sparql_prologue() + construct)
-    algebra = query.algebra
+    return rule_io_of(prepareQuery(sparql_prologue() + construct).algebra)
+
+
+def rule_io_of(algebra) -> RuleIO:
+    """rule_io of a CONSTRUCT rule rdflib has parsed (its algebra)."""
     seen: dict[Key, bool] = {}
     _walk(algebra.get("p"), False, seen)
     writes = {k for t in algebra.get("template") or [] if (k := _key(tuple(t))) is not None}
@@ -255,10 +258,13 @@ class RulePlan:
     for export and inspection, so a warm start does not pay for it.
     """
 
-    def __init__(self, ios: dict[str, RuleIO], strata: list[list[str]], recursive: list[bool]):
+    def __init__(self, ios: dict[str, RuleIO], strata: list[list[str]], recursive: list[bool],
+                 reference_reads: dict | None = None):
         self.ios = ios
         self.strata = strata
         self.recursive = recursive
+        #: {"predicates", "types"} the rules can read, when known (the package's rule base); None: anything
+        self.reference_reads = reference_reads
 
     @cached_property
     def graph(self):
@@ -345,7 +351,7 @@ def plan(ios: dict[str, RuleIO], constructs: dict[str, str] | None = None) -> Ru
     """
     entry = _packaged().get("plan_by_rules", {}).get(rules_key(constructs)) if constructs is not None else None
     if entry is not None:
-        return RulePlan(ios, entry["strata"], entry["recursive"])
+        return RulePlan(ios, entry["strata"], entry["recursive"], entry.get("reference_reads"))
     key = _plan_key(ios)
     entry = _packaged().get("plan", {}).get(key)
     if entry is None:
