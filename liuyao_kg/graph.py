@@ -281,13 +281,15 @@ class KnowledgeGraph:
         for q in asserted:
             by_cast.setdefault(q.graph_name.value, []).append(q)
         fresh = [q for iri, qs in by_cast.items() if not self.has_cast(iri) for q in qs]
-        if self._deferred and any(t.value.startswith(ns.LYP) for q in fresh for t in (q.subject, q.object)
-                                  if isinstance(t, ox.NamedNode)):
-            self._complete()  # a cast that names a passage's node: lazy_build's analysis assumes none does
         if fresh:
             self._check_writable()
             self._check_current()
             inferred = derive_quads(self.engine, fresh)
+            if self._deferred:
+                from liuyao_kg.lazy_layers import fits
+
+                if not fits(fresh) or not fits(inferred):
+                    self._complete()  # lazy_build's analysis assumed no cast names a passage's node so
             try:
                 self._ox.extend(fresh + inferred)  # one transaction: every cast in completely or not at all
             except OSError as exc:

@@ -5,8 +5,8 @@
 
 The deferred part is every quad of the passages layer whose predicate none of the queries of `liuyao cast`
 (CAST_QUERIES) can read, as `liuyao_kg.query_reads` finds from their algebra, or reads only of subjects other
-than selectors while the quad's subject is a selector (the selectors' labels); objects all literals, rdf:type
-always stays. The eager part is written as Turtle; reads.json says, for the text of every named query,
+than the layer's own nodes while the quad's subject is one (the labels of passages and selectors); objects all
+literals, rdf:type always stays. The eager part is written as Turtle; reads.json says, for the text of every named query,
 whether it may read the deferred part. A store loads the rest before any other query.
 """
 from __future__ import annotations
@@ -27,27 +27,21 @@ PREFIXES = {"rdf": ns.RDF, "rdfs": "http://www.w3.org/2000/01/rdf-schema#", "xsd
             "lyr": "https://w3id.org/liuyao-kg/ref/", "lyp": "https://w3id.org/liuyao-kg/passage/"}
 
 
-def needs_deferred(reads, deferred: set[str], for_selectors: set[str] = frozenset()) -> bool:
+def needs_deferred(reads, deferred: set[str], of_nodes: set[str] = frozenset()) -> bool:
     """Whether a query with these reads (query_reads) may match a quad of the deferred part: one whose
-    predicate is in `deferred`, or in `for_selectors` with a selector for subject."""
-    return any(g in ("*", ns.GRAPH_PASSAGES) and (k[1] == "*" or k[1] in deferred or (k[1] in for_selectors and sel))
+    predicate is in `deferred`, or in `of_nodes` with one of `deferred_subjects` for subject."""
+    return any(g in ("*", ns.GRAPH_PASSAGES) and (k[1] == "*" or k[1] in deferred or (k[1] in of_nodes and sel))
                for g, k, sel in reads)
 
 
-def selectors(layers) -> set[str]:
-    """The Web Annotation selectors of the passages layer; asserted to occur in no other layer: the engine's
-    working store holds no passage, so no cast's triple can name one either (query_reads.Nodes relies on it)."""
+def deferred_subjects(layers) -> set[str]:
+    """The passages layer's own nodes (passages and their selectors: its IRIs under lyp:), whose labels
+    a query may read only where query_reads cannot tell them from other things. Where they occur in the layers
+    is read off the data (`nodes`); in a cast's graphs, the store checks every quad it adds (see graph.py)."""
     import pyoxigraph as ox
 
-    found = {q.subject.value for q in layers[ns.GRAPH_PASSAGES]
-             if q.predicate.value == ns.RDF + "type" and q.object.value.startswith(ns.OA)
-             and q.object.value.endswith("Selector")}
-    for graph, quads in layers.items():
-        named = {t.value for q in quads for t in (q.subject, q.object) if isinstance(t, ox.NamedNode)}
-        texts = [q.object.value for q in quads if q.predicate.value == ns.LYO + "sparqlConstruct"]
-        if graph != ns.GRAPH_PASSAGES and (named & found or any(sel in t for t in texts for sel in found)):
-            raise ValueError(f"a selector of the passages layer occurs in {graph}")
-    return found
+    return {q.subject.value for q in layers[ns.GRAPH_PASSAGES]
+            if isinstance(q.subject, ox.NamedNode) and q.subject.value.startswith(ns.LYP)}
 
 
 def nodes(layers, found: set[str]):
@@ -70,7 +64,7 @@ def nodes(layers, found: set[str]):
 
 
 def deferred_predicates(passage_quads, cast_reads, found: set[str]) -> tuple[set[str], set[str]]:
-    """(predicates deferred whole, predicates deferred for selector subjects): of those whose objects are all
+    """(predicates deferred whole, predicates deferred for the layer's own subjects): of those whose objects are all
     literals (the part then adds no node but literals to the graph, see _check_nodes), rdf:type aside, the ones
     no cast query reads at all, and the ones it reads of other subjects only."""
     import pyoxigraph as ox
@@ -78,8 +72,8 @@ def deferred_predicates(passage_quads, cast_reads, found: set[str]) -> tuple[set
     preds = {q.predicate.value for q in passage_quads} - {ns.RDF + "type"}
     preds -= {q.predicate.value for q in passage_quads if not isinstance(q.object, ox.Literal)}
     whole = {p for p in preds if not needs_deferred(cast_reads, {p})}
-    of_selectors = {q.predicate.value for q in passage_quads if q.subject.value in found}
-    return whole, {p for p in preds & of_selectors - whole if not needs_deferred(cast_reads, set(), {p})}
+    own = {q.predicate.value for q in passage_quads if q.subject.value in found}
+    return whole, {p for p in preds & own - whole if not needs_deferred(cast_reads, set(), {p})}
 
 
 def build() -> dict[str, bytes]:
@@ -91,25 +85,27 @@ def build() -> dict[str, bytes]:
     from liuyao_kg.query_reads import query_reads
 
     layers = layer_quads()
-    found = selectors(layers)
+    found = deferred_subjects(layers)
     where = nodes(layers, found)
     cast_reads = set().union(*(query_reads(queries.get(n).text, where) for n in CAST_QUERIES))
     quads = layers[ns.GRAPH_PASSAGES]
-    whole, for_selectors = deferred_predicates(quads, cast_reads, found)
+    whole, of_nodes = deferred_predicates(quads, cast_reads, found)
 
     def deferred(q) -> bool:
-        return q.predicate.value in whole or (q.predicate.value in for_selectors and q.subject.value in found)
+        return q.predicate.value in whole or (q.predicate.value in of_nodes and q.subject.value in found)
 
     eager = [q for q in quads if not deferred(q)]
     _check_nodes(eager, [q for q in quads if deferred(q)])
-    reads = {hashlib.sha256(q.text.encode()).hexdigest(): needs_deferred(query_reads(q.text, where), whole, for_selectors)
+    reads = {hashlib.sha256(q.text.encode()).hexdigest(): needs_deferred(query_reads(q.text, where), whole, of_nodes)
              for q in queries.catalogue().values()}
     turtle = ox.serialize(sorted((q.triple for q in eager), key=str), format=ox.RdfFormat.TURTLE, prefixes=PREFIXES)
     from liuyao_kg.versioning import package_versions
 
     data = {"about": "generated by python -m liuyao_kg.lazy_build; do not edit",
             "built_from": package_versions()[ns.GRAPH_PASSAGES], "deferred": sorted(whole),
-            "deferred_for_selectors": sorted(for_selectors), "needs_deferred": dict(sorted(reads.items()))}
+            "deferred_for_passage_nodes": sorted(of_nodes),
+            # a cast's quad may have a passage node for object under these predicates only (else: load first)
+            "passage_object_predicates": sorted(where.object_predicates), "needs_deferred": dict(sorted(reads.items()))}
     return {"ontology/passages-eager.ttl": b"# GENERATED by python -m liuyao_kg.lazy_build: the passages layer "
             b"without what no cast reads. Do not edit.\n" + turtle,
             "queries/reads.json": (json.dumps(data, indent=0) + "\n").encode()}

@@ -25,6 +25,22 @@ def needs_deferred(text: str) -> bool:
     return _reads()["needs_deferred"].get(hashlib.sha256(text.encode()).hexdigest(), True)
 
 
+def fits(quads) -> bool:
+    """Whether quads about to join a cast's graphs keep lazy_build's assumption: a passage node (lyp:) is no
+    subject there, and an object only under the predicates it found in the layers (as lyo:citesSource)."""
+    import pyoxigraph as ox
+
+    from liuyao_kg.namespaces import LYP
+
+    allowed = set(_reads()["passage_object_predicates"])
+    for q in quads:
+        if isinstance(q.subject, ox.NamedNode) and q.subject.value.startswith(LYP):
+            return False
+        if isinstance(q.object, ox.NamedNode) and q.object.value.startswith(LYP) and q.predicate.value not in allowed:
+            return False
+    return True
+
+
 def eager_bytes() -> bytes | None:
     """The eager part, or None when it was built from other passage files than the package's (a layer edited
     without `python -m liuyao_kg.lazy_build`): then nothing is deferred."""

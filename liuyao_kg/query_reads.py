@@ -5,10 +5,11 @@ so that a store which defers part of a layer knows, without parsing, whether a q
 Keys are those of reasoner/dependencies (("p", predicate, object IRI or ""), ("t", class, "")) without its
 structural exceptions: here every predicate counts. A graph is the IRI of an enclosing GRAPH, else "*".
 
-The third field says whether the pattern's subject may be a Web Annotation selector (`Nodes.selector`): not
-when it is a constant other than a selector, or a variable every solution around the pattern binds through
-another pattern whose predicate never has a selector at that place (`Nodes`, from the data). A store may then
-defer the selectors' labels while a query reads only the labels of other things.
+The third field says whether the pattern's subject may be one of a set of nodes (`Nodes`: for lazy_build the
+passages layer's own, passages and their Web Annotation selectors; "selectors" below): not when it is another
+constant, or a variable every solution around the pattern binds through another pattern whose predicate never
+has one of them at that place, or a FILTER no such IRI passes (from the data). A store may then defer their
+labels while a query reads only the labels of other things.
 
 Conservative by construction: a variable predicate (unless a VALUES block joined with its pattern lists its
 IRIs), a negated property set, SERVICE, or a zero-length path whose ends no other pattern of its BGP binds

@@ -83,3 +83,13 @@ def test_an_eager_part_built_from_other_passage_files_is_not_used(monkeypatch):
     kg = KnowledgeGraph()
     assert not kg.deferring
     assert kg.select("SELECT ?p WHERE { ?s <http://www.w3.org/ns/oa#prefix> ?p } LIMIT 1")
+
+
+def test_a_cast_naming_a_passage_node_where_the_layers_never_do_loads_the_rest_first():
+    import pyoxigraph as ox
+
+    kg = KnowledgeGraph()
+    cast = ox.NamedNode("https://w3id.org/liuyao-kg/cast/odd")
+    kg.add_quads([ox.Quad(cast, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#seeAlso"),
+                          ox.NamedNode(PASSAGE + "/quote"), cast)])
+    assert not kg.deferring
