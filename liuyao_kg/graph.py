@@ -9,6 +9,7 @@ same guarantee once the store has been opened again after a crash.
 from __future__ import annotations
 
 import gc
+import threading
 import uuid
 import warnings
 from collections.abc import Iterable
@@ -122,6 +123,7 @@ class KnowledgeGraph:
         self.read_only = bool(read_only and path is not None)
         self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
         self._deferred = False  # True while the passages layer lacks what no cast reads (liuyao_kg.lazy_layers)
+        self._completing = threading.Lock()
         try:
             if self.read_only:
                 if not Path(path).is_dir():
@@ -194,11 +196,13 @@ class KnowledgeGraph:
 
     def _complete(self) -> None:
         """Parse the rest of the passages layer into a store that deferred it (its quads already there stay)."""
-        if self._deferred:
-            self._deferred = False
-            passages = dict(LAYERS)[ns.GRAPH_PASSAGES]
-            for data in _layer_bytes(passages):
-                self._ox.load(data, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(ns.GRAPH_PASSAGES))
+        if not self._deferred:
+            return
+        with self._completing:  # a second thread waits for the whole layer rather than reading half of it
+            if self._deferred:
+                for data in _layer_bytes(dict(LAYERS)[ns.GRAPH_PASSAGES]):
+                    self._ox.load(data, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(ns.GRAPH_PASSAGES))
+                self._deferred = False
 
     def _holds_casts(self) -> bool:
         return bool(self._ox.query(f"ASK {{ GRAPH ?c {{ ?c a <{ns.LYO}Cast> }} }}"))
