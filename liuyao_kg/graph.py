@@ -122,7 +122,7 @@ class KnowledgeGraph:
         self.backend = backend
         self.read_only = bool(read_only and path is not None)
         self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
-        self._deferred = False  # True while the passages layer lacks what no cast reads (liuyao_kg.lazy_layers)
+        self._deferred = False  # True while the lazy layers lack what no cast reads (liuyao_kg.lazy_layers)
         self._completing = threading.Lock()
         try:
             if self.read_only:
@@ -157,15 +157,15 @@ class KnowledgeGraph:
         missing = [g for g, _ in LAYERS if not self._has_graph(g)]
         if len(missing) == len(LAYERS) and self.path is None:
             # a new store in memory cannot outlive a failure: parse straight into it (the scratch store's
-            # dump and re-parse below cost ~0.8 s of every `liuyao cast`), the passages layer without the
-            # predicates no cast reads: `store`, `sparql`, `update` and any query that may read them add them first
-            from liuyao_kg.lazy_layers import eager_bytes
+            # dump and re-parse below cost ~0.8 s of every `liuyao cast`), the passages and rules layers without
+            # what no cast reads: `store`, `sparql`, `update` and any query that may read it add it first
+            from liuyao_kg.lazy_layers import eager_parts
 
-            eager = eager_bytes()
-            load_layers(self._ox, only_missing=False, atomic=False, skip=(ns.GRAPH_PASSAGES,) if eager else ())
-            if eager:
-                self._ox.load(eager, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(ns.GRAPH_PASSAGES))
-                self._deferred = True
+            eager = eager_parts()
+            load_layers(self._ox, only_missing=False, atomic=False, skip=tuple(eager))
+            for graph, data in eager.items():
+                self._ox.load(data, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(graph))
+            self._deferred = bool(eager)
             self._ox.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
             return
         if len(missing) == len(LAYERS):
@@ -191,17 +191,20 @@ class KnowledgeGraph:
 
     @property
     def deferring(self) -> bool:
-        """True while the passages layer still lacks the quads no cast reads (see liuyao_kg.lazy_layers)."""
+        """True while the passages and rules layers still lack the quads no cast reads (liuyao_kg.lazy_layers)."""
         return self._deferred
 
     def _complete(self) -> None:
-        """Parse the rest of the passages layer into a store that deferred it (its quads already there stay)."""
+        """Parse the rest of the lazy layers into a store that deferred it (their quads already there stay)."""
         if not self._deferred:
             return
-        with self._completing:  # a second thread waits for the whole layer rather than reading half of it
+        from liuyao_kg.lazy_layers import EAGER_FILES
+
+        with self._completing:  # a second thread waits for the whole layers rather than reading half of them
             if self._deferred:
-                for data in _layer_bytes(dict(LAYERS)[ns.GRAPH_PASSAGES]):
-                    self._ox.load(data, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(ns.GRAPH_PASSAGES))
+                for graph in EAGER_FILES:
+                    for data in _layer_bytes(dict(LAYERS)[graph]):
+                        self._ox.load(data, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(graph))
                 self._deferred = False
 
     def _holds_casts(self) -> bool:
@@ -293,7 +296,7 @@ class KnowledgeGraph:
                 from liuyao_kg.lazy_layers import fits
 
                 if not fits(fresh) or not fits(inferred):
-                    self._complete()  # lazy_build's analysis assumed no cast names a passage's node so
+                    self._complete()  # lazy_build's analysis assumed no cast names a layer's node so
             try:
                 self._ox.extend(fresh + inferred)  # one transaction: every cast in completely or not at all
             except OSError as exc:

@@ -1,13 +1,14 @@
-"""Build what lets a new in-memory store defer the part of the passages layer a cast never reads.
+"""Build what lets a new in-memory store defer the parts of the passages and rules layers a cast never reads.
 
-    python -m liuyao_kg.lazy_build          # rewrite ontology/passages-eager.ttl and queries/reads.json
-    python -m liuyao_kg.lazy_build --check  # exit 1 if either is out of date (tests/test_lazy_layers.py)
+    python -m liuyao_kg.lazy_build          # rewrite ontology/*-eager.ttl and queries/reads.json
+    python -m liuyao_kg.lazy_build --check  # exit 1 if any is out of date (tests/test_lazy_layers.py)
 
-The deferred part is every quad of the passages layer whose predicate none of the queries of `liuyao cast`
-(CAST_QUERIES) can read, as `liuyao_kg.query_reads` finds from their algebra, or reads only of subjects other
-than the layer's own nodes while the quad's subject is one (the labels of passages and selectors); objects all
-literals, rdf:type always stays. The eager part is written as Turtle; reads.json says, for the text of every named query,
-whether it may read the deferred part. A store loads the rest before any other query.
+A deferred part is every quad of its layer whose predicate none of the queries of `liuyao cast` (CAST_QUERIES,
+and the engine's RULES_QUERY) can read, as `liuyao_kg.query_reads` finds from their algebra, or reads only of
+subjects other than the layer's own nodes while the quad's subject is one (the labels of passages, selectors
+and rules); objects all literals, rdf:type always stays. The eager parts are written as Turtle; reads.json
+says, for the text of every named query, whether it may read a deferred part. A store loads the rest before
+any other query.
 """
 from __future__ import annotations
 
@@ -22,26 +23,29 @@ from liuyao_kg import namespaces as ns
 CAST_QUERIES = ("chart-hexagrams", "chart-pillars", "chart-roles", "chart-lines", "chart-relations", "cast-states",
                 "cast-judgments", "judgment-editions", "chart-question", "chart-use-god", "reading-factors",
                 "reading-verdict", "reading-timing", "cast-instant", "school-labels")
-PREFIXES = {"rdf": ns.RDF, "rdfs": "http://www.w3.org/2000/01/rdf-schema#", "xsd": ns.XSD, "skos": ns.SKOS,
-            "oa": "http://www.w3.org/ns/oa#", "dcterms": ns.DCTERMS, "prov": ns.PROV, "lyo": ns.LYO,
-            "lyr": "https://w3id.org/liuyao-kg/ref/", "lyp": "https://w3id.org/liuyao-kg/passage/"}
+#: {layer graph: (eager file, the namespace of the layer's own nodes)}
+LAZY = {ns.GRAPH_PASSAGES: ("passages-eager.ttl", ns.LYP), ns.GRAPH_RULES: ("rules-eager.ttl", ns.LYRULE)}
+#: predicates under which the engine writes a layer's node into a cast (a state's rule): counted as pointing at one
+CAST_OBJECT_PREDICATES = frozenset({ns.PROV + "wasDerivedFrom"})
+PREFIXES = {"rdf": ns.RDF, "rdfs": ns.RDFS, "xsd": ns.XSD, "skos": ns.SKOS, "oa": ns.OA, "dcterms": ns.DCTERMS,
+            "prov": ns.PROV, "lyo": ns.LYO, "lyr": ns.LYR, "lyp": ns.LYP, "lyrule": ns.LYRULE}
 
 
-def needs_deferred(reads, deferred: set[str], of_nodes: set[str] = frozenset()) -> bool:
-    """Whether a query with these reads (query_reads) may match a quad of the deferred part: one whose
-    predicate is in `deferred`, or in `of_nodes` with one of `deferred_subjects` for subject."""
-    return any(g in ("*", ns.GRAPH_PASSAGES) and (k[1] == "*" or k[1] in deferred or (k[1] in of_nodes and sel))
-               for g, k, sel in reads)
+def needs_deferred(reads, parts: dict) -> bool:
+    """Whether a query with these reads (query_reads) may match a quad of a deferred part: {graph: (predicates
+    deferred whole, predicates deferred for the layer's own nodes)}."""
+    return any((g == "*" or g == graph) and (k[1] == "*" or k[1] in whole or (k[1] in of_nodes and may))
+               for g, k, may in reads for graph, (whole, of_nodes) in parts.items())
 
 
 def deferred_subjects(layers) -> set[str]:
-    """The passages layer's own nodes (passages and their selectors: its IRIs under lyp:), whose labels
-    a query may read only where query_reads cannot tell them from other things. Where they occur in the layers
-    is read off the data (`nodes`); in a cast's graphs, the store checks every quad it adds (see graph.py)."""
+    """The lazy layers' own nodes (passages and their selectors, rules), whose labels a query may read only where
+    query_reads cannot tell them from other things. Where they occur in the layers is read off the data
+    (`nodes`); in a cast's graphs, the store checks every quad it adds (lazy_layers.fits)."""
     import pyoxigraph as ox
 
-    return {q.subject.value for q in layers[ns.GRAPH_PASSAGES]
-            if isinstance(q.subject, ox.NamedNode) and q.subject.value.startswith(ns.LYP)}
+    return {q.subject.value for graph, (_, base) in LAZY.items() for q in layers[graph]
+            if isinstance(q.subject, ox.NamedNode) and q.subject.value.startswith(base)}
 
 
 def nodes(layers, found: set[str]):
@@ -49,7 +53,7 @@ def nodes(layers, found: set[str]):
 
     from liuyao_kg.query_reads import Nodes
 
-    keys, objects = set(), set()
+    keys, objects = set(), set(CAST_OBJECT_PREDICATES)
     for quads in layers.values():
         for q in quads:
             if q.subject.value in found:
@@ -63,52 +67,55 @@ def nodes(layers, found: set[str]):
     return Nodes(frozenset(keys), frozenset(objects), frozenset(found))
 
 
-def deferred_predicates(passage_quads, cast_reads, found: set[str]) -> tuple[set[str], set[str]]:
+def deferred_predicates(quads, graph: str, cast_reads, found: set[str]) -> tuple[set[str], set[str]]:
     """(predicates deferred whole, predicates deferred for the layer's own subjects): of those whose objects are all
     literals (the part then adds no node but literals to the graph, see _check_nodes), rdf:type aside, the ones
     no cast query reads at all, and the ones it reads of other subjects only."""
     import pyoxigraph as ox
 
-    preds = {q.predicate.value for q in passage_quads} - {ns.RDF + "type"}
-    preds -= {q.predicate.value for q in passage_quads if not isinstance(q.object, ox.Literal)}
-    whole = {p for p in preds if not needs_deferred(cast_reads, {p})}
-    own = {q.predicate.value for q in passage_quads if q.subject.value in found}
-    return whole, {p for p in preds & own - whole if not needs_deferred(cast_reads, set(), {p})}
+    preds = {q.predicate.value for q in quads} - {ns.RDF + "type"}
+    preds -= {q.predicate.value for q in quads if not isinstance(q.object, ox.Literal)}
+    whole = {p for p in preds if not needs_deferred(cast_reads, {graph: ({p}, set())})}
+    own = {q.predicate.value for q in quads if q.subject.value in found}
+    return whole, {p for p in preds & own - whole if not needs_deferred(cast_reads, {graph: (set(), {p})})}
 
 
 def build() -> dict[str, bytes]:
-    """{package file: content} for ontology/passages-eager.ttl and queries/reads.json."""
+    """{package file: content} for the eager parts and queries/reads.json."""
     import pyoxigraph as ox
 
     from liuyao_kg import queries
     from liuyao_kg.graph import layer_quads
     from liuyao_kg.query_reads import query_reads
+    from liuyao_kg.reasoner.engine import RULES_QUERY
+    from liuyao_kg.versioning import package_versions
 
     layers = layer_quads()
     found = deferred_subjects(layers)
     where = nodes(layers, found)
-    cast_reads = set().union(*(query_reads(queries.get(n).text, where) for n in CAST_QUERIES))
-    quads = layers[ns.GRAPH_PASSAGES]
-    whole, of_nodes = deferred_predicates(quads, cast_reads, found)
+    cast_reads = set().union(query_reads(RULES_QUERY, where), *(query_reads(queries.get(n).text, where)
+                                                                for n in CAST_QUERIES))
+    parts = {graph: deferred_predicates(layers[graph], graph, cast_reads, found) for graph in LAZY}
+    out, deferred = {}, {}
+    for graph, (whole, of_nodes) in parts.items():
+        def later(q) -> bool:
+            return q.predicate.value in whole or (q.predicate.value in of_nodes and q.subject.value in found)
 
-    def deferred(q) -> bool:
-        return q.predicate.value in whole or (q.predicate.value in of_nodes and q.subject.value in found)
-
-    eager = [q for q in quads if not deferred(q)]
-    _check_nodes(eager, [q for q in quads if deferred(q)])
-    reads = {hashlib.sha256(q.text.encode()).hexdigest(): needs_deferred(query_reads(q.text, where), whole, of_nodes)
+        eager = [q for q in layers[graph] if not later(q)]
+        _check_nodes(eager, [q for q in layers[graph] if later(q)])
+        turtle = ox.serialize(sorted((q.triple for q in eager), key=str), format=ox.RdfFormat.TURTLE,
+                              prefixes=PREFIXES)
+        out["ontology/" + LAZY[graph][0]] = (b"# GENERATED by python -m liuyao_kg.lazy_build: the layer without "
+                                             b"what no cast reads. Do not edit.\n" + turtle)
+        deferred[graph] = {"whole": sorted(whole), "of_its_nodes": sorted(of_nodes),
+                           "built_from": package_versions()[graph]}
+    reads = {hashlib.sha256(q.text.encode()).hexdigest(): needs_deferred(query_reads(q.text, where), parts)
              for q in queries.catalogue().values()}
-    turtle = ox.serialize(sorted((q.triple for q in eager), key=str), format=ox.RdfFormat.TURTLE, prefixes=PREFIXES)
-    from liuyao_kg.versioning import package_versions
-
-    data = {"about": "generated by python -m liuyao_kg.lazy_build; do not edit",
-            "built_from": package_versions()[ns.GRAPH_PASSAGES], "deferred": sorted(whole),
-            "deferred_for_passage_nodes": sorted(of_nodes),
-            # a cast's quad may have a passage node for object under these predicates only (else: load first)
-            "passage_object_predicates": sorted(where.object_predicates), "needs_deferred": dict(sorted(reads.items()))}
-    return {"ontology/passages-eager.ttl": b"# GENERATED by python -m liuyao_kg.lazy_build: the passages layer "
-            b"without what no cast reads. Do not edit.\n" + turtle,
-            "queries/reads.json": (json.dumps(data, indent=0) + "\n").encode()}
+    data = {"about": "generated by python -m liuyao_kg.lazy_build; do not edit", "deferred": deferred,
+            # a cast's quad may have a lazy layer's node for object under these predicates only (else: load first)
+            "node_object_predicates": sorted(where.object_predicates), "needs_deferred": dict(sorted(reads.items()))}
+    out["queries/reads.json"] = (json.dumps(data, indent=0) + "\n").encode()
+    return out
 
 
 def _check_nodes(eager, rest) -> None:

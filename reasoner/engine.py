@@ -39,15 +39,18 @@ class RuleScopeError(RuntimeError):
     """A rule produced a triple whose subject belongs to no cast: rules may only describe casts."""
 
 
-def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
-    """Read every rule with an executable CONSTRUCT from the store (optionally one graph)."""
-    q = _PROLOGUE + """
+#: what `load_rules` asks of a store (liuyao_kg.lazy_build counts it among what a cast reads)
+RULES_QUERY = _PROLOGUE + """
         SELECT ?rule ?text ?chapter (GROUP_CONCAT(?topic; separator="\u001f") AS ?topics)
         WHERE { ?rule lyo:sparqlConstruct ?text . OPTIONAL { ?rule lyo:appliesToTopic ?topic }
                 BIND(EXISTS { ?rule a lyo:ChapterRule } AS ?chapter) }
         GROUP BY ?rule ?text ?chapter ORDER BY ?rule"""
+
+
+def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
+    """Read every rule with an executable CONSTRUCT from the store (optionally one graph)."""
     kwargs = {"default_graph": ox.NamedNode(graph)} if graph else {"use_default_graph_as_union": True}
-    rows = list(store.query(q, **kwargs))
+    rows = list(store.query(RULES_QUERY, **kwargs))
     texts = {row["rule"].value: row["text"].value for row in rows}
     ios = rule_ios(texts)
     out = []
