@@ -163,8 +163,8 @@ class KnowledgeGraph:
 
             eager = eager_parts()
             load_layers(self._ox, only_missing=False, atomic=False, skip=tuple(eager))
-            for graph, data in eager.items():
-                self._ox.load(data, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(graph))
+            for graph, data in eager.items():  # lenient: written by pyoxigraph from strictly parsed layers (lazy_build)
+                self._ox.load(data, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(graph), lenient=True)
             self._deferred = bool(eager)
             self._ox.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
             return

@@ -66,7 +66,8 @@ def reference_reads(reads) -> dict | None:
     keys = {k for _, k, _ in reads}
     if any(k[1] in ("*", RDF_TYPE) for k in keys if k[0] == "p"):
         return None
-    return {"predicates": sorted({k[1] for k in keys if k[0] == "p"}), "types": sorted({k[1] for k in keys if k[0] == "t"})}
+    return {"predicates": sorted({k[1] for k in keys if k[0] == "p"}),
+            "types": sorted({k[1] for k in keys if k[0] == "t"})}
 
 
 def main(argv: list[str] | None = None) -> int:
