@@ -40,8 +40,9 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
     check_backend(backend)
     if store is not None:
         rules = load_rules(store, ns.GRAPH_RULES)
-        reference = [q for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE)
-                     for q in store.quads_for_pattern(None, None, None, ox.NamedNode(g))]
+        # as N-Triples dumped by the store: no Python object per quad (~25 ms of every `liuyao cast`)
+        reference = b"".join(store.dump(format=ox.RdfFormat.N_TRIPLES, from_graph=ox.NamedNode(g))
+                             for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE))
     else:
         if layers is None:
             from liuyao_kg.graph import layer_quads

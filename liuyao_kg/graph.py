@@ -9,7 +9,7 @@ same guarantee once the store has been opened again after a crash.
 from __future__ import annotations
 
 import gc
-import uuid
+import threading
 import warnings
 from collections.abc import Iterable
 from functools import cached_property
@@ -38,7 +38,7 @@ def _layer_bytes(files: Iterable[str]) -> Iterable[bytes]:
         yield base.joinpath(name).read_bytes()
 
 
-def load_layers(store: ox.Store, *, only_missing: bool = True, atomic: bool = True) -> None:
+def load_layers(store: ox.Store, *, only_missing: bool = True, atomic: bool = True, skip: tuple = ()) -> None:
     """Parse the package's Turtle files into their layer graphs (natively: no Python term objects).
 
     pyoxigraph applies each `load` as one transaction. With `atomic`, a layer made of several files
@@ -47,7 +47,7 @@ def load_layers(store: ox.Store, *, only_missing: bool = True, atomic: bool = Tr
     """
     for graph, files in LAYERS:
         g = ox.NamedNode(graph)
-        if only_missing and _graph_nonempty(store, g):
+        if graph in skip or only_missing and _graph_nonempty(store, g):
             continue
         target = ox.Store() if atomic and len(files) > 1 else store
         for data in _layer_bytes(files):
@@ -121,22 +121,24 @@ class KnowledgeGraph:
         self.backend = backend
         self.read_only = bool(read_only and path is not None)
         self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
+        self._deferred = False  # True while the lazy layers lack what no cast reads (liuyao_kg.lazy_layers)
+        self._completing = threading.Lock()
         try:
             if self.read_only:
                 if not Path(path).is_dir():
                     raise StoreAccessError(f"store {path}: no such directory")
-                self.store = ox.Store.read_only(str(path))
+                self._ox = ox.Store.read_only(str(path))
             else:
-                self.store = ox.Store(str(path)) if path is not None else ox.Store()
+                self._ox = ox.Store(str(path)) if path is not None else ox.Store()
             if path is not None and not self.read_only:
                 self._undo_interrupted_load()
             if not self.read_only:
                 self._ensure_layers()
         except OSError as exc:
-            self.store = None
+            self._ox = None
             raise store_error(path, exc) from None
         #: {layer graph: (recorded version, package version)} when the store was written by another rule base
-        self.outdated = versioning.outdated_layers(self.store)
+        self.outdated = versioning.outdated_layers(self._ox)
         if self.outdated:
             warnings.warn(f"store {path}: layer(s) {', '.join(g.rsplit('/', 1)[1] for g in self.outdated)} differ from "
                           f"this package's; its casts were derived with another rule base. Reads work; writes are "
@@ -154,36 +156,67 @@ class KnowledgeGraph:
         missing = [g for g, _ in LAYERS if not self._has_graph(g)]
         if len(missing) == len(LAYERS) and self.path is None:
             # a new store in memory cannot outlive a failure: parse straight into it (the scratch store's
-            # dump and re-parse below cost ~0.8 s of every `liuyao cast`)
-            load_layers(self.store, only_missing=False, atomic=False)
-            self.store.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
+            # dump and re-parse below cost ~0.8 s of every `liuyao cast`), the passages and rules layers without
+            # what no cast reads: `store`, `sparql`, `update` and any query that may read it add it first
+            from liuyao_kg.lazy_layers import eager_parts
+
+            eager = eager_parts()
+            load_layers(self._ox, only_missing=False, atomic=False, skip=tuple(eager))
+            for graph, data in eager.items():  # lenient: written by pyoxigraph from strictly parsed layers (lazy_build)
+                self._ox.load(data, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(graph), lenient=True)
+            self._deferred = bool(eager)
+            self._ox.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
             return
         if len(missing) == len(LAYERS):
             scratch = ox.Store()
             load_layers(scratch, only_missing=False, atomic=False)
             scratch.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
-            self.store.load(scratch.dump(format=ox.RdfFormat.N_QUADS), format=ox.RdfFormat.N_QUADS)
+            self._ox.load(scratch.dump(format=ox.RdfFormat.N_QUADS), format=ox.RdfFormat.N_QUADS)
             return
-        load_layers(self.store, atomic=self.path is not None)
+        load_layers(self._ox, atomic=self.path is not None)
         for graph in missing:
-            versioning.record(self.store, graph)
-        stale = versioning.outdated_layers(self.store)
+            versioning.record(self._ox, graph)
+        stale = versioning.outdated_layers(self._ox)
         if stale and not self._holds_casts():
             from liuyao_kg.upgrade import replace_layers
 
-            replace_layers(self.store, stale)
+            replace_layers(self._ox, stale)
+
+    @property
+    def store(self) -> ox.Store:
+        """The pyoxigraph store, holding every layer whole (whoever uses it directly may read anything)."""
+        self._complete()
+        return self._ox
+
+    @property
+    def deferring(self) -> bool:
+        """True while the passages and rules layers still lack the quads no cast reads (liuyao_kg.lazy_layers)."""
+        return self._deferred
+
+    def _complete(self) -> None:
+        """Parse the rest of the lazy layers into a store that deferred it (their quads already there stay)."""
+        if not self._deferred:
+            return
+        from liuyao_kg.lazy_layers import EAGER_FILES
+
+        with self._completing:  # a second thread waits for the whole layers rather than reading half of them
+            if self._deferred:
+                for graph in EAGER_FILES:
+                    for data in _layer_bytes(dict(LAYERS)[graph]):
+                        self._ox.load(data, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(graph))
+                self._deferred = False
 
     def _holds_casts(self) -> bool:
-        return bool(self.store.query(f"ASK {{ GRAPH ?c {{ ?c a <{ns.LYO}Cast> }} }}"))
+        return bool(self._ox.query(f"ASK {{ GRAPH ?c {{ ?c a <{ns.LYO}Cast> }} }}"))
 
     def close(self) -> None:
         """Release the store (and, on disk, its lock) so another process or handle can open it."""
-        if self.store is not None and self.path is not None and not self.read_only:
+        if self._ox is not None and self.path is not None and not self.read_only:
             try:
-                self.store.flush()
+                self._ox.flush()
             except OSError:
                 pass  # e.g. disk full: what was committed is on disk; the journal covers the rest
-        self.store = None
+        self._ox = None
         self.__dict__.pop("engine", None)
         if self.path is not None:
             gc.collect()  # iterators caught in reference cycles may still pin the on-disk store's lock
@@ -198,17 +231,18 @@ class KnowledgeGraph:
         return f"KnowledgeGraph({self.location!r})"
 
     def _has_graph(self, graph: str) -> bool:
-        return _graph_nonempty(self.store, ox.NamedNode(graph))
+        return _graph_nonempty(self._ox, ox.NamedNode(graph))
 
     def layers(self) -> dict[str, list[ox.Quad]]:
         """{layer graph: quads} as this store holds them."""
-        return {g: list(self.store.quads_for_pattern(None, None, None, ox.NamedNode(g))) for g, _ in LAYERS}
+        self._complete()
+        return {g: list(self._ox.quads_for_pattern(None, None, None, ox.NamedNode(g))) for g, _ in LAYERS}
 
     @cached_property
     def engine(self):
         from liuyao_kg.derivation import build_engine
 
-        return build_engine(store=self.store, chapter_rules=self.chapter_rules, backend=self.backend)
+        return build_engine(store=self._ox, chapter_rules=self.chapter_rules, backend=self.backend)
 
     # -- the CastStore interface --------------------------------------------------------------------------
 
@@ -219,17 +253,19 @@ class KnowledgeGraph:
         return {iri for iri in dict.fromkeys(cast_iris) if self.has_cast(iri)}
 
     def layer_versions(self) -> dict[str, str]:
-        return versioning.recorded_versions(self.store)
+        return versioning.recorded_versions(self._ox)
 
     def pending(self) -> set[str]:
-        return {q.object.value for q in self.store.quads_for_pattern(None, _PENDING, None, _JOURNAL)}
+        return {q.object.value for q in self._ox.quads_for_pattern(None, _PENDING, None, _JOURNAL)}
 
     def sparql(self, text: str, *, default_graph: list[str] | None = None, named_graphs: list[str] | None = None):
-        return query_dataset(self.store, text, default_graph, named_graphs)
+        self._complete()
+        return query_dataset(self._ox, text, default_graph, named_graphs)
 
     def update(self, text: str) -> None:
         self._check_writable()
-        self.store.update(text)
+        self._complete()
+        self._ox.update(text)
 
     def _check_writable(self) -> None:
         if self.read_only:
@@ -255,8 +291,13 @@ class KnowledgeGraph:
             self._check_writable()
             self._check_current()
             inferred = derive_quads(self.engine, fresh)
+            if self._deferred:
+                from liuyao_kg.lazy_layers import fits
+
+                if not fits(fresh) or not fits(inferred):
+                    self._complete()  # lazy_build's analysis assumed no cast names a layer's node so
             try:
-                self.store.extend(fresh + inferred)  # one transaction: every cast in completely or not at all
+                self._ox.extend(fresh + inferred)  # one transaction: every cast in completely or not at all
             except OSError as exc:
                 raise store_error(self.path, exc, "write") from None
         return list(by_cast)
@@ -277,6 +318,7 @@ class KnowledgeGraph:
 
         self._check_writable()
         self._check_current()
+        self._complete()  # quads from elsewhere may name anything
         try:
             self._write_derived(nquads, casts)
         except OSError as exc:
@@ -284,14 +326,16 @@ class KnowledgeGraph:
 
     def _write_derived(self, nquads: bytes, casts: list[str] | None) -> None:
         if self.path is None or casts is None:
-            self.store.load(nquads, format=ox.RdfFormat.N_QUADS)
+            self._ox.load(nquads, format=ox.RdfFormat.N_QUADS)
             if self.path is not None:
-                self.store.flush()  # write the memtables out: else a long load's memory grows with the file
+                self._ox.flush()  # write the memtables out: else a long load's memory grows with the file
             return
+        import uuid  # here: it imports `platform` (~3 ms of every `liuyao cast`)
+
         chunk = ox.NamedNode(f"{GRAPH_JOURNAL}/{uuid.uuid4().hex}")
-        self.store.extend([ox.Quad(chunk, _PENDING, ox.NamedNode(c), _JOURNAL) for c in casts])
+        self._ox.extend([ox.Quad(chunk, _PENDING, ox.NamedNode(c), _JOURNAL) for c in casts])
         try:
-            self.store.bulk_load(nquads, format=ox.RdfFormat.N_QUADS)
+            self._ox.bulk_load(nquads, format=ox.RdfFormat.N_QUADS)
         except Exception:
             try:
                 self._undo_interrupted_load()  # e.g. disk full: take the chunk out now, not at the next open
@@ -299,7 +343,7 @@ class KnowledgeGraph:
                 pass  # the journal still names the chunk: the next open removes it
             raise
         # one update, so the chunk's casts leave the journal together (the IRI is minted here, not input)
-        self.store.update(f"DELETE WHERE {{ GRAPH {_JOURNAL} {{ {chunk} {_PENDING} ?cast }} }}")
+        self._ox.update(f"DELETE WHERE {{ GRAPH {_JOURNAL} {{ {chunk} {_PENDING} ?cast }} }}")
         # no flush: the bulk loader wrote files, not memtables (flushing cost 0.1 s per chunk)
 
     def _undo_interrupted_load(self) -> None:
@@ -309,16 +353,16 @@ class KnowledgeGraph:
             return
         for cast in sorted(pending):
             for graph in (cast, inferred_graph(cast)):
-                self.store.remove_graph(ox.NamedNode(graph))
-        self.store.remove_graph(_JOURNAL)
-        self.store.flush()
+                self._ox.remove_graph(ox.NamedNode(graph))
+        self._ox.remove_graph(_JOURNAL)
+        self._ox.flush()
         warnings.warn(f"store {self.path}: a batch load stopped while writing {len(pending)} cast(s); they were "
                       f"removed (load the file again to add them)", InterruptedLoadWarning, stacklevel=3)
 
     def cast_graph(self, cast_iri: str, inferred: bool = True) -> list[ox.Quad]:
         """The quads of one cast: asserted, and inferred when asked."""
         graphs = [cast_iri] + ([inferred_graph(cast_iri)] if inferred else [])
-        return [q for g in graphs for q in self.store.quads_for_pattern(None, None, None, ox.NamedNode(g))]
+        return [q for g in graphs for q in self._ox.quads_for_pattern(None, None, None, ox.NamedNode(g))]
 
     def select(self, text: str, bindings: dict[str, ox.NamedNode | ox.Literal] | None = None) -> list[dict]:
         """Run a SELECT over the union of all graphs; return rows as {var: python value}.
@@ -327,6 +371,11 @@ class KnowledgeGraph:
         replaces the variable before evaluation, so it is pushed into every pattern and can never
         become query syntax. Named queries project their parameters, as SEP-0007 requires.
         """
+        if self._deferred:
+            from liuyao_kg.lazy_layers import needs_deferred
+
+            if needs_deferred(text):
+                self._complete()
         subs = {ox.Variable(k): v for k, v in (bindings or {}).items()}
         cast = (bindings or {}).get("cast")
         if isinstance(cast, ox.NamedNode):
@@ -335,7 +384,7 @@ class KnowledgeGraph:
             dataset = {"default_graph": [cast, ox.NamedNode(inferred_graph(cast.value))] + self._layer_graphs}
         else:
             dataset = {"use_default_graph_as_union": True}
-        result = self.store.query(text, substitutions=subs or None, **dataset)
+        result = self._ox.query(text, substitutions=subs or None, **dataset)
         names = [v.value for v in result.variables]
         return [{n: _py(row[n]) for n in names} for row in result]
 

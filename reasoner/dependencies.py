@@ -127,8 +127,11 @@ def rule_io(construct: str) -> RuleIO:
     """Parse a CONSTRUCT rule and return what it reads, reads negatively and writes."""
     from rdflib.plugins.sparql import prepareQuery  # slow to import; only needed on a cache miss
 
-    query = prepareQuery(sparql_prologue() + construct)
-    algebra = query.algebra
+    return rule_io_of(prepareQuery(sparql_prologue() + construct).algebra)
+
+
+def rule_io_of(algebra) -> RuleIO:
+    """rule_io of a CONSTRUCT rule rdflib has parsed (its algebra)."""
     seen: dict[Key, bool] = {}
     _walk(algebra.get("p"), False, seen)
     writes = {k for t in algebra.get("template") or [] if (k := _key(tuple(t))) is not None}
@@ -231,7 +234,7 @@ def rule_ios(constructs: dict[str, str]) -> dict[str, RuleIO]:
             fresh[key] = io_entry(io)
             out[iri] = io
         else:
-            out[iri] = RuleIO(**{k: frozenset(tuple(x) for x in entry[k]) for k in _IO_FIELDS})
+            out[iri] = RuleIO(*(frozenset(map(tuple, entry[k])) for k in _IO_FIELDS))
     if fresh:
         _write_json(_cache_file(), fresh, keep=None)
     return out
@@ -255,10 +258,13 @@ class RulePlan:
     for export and inspection, so a warm start does not pay for it.
     """
 
-    def __init__(self, ios: dict[str, RuleIO], strata: list[list[str]], recursive: list[bool]):
+    def __init__(self, ios: dict[str, RuleIO], strata: list[list[str]], recursive: list[bool],
+                 reference_reads: dict | None = None):
         self.ios = ios
         self.strata = strata
         self.recursive = recursive
+        #: {"predicates", "types"} the rules can read, when known (the package's rule base); None: anything
+        self.reference_reads = reference_reads
 
     @cached_property
     def graph(self):
@@ -328,12 +334,24 @@ def _plan_key(ios: dict[str, RuleIO]) -> str:
     return h.hexdigest()
 
 
-def plan(ios: dict[str, RuleIO]) -> RulePlan:
+def rules_key(constructs: dict[str, str]) -> str:
+    """A hash of the rules' IRIs and texts: what their analysis, and so their plan, is a function of."""
+    h = hashlib.sha256()
+    for iri in sorted(constructs):
+        h.update(f"{iri}\0{constructs[iri]}\0".encode())
+    return h.hexdigest()
+
+
+def plan(ios: dict[str, RuleIO], constructs: dict[str, str] | None = None) -> RulePlan:
     """Order rules by dependency (networkx); detect cycles through negation.
 
     The strata depend only on the rules' reads and writes, so they are memoised on disk under a hash
-    of those; a rule base that was planned before starts without networkx.
+    of those; a rule base that was planned before starts without networkx. The package's own rule base
+    is found first by the hash of its texts (`constructs`, {iri: CONSTRUCT}), cheaper than that of the analysis.
     """
+    entry = _packaged().get("plan_by_rules", {}).get(rules_key(constructs)) if constructs is not None else None
+    if entry is not None:
+        return RulePlan(ios, entry["strata"], entry["recursive"], entry.get("reference_reads"))
     key = _plan_key(ios)
     entry = _packaged().get("plan", {}).get(key)
     if entry is None:

@@ -39,15 +39,18 @@ class RuleScopeError(RuntimeError):
     """A rule produced a triple whose subject belongs to no cast: rules may only describe casts."""
 
 
-def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
-    """Read every rule with an executable CONSTRUCT from the store (optionally one graph)."""
-    q = _PROLOGUE + """
+#: what `load_rules` asks of a store (liuyao_kg.lazy_build counts it among what a cast reads)
+RULES_QUERY = _PROLOGUE + """
         SELECT ?rule ?text ?chapter (GROUP_CONCAT(?topic; separator="\u001f") AS ?topics)
         WHERE { ?rule lyo:sparqlConstruct ?text . OPTIONAL { ?rule lyo:appliesToTopic ?topic }
                 BIND(EXISTS { ?rule a lyo:ChapterRule } AS ?chapter) }
         GROUP BY ?rule ?text ?chapter ORDER BY ?rule"""
+
+
+def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
+    """Read every rule with an executable CONSTRUCT from the store (optionally one graph)."""
     kwargs = {"default_graph": ox.NamedNode(graph)} if graph else {"use_default_graph_as_union": True}
-    rows = list(store.query(q, **kwargs))
+    rows = list(store.query(RULES_QUERY, **kwargs))
     texts = {row["rule"].value: row["text"].value for row in rows}
     ios = rule_ios(texts)
     out = []
@@ -95,6 +98,31 @@ def ox_keys(triples: Iterable, out: set[Key] | None = None) -> set[Key]:
     return out
 
 
+def kept_triples(ntriples: bytes, reads: dict | None) -> bytes:
+    """The lines of canonical N-Triples a rule can match (`RulePlan.reference_reads`; all of them when unknown):
+    a third of the reference, so the working store is built and scanned faster and no rule sees less."""
+    if reads is None:
+        return ntriples
+    predicates = {f"<{p}>".encode() for p in reads["predicates"]}
+    types = {f"<{t}>".encode() for t in reads["types"]}
+    rdf_type = f"<{RDF_TYPE}>".encode()
+    kept = []
+    for line in ntriples.splitlines(keepends=True):
+        _, p, rest = line.split(b" ", 2)
+        if p in predicates or (p == rdf_type and rest.rstrip()[:-1].rstrip() in types):
+            kept.append(line)
+    return b"".join(kept)
+
+
+def store_keys(store: ox.Store) -> set[Key]:
+    """`ox_keys` of every triple of a store's default graph, read by one query rather than triple by triple."""
+    out: set[Key] = set()
+    for row in store.query("SELECT DISTINCT ?p ?o WHERE { ?s ?p ?x BIND(IF(isIRI(?x), ?x, 0) AS ?o) }"):
+        o = row["o"]
+        triple_keys(row["p"].value, o.value if isinstance(o, ox.NamedNode) else None, out)
+    return out
+
+
 def run_strata(plan: RulePlan, rules: dict[str, Rule], topics: set[str], present: set[Key], apply) -> None:
     """Run the strata in order: a recursive one until `apply(iri)` adds nothing, the others once.
 
@@ -123,14 +151,17 @@ def run_strata(plan: RulePlan, rules: dict[str, Rule], topics: set[str], present
 class Engine:
     """Derives the states of casts by running the rule base on a working store."""
 
-    def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad]):
+    def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad] | bytes):
+        """`reference`: the ontology and reference quads, or their triples as N-Triples (what a store dumps
+        without a Python object per quad: ~25 ms less of every `liuyao cast`)."""
         self.rules = {r.iri: r for r in rules}
-        self.plan: RulePlan = plan({r.iri: r.io for r in rules})
+        self.plan: RulePlan = plan({r.iri: r.io for r in rules}, {r.iri: r.construct for r in rules})
         # ?rule is bound to the rule's own IRI by a trailing VALUES block (SPARQL 1.1 §10.2.2).
         self._queries = {r.iri: f"{_PROLOGUE}{r.construct}\nVALUES ?rule {{ <{r.iri}> }}" for r in rules}
-        self._reference = list(reference)
-        self._reference_keys = ox_keys(self._reference)
+        self._reference = kept_triples(reference if isinstance(reference, bytes) else ox.serialize(
+            [q.triple for q in reference], format=ox.RdfFormat.N_TRIPLES), self.plan.reference_reads)
         self._fresh_store()
+        self._reference_keys = store_keys(self._work)
 
     #: pyoxigraph's in-memory store keeps removed quads as history, which slows every later scan;
     #: the working store is rebuilt from the reference after this many derivations.
@@ -143,7 +174,7 @@ class Engine:
         # cost of evaluating over the union of named graphs, and which cast an inferred triple
         # belongs to is read off its subject (`cast_of`), not off a graph name.
         self._work = ox.Store()
-        self._work.extend(ox.Quad(q.subject, q.predicate, q.object) for q in self._reference)
+        self._work.load(self._reference, format=ox.RdfFormat.N_TRIPLES)
         self._uses = 0
 
     def derive(self, cast_quads: Iterable[ox.Quad]) -> list[ox.Quad]:

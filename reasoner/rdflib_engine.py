@@ -63,13 +63,15 @@ def to_ox(term):
 class RdflibEngine:
     """`Engine`'s interface (`rules`, `plan`, `derive`) on an rdflib Dataset."""
 
-    def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad]):
+    def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad] | bytes):
+        """`reference` as `Engine` takes it: quads, or triples as N-Triples."""
         self.rules = {r.iri: r for r in rules}
         self.plan: RulePlan = plan({r.iri: r.io for r in rules})
         self._queries = {r.iri: rule_query(r) for r in rules}
         self._prepared: dict = {}
         self._ds = Dataset(default_union=True)
-        reference = list(reference)
+        reference = list(ox.parse(reference, format=ox.RdfFormat.N_QUADS) if isinstance(reference, bytes)
+                         else reference)
         self._reference_keys = ox_keys(reference)
         for q in reference:
             self._ds.add(_quad(q))

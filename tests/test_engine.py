@@ -132,3 +132,26 @@ def test_every_derived_state_names_the_rule_that_derived_it_and_its_source():
 def test_cast_of_maps_every_minted_node_to_its_cast():
     assert cast_of(ns.CAST + "abc/line/3/state/MonthBroken") == ns.CAST + "abc"
     assert cast_of(ns.LYR + "BranchZi") is None
+
+
+def test_the_keys_a_store_reads_of_its_triples_in_one_query_are_those_of_each_triple():
+    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.reasoner.engine import ox_keys, store_keys
+
+    layers = layer_quads()
+    triples = [q.triple for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE) for q in layers[g]]
+    store = ox.Store()
+    store.extend(ox.Quad(t.subject, t.predicate, t.object) for t in triples)
+    assert store_keys(store) == ox_keys(triples)
+
+
+def test_the_working_store_keeps_the_reference_triples_some_rule_reads_and_only_those():
+    from liuyao_kg.graph import KnowledgeGraph, layer_quads
+
+    engine = KnowledgeGraph().engine
+    reads = engine.plan.reference_reads
+    reference = layer_quads()
+    expected = {q.triple for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE) for q in reference[g]
+                if q.predicate.value in reads["predicates"]
+                or (q.predicate.value == ns.RDF + "type" and q.object.value in reads["types"])}
+    assert set(engine._work.quads_for_pattern(None, None, None)) == {ox.Quad(*t) for t in expected}

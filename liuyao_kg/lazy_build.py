@@ -1,0 +1,150 @@
+"""Build what lets a new in-memory store defer the parts of the passages and rules layers a cast never reads.
+
+    python -m liuyao_kg.lazy_build          # rewrite ontology/*-eager.ttl and queries/reads.json
+    python -m liuyao_kg.lazy_build --check  # exit 1 if any is out of date (tests/test_lazy_layers.py)
+
+A deferred part is every quad of its layer whose predicate none of the queries of `liuyao cast` (CAST_QUERIES,
+and the engine's RULES_QUERY) can read, as `liuyao_kg.query_reads` finds from their algebra, or reads only of
+subjects other than the layer's own nodes while the quad's subject is one (the labels of passages, selectors
+and rules); objects all literals, rdf:type always stays. The eager parts are written as Turtle; reads.json
+says, for the text of every named query, whether it may read a deferred part. A store loads the rest before
+any other query.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from liuyao_kg import namespaces as ns
+
+#: the named queries a `liuyao cast` (any language, format or school) runs
+CAST_QUERIES = ("chart-hexagrams", "chart-pillars", "chart-roles", "chart-lines", "chart-relations", "cast-states",
+                "cast-judgments", "judgment-editions", "chart-question", "chart-use-god", "reading-factors",
+                "reading-verdict", "reading-timing", "cast-instant", "school-labels")
+#: {layer graph: (eager file, the namespace of the layer's own nodes)}
+LAZY = {ns.GRAPH_PASSAGES: ("passages-eager.ttl", ns.LYP), ns.GRAPH_RULES: ("rules-eager.ttl", ns.LYRULE)}
+#: predicates under which the engine writes a layer's node into a cast (a state's rule): counted as pointing at one
+CAST_OBJECT_PREDICATES = frozenset({ns.PROV + "wasDerivedFrom"})
+PREFIXES = {"rdf": ns.RDF, "rdfs": ns.RDFS, "xsd": ns.XSD, "skos": ns.SKOS, "oa": ns.OA, "dcterms": ns.DCTERMS,
+            "prov": ns.PROV, "lyo": ns.LYO, "lyr": ns.LYR, "lyp": ns.LYP, "lyrule": ns.LYRULE}
+
+
+def needs_deferred(reads, parts: dict) -> bool:
+    """Whether a query with these reads (query_reads) may match a quad of a deferred part: {graph: (predicates
+    deferred whole, predicates deferred for the layer's own nodes)}."""
+    return any((g == "*" or g == graph) and (k[1] == "*" or k[1] in whole or (k[1] in of_nodes and may))
+               for g, k, may in reads for graph, (whole, of_nodes) in parts.items())
+
+
+def deferred_subjects(layers) -> set[str]:
+    """The lazy layers' own nodes (passages and their selectors, rules), whose labels a query may read only where
+    query_reads cannot tell them from other things. Where they occur in the layers is read off the data
+    (`nodes`); in a cast's graphs, the store checks every quad it adds (lazy_layers.fits)."""
+    import pyoxigraph as ox
+
+    return {q.subject.value for graph, (_, base) in LAZY.items() for q in layers[graph]
+            if isinstance(q.subject, ox.NamedNode) and q.subject.value.startswith(base)}
+
+
+def nodes(layers, found: set[str]):
+    import pyoxigraph as ox
+
+    from liuyao_kg.query_reads import Nodes
+
+    keys, objects = set(), set(CAST_OBJECT_PREDICATES)
+    for quads in layers.values():
+        for q in quads:
+            if q.subject.value in found:
+                if q.predicate.value == ns.RDF + "type":
+                    keys |= {("t", q.object.value, ""), ("p", ns.RDF + "type", "")}
+                else:
+                    o = q.object.value if isinstance(q.object, ox.NamedNode) else ""
+                    keys |= {("p", q.predicate.value, o), ("p", q.predicate.value, "")}
+            if isinstance(q.object, ox.NamedNode) and q.object.value in found:
+                objects.add(q.predicate.value)
+    return Nodes(frozenset(keys), frozenset(objects), frozenset(found))
+
+
+def deferred_predicates(quads, graph: str, cast_reads, found: set[str]) -> tuple[set[str], set[str]]:
+    """(predicates deferred whole, predicates deferred for the layer's own subjects): of those whose objects are all
+    literals (the part then adds no node but literals to the graph, see _check_nodes), rdf:type aside, the ones
+    no cast query reads at all, and the ones it reads of other subjects only."""
+    import pyoxigraph as ox
+
+    preds = {q.predicate.value for q in quads} - {ns.RDF + "type"}
+    preds -= {q.predicate.value for q in quads if not isinstance(q.object, ox.Literal)}
+    whole = {p for p in preds if not needs_deferred(cast_reads, {graph: ({p}, set())})}
+    own = {q.predicate.value for q in quads if q.subject.value in found}
+    return whole, {p for p in preds & own - whole if not needs_deferred(cast_reads, {graph: (set(), {p})})}
+
+
+def build() -> dict[str, bytes]:
+    """{package file: content} for the eager parts and queries/reads.json."""
+    import pyoxigraph as ox
+
+    from liuyao_kg import queries
+    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.query_reads import query_reads
+    from liuyao_kg.reasoner.engine import RULES_QUERY
+    from liuyao_kg.versioning import package_versions
+
+    layers = layer_quads()
+    found = deferred_subjects(layers)
+    where = nodes(layers, found)
+    cast_reads = set().union(query_reads(RULES_QUERY, where), *(query_reads(queries.get(n).text, where)
+                                                                for n in CAST_QUERIES))
+    parts = {graph: deferred_predicates(layers[graph], graph, cast_reads, found) for graph in LAZY}
+    out, deferred = {}, {}
+    for graph, (whole, of_nodes) in parts.items():
+        def later(q) -> bool:
+            return q.predicate.value in whole or (q.predicate.value in of_nodes and q.subject.value in found)
+
+        eager = [q for q in layers[graph] if not later(q)]
+        _check_nodes(eager, [q for q in layers[graph] if later(q)])
+        turtle = ox.serialize(sorted((q.triple for q in eager), key=str), format=ox.RdfFormat.TURTLE,
+                              prefixes=PREFIXES)
+        out["ontology/" + LAZY[graph][0]] = (b"# GENERATED by python -m liuyao_kg.lazy_build: the layer without "
+                                             b"what no cast reads. Do not edit.\n" + turtle)
+        deferred[graph] = {"whole": sorted(whole), "of_its_nodes": sorted(of_nodes),
+                           "built_from": package_versions()[graph]}
+    reads = {hashlib.sha256(q.text.encode()).hexdigest(): needs_deferred(query_reads(q.text, where), parts)
+             for q in queries.catalogue().values()}
+    data = {"about": "generated by python -m liuyao_kg.lazy_build; do not edit", "deferred": deferred,
+            # a cast's quad may have a lazy layer's node for object under these predicates only (else: load first)
+            "node_object_predicates": sorted(where.object_predicates), "needs_deferred": dict(sorted(reads.items()))}
+    out["queries/reads.json"] = (json.dumps(data, indent=0) + "\n").encode()
+    return out
+
+
+def _check_nodes(eager, rest) -> None:
+    """A zero-length path matches every node of a graph; the deferred part may add literals only (query_reads)."""
+    import pyoxigraph as ox
+
+    nodes = {t for q in eager for t in (q.subject, q.object)}
+    extra = {t for q in rest for t in (q.subject, q.object) if not isinstance(t, ox.Literal) and t not in nodes}
+    if extra:
+        raise ValueError(f"the deferred part adds nodes the eager part lacks: {sorted(map(str, extra))[:3]}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    root = Path(__file__).resolve().parent.parent
+    stale = []
+    for name, content in build().items():
+        path = root / name
+        if "--check" in args:
+            if not path.exists() or path.read_bytes() != content:
+                stale.append(name)
+        else:
+            path.write_bytes(content)
+            print(f"wrote {path}")
+    if stale:
+        print(f"{', '.join(stale)} out of date: run python -m liuyao_kg.lazy_build", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""Which queries may read the parts of the passages and rules layers a new in-memory store leaves unparsed at first.
+
+The store parses `ontology/passages-eager.ttl` and `ontology/rules-eager.ttl` (the layers without what no cast
+reads: their Web Annotation selectors' and passages' labels, prefixes and suffixes, the rules' labels,
+comments and conditions …) and the rest on the first query that may read it: by `queries/reads.json`, built by
+`python -m liuyao_kg.lazy_build` from each named query's algebra. Any other text (user SPARQL, `serve`,
+updates, direct use of the store) is not in it, so it loads the whole layers first.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+from importlib import resources
+
+#: {layer graph: its eager part, in liuyao_kg.ontology} (lazy_build.LAZY)
+EAGER_FILES = {"https://w3id.org/liuyao-kg/graph/passages": "passages-eager.ttl",
+               "https://w3id.org/liuyao-kg/graph/rules": "rules-eager.ttl"}
+
+
+@cache
+def _reads() -> dict:
+    return json.loads(resources.files("liuyao_kg.queries").joinpath("reads.json").read_bytes())
+
+
+def needs_deferred(text: str) -> bool:
+    """False only for the text of a named query shown not to read the deferred parts."""
+    return _reads()["needs_deferred"].get(hashlib.sha256(text.encode()).hexdigest(), True)
+
+
+def fits(quads) -> bool:
+    """Whether quads about to join a cast's graphs keep lazy_build's assumption: a lazy layer's own node (lyp:,
+    lyrule:) is no subject there, and an object only under the predicates it allowed (as lyo:citesSource)."""
+    import pyoxigraph as ox
+
+    from liuyao_kg.namespaces import LYP, LYRULE
+
+    allowed = set(_reads()["node_object_predicates"])
+    for q in quads:
+        if isinstance(q.subject, ox.NamedNode) and q.subject.value.startswith((LYP, LYRULE)):
+            return False
+        if (isinstance(q.object, ox.NamedNode) and q.object.value.startswith((LYP, LYRULE))
+                and q.predicate.value not in allowed):
+            return False
+    return True
+
+
+def eager_parts() -> dict[str, bytes]:
+    """{layer graph: its eager part}, or {} when a part was built from other files than the package's (a layer
+    edited without `python -m liuyao_kg.lazy_build`): then nothing is deferred."""
+    from liuyao_kg.versioning import package_versions
+
+    deferred = _reads()["deferred"]
+    if any(deferred[g]["built_from"] != package_versions()[g] for g in EAGER_FILES):
+        return {}
+    base = resources.files("liuyao_kg.ontology")
+    return {g: base.joinpath(name).read_bytes() for g, name in EAGER_FILES.items()}
