@@ -781,11 +781,17 @@ class _Translator:
         src = self._exists_source
         seeded = sorted(v for v in mentioned if src is not None and v in src[1].cols and v in env
                         and v not in src[1].nullable)
-        if seeded:
-            inner = self.pattern(graph, {v: r for v, r in env.items() if v not in seeded},
-                                 seed=self._seed_of(src[0], src[1], seeded))
-        else:
-            inner = self.pattern(graph, env)
+        # the pattern's own EXISTS (in a BIND, say) are not the filter's: they correlate, or seed from their
+        # own FILTER
+        self._exists_source = None
+        try:
+            if seeded:
+                inner = self.pattern(graph, {v: r for v, r in env.items() if v not in seeded},
+                                     seed=self._seed_of(src[0], src[1], seeded))
+            else:
+                inner = self.pattern(graph, env)
+        finally:
+            self._exists_source = src
         self.subjects = saved
         a = self.alias()
         shared = [v for v in inner.cols if v in env]
