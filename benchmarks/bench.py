@@ -211,11 +211,13 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
             extra["swrl_facts"] = len(swrl_facts)
         extra["chunk"] = size
     elif stack == "columnar-batch":
-        from liuyao_kg.graph import KnowledgeGraph
+        from liuyao_kg import namespaces as ns
+        from liuyao_kg.graph import KnowledgeGraph, layer_quads
         from liuyao_kg.reasoner.columnar.engine import ColumnarEngine
 
         base = KnowledgeGraph().engine
-        engine = ColumnarEngine(list(base.rules.values()), base._reference)
+        layers = layer_quads()  # the reference quads as liuyao load --parquet gives them (parquet_load._engine)
+        engine = ColumnarEngine(list(base.rules.values()), layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE])
         inputs = _inputs(items)
         engine.derive(_inputs(warm_item)[0])
         per = {}

@@ -164,7 +164,7 @@ def _param_sets(iris: list[str], fired_rule: str) -> dict[str, list[dict]]:
         "rules-in-chapter": [{"chapter": "疾病章"}],
         "rules-mentioning": [{"text": "六沖"}, {"text": "旬空"}],
         "rules-never-fired": [{}],
-        "labels": [{}], "rules-catalogue": [{}],
+        "labels": [{}], "school-labels": [{}], "rules-catalogue": [{}],
         "passage-in-chapter": [{"passage": PASSAGE + "MonthBroken"}, {"passage": PASSAGE + "GuaShen"}],
         # the corpus layer (no edition added on either store: the seed editions the passages are quoted from)
         "judgment-editions": [{"judged": i} for i in iris],
