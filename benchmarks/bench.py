@@ -211,13 +211,9 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
             extra["swrl_facts"] = len(swrl_facts)
         extra["chunk"] = size
     elif stack == "columnar-batch":
-        from liuyao_kg import namespaces as ns
-        from liuyao_kg.graph import KnowledgeGraph, layer_quads
-        from liuyao_kg.reasoner.columnar.engine import ColumnarEngine
+        from liuyao_kg.parquet_load import columnar_engine
 
-        base = KnowledgeGraph().engine
-        layers = layer_quads()  # the reference quads as liuyao load --parquet gives them (parquet_load._engine)
-        engine = ColumnarEngine(list(base.rules.values()), layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE])
+        engine = columnar_engine()  # what liuyao load --parquet derives with (DuckDB's default threads here)
         inputs = _inputs(items)
         engine.derive(_inputs(warm_item)[0])
         per = {}

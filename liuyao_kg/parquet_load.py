@@ -26,21 +26,26 @@ BATCH = 2_000
 _ENGINE = None  # this process's (or Dask worker's) ColumnarEngine, built on first use
 
 
+def columnar_engine(threads: int | None = None):
+    """A ColumnarEngine over the package's rules and reference layers (what a load derives with)."""
+    import pyoxigraph as ox
+
+    from liuyao_kg import namespaces as ns
+    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.reasoner.columnar.engine import ColumnarEngine
+    from liuyao_kg.reasoner.engine import load_rules
+
+    layers = layer_quads()
+    store = ox.Store()
+    store.extend(layers[ns.GRAPH_RULES])
+    return ColumnarEngine(load_rules(store, ns.GRAPH_RULES), layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE],
+                          threads=threads)
+
+
 def _engine():
     global _ENGINE
     if _ENGINE is None:
-        import pyoxigraph as ox
-
-        from liuyao_kg import namespaces as ns
-        from liuyao_kg.graph import layer_quads
-        from liuyao_kg.reasoner.columnar.engine import ColumnarEngine
-        from liuyao_kg.reasoner.engine import load_rules
-
-        layers = layer_quads()
-        store = ox.Store()
-        store.extend(layers[ns.GRAPH_RULES])
-        _ENGINE = ColumnarEngine(load_rules(store, ns.GRAPH_RULES), layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE],
-                                 threads=1)
+        _ENGINE = columnar_engine(threads=1)  # one engine per process or Dask worker, one thread each
     return _ENGINE
 
 

@@ -167,9 +167,8 @@ class _Translator:
         """Triple patterns as explicit joins, in an order that never makes a cross product it can avoid.
 
         DuckDB's own join-order search costs ~60 ms for a rule of a dozen patterns (more than running
-        it), so the engine switches it off and the order is chosen here: the pattern with the most
-        constants first, then always a pattern sharing a variable with those already joined, the most
-        constrained first. With a `seed` (the group's patterns before this BGP, see p_Join) the patterns
+        it), so the engine switches it off and the order is chosen here (_order: the cheapest pattern
+        connected to what is bound, by _cost, starting on cast rows). With a `seed` (the group's patterns before this BGP, see p_Join) the patterns
         are joined onto it one by one, its variables counting as bound: a pattern such as
         `?U lyo:element ?e` then starts from the seed's `?U` (one cast's line), where compiled alone it
         would pair every line of the batch with every other through the shared element.
