@@ -80,20 +80,9 @@ class ColumnarEngine:
 
     def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad], *, threads: int | None = None,
                  progress=None):
-        import duckdb
-
         self.rules = {r.iri: r for r in rules}
         self.plan = plan({r.iri: r.io for r in rules})
-        self._duckdb = duckdb
-        self.con = duckdb.connect()
-        if threads:
-            self.con.execute(f"SET threads = {int(threads)}")
-        self.con.execute("SET preserve_insertion_order = false")
-        # the translator orders each rule's joins itself (translate._Translator.p_BGP): DuckDB's search
-        # would cost more than the evaluation; the CTE rewrites find nothing to gain in the generated SQL
-        # (each CTE is read by design) and cost ~20 % of a batch of 300 casts in planning
-        self.con.execute("SET disabled_optimizers = 'join_order,common_subplan,cte_filter_pusher'")
-        terms.install(self.con)
+        self._connect(threads)
         self._reference = list(reference)
         self.layout = _layout(rules, self._reference)
         self.sql = translations(rules, self.layout, progress)
@@ -111,13 +100,48 @@ class ColumnarEngine:
         self.con.execute("CREATE TEMP TABLE new (k VARCHAR, s VARCHAR, o VARCHAR)")
         self.con.execute("CREATE TEMP TABLE fresh (s VARCHAR, o VARCHAR)")
         for tid in self._ref_ids:
-            self.con.execute(f"CREATE OR REPLACE TABLE c_{tid} AS SELECT * FROM r_{tid}")
+            self._refill(tid)
         self._levels_cache = self._levels()
         self._queries = {iri: self._resolve(t) for iri, t in self.sql.items() if isinstance(t, Translation)}
         self._ox_queries = {r.iri: f"{_PROLOGUE}{r.construct}\nVALUES ?rule {{ <{r.iri}> }}" for r in rules}
         self._mirror = None
         #: seconds per rule, summed over derivations, when set to a dict (profiling; None: not measured)
         self.timings: dict[str, float] | None = None
+
+    # --- the database: what differs between DuckDB (here) and SQLite (sqlite.SqliteEngine) ----------
+
+    def _connect(self, threads: int | None) -> None:
+        import duckdb
+
+        self.con = duckdb.connect()
+        self._refusal = duckdb.InvalidInputException  # a statement's run-time refusal (see _run_sql)
+        if threads:
+            self.con.execute(f"SET threads = {int(threads)}")
+        self.con.execute("SET preserve_insertion_order = false")
+        # the translator orders each rule's joins itself (translate._Translator.p_BGP): DuckDB's search
+        # would cost more than the evaluation; the CTE rewrites find nothing to gain in the generated SQL
+        # (each CTE is read by design) and cost ~20 % of a batch of 300 casts in planning
+        self.con.execute("SET disabled_optimizers = 'join_order,common_subplan,cte_filter_pusher'")
+        terms.install(self.con)
+
+    def _create(self, table: str, columns: list[str]) -> None:
+        self.con.execute(f"CREATE TABLE {table} ({', '.join(c + ' VARCHAR' for c in columns)})")
+
+    def _stage(self, name: str, columns: dict[str, list]) -> None:
+        """Make the rows (column → values, strings or None) readable as table `name` until _unstage."""
+        import pyarrow as pa
+
+        self.con.register(name, pa.table({c: pa.array(v, pa.string()) for c, v in columns.items()}))
+
+    def _unstage(self, name: str) -> None:
+        self.con.unregister(name)
+
+    def _refill(self, tid: str) -> None:
+        """The cast table of a key back to its reference rows."""
+        self.con.execute(f"CREATE OR REPLACE TABLE c_{tid} AS SELECT * FROM r_{tid}")
+
+    def _refused(self, error: Exception) -> bool:
+        return TERM_ORDER_ERROR in str(error)
 
     # --- layout ---------------------------------------------------------------------------------
 
@@ -134,13 +158,10 @@ class ColumnarEngine:
         tid = table_id(key)
         if tid not in self._keys:
             self._keys[tid] = key
-            cols = "s VARCHAR" if key[0] == "t" else "s VARCHAR, o VARCHAR"
-            self.con.execute(f"CREATE TABLE c_{tid} ({cols})")
+            self._create(f"c_{tid}", ["s"] if key[0] == "t" else ["s", "o"])
         return tid
 
     def _load_reference(self) -> None:
-        import pyarrow as pa
-
         by_key: dict[tuple[str, str], tuple[list, list]] = {}
         for qd in self._reference:
             p, o = str(qd.predicate), str(qd.object)
@@ -150,10 +171,11 @@ class ColumnarEngine:
             o_list.append(o)
         for key, (s_list, o_list) in by_key.items():
             tid = self._table(key)
-            tbl = pa.table({"s": s_list} if key[0] == "t" else {"s": s_list, "o": o_list})
-            self.con.register("ref_stage", tbl)
-            self.con.execute(f"CREATE TABLE r_{tid} AS SELECT DISTINCT * FROM ref_stage")
-            self.con.unregister("ref_stage")
+            cols = {"s": s_list} if key[0] == "t" else {"s": s_list, "o": o_list}
+            self._create(f"r_{tid}", list(cols))
+            self._stage("ref_stage", cols)
+            self.con.execute(f"INSERT INTO r_{tid} SELECT DISTINCT * FROM ref_stage")
+            self._unstage("ref_stage")
             self._ref_ids.add(tid)
 
     def _source(self, tid: str) -> str:
@@ -169,7 +191,7 @@ class ColumnarEngine:
         for kind, iri, s, o in t.template:
             tid = table_id((kind, iri))
             obj = "NULL" if kind == "t" else o
-            cond = f"{s} IS NOT NULL AND {s}[1] IN ('<', '_')" + ("" if kind == "t" else f" AND {o} IS NOT NULL")
+            cond = f"{s} IS NOT NULL AND substr({s}, 1, 1) IN ('<', '_')" + ("" if kind == "t" else f" AND {o} IS NOT NULL")
             parts.append(f"SELECT '{tid}' AS k, {s} AS s, {obj} AS o FROM sol WHERE {cond}")
         if not parts:
             return ""
@@ -213,8 +235,6 @@ class ColumnarEngine:
 
     def derive_triples(self, quads: list[ox.Quad], sink=None) -> list[tuple[str, str, str]]:
         """The inferred triples of a batch in N-Triples terms; `sink(con)`, if given, reads `out` instead."""
-        import pyarrow as pa
-
         topics = {q.object.value for q in quads if q.predicate.value == _TOPIC}
         con = self.con
         k, s, o = [], [], []
@@ -231,12 +251,12 @@ class ColumnarEngine:
             s.append(str(qd.subject))
             o.append(os_)
         exact = (datatypes <= terms.SAFE_DATATYPES, datatypes <= terms.SAFE_DATATYPES - {terms.XSD + "dateTime"})
-        con.register("stage", pa.table({"k": k, "s": s, "o": o}))
+        self._stage("stage", {"k": k, "s": s, "o": o})
         touched = set(k)
         for tid in touched:
             cols = "s" if self._keys[tid][0] == "t" else "s, o"
             con.execute(f"INSERT INTO c_{tid} SELECT DISTINCT {cols} FROM stage WHERE k = '{tid}'")
-        con.unregister("stage")
+        self._unstage("stage")
         present = ox_keys(quads, set(self._reference_keys))
         self._asserted = quads
         self._mirror_seq = -1
@@ -267,7 +287,7 @@ class ColumnarEngine:
         """Back to the reference rows only: the next batch starts clean."""
         for tid in touched:
             if tid in self._ref_ids:
-                self.con.execute(f"CREATE OR REPLACE TABLE c_{tid} AS SELECT * FROM r_{tid}")
+                self._refill(tid)
             else:
                 self.con.execute(f"DELETE FROM c_{tid}")
         self.con.execute("DELETE FROM out")
@@ -314,7 +334,7 @@ class ColumnarEngine:
             else:
                 present.add(("p", key_iri, ""))
                 # the keys with an IRI object (what `required` reads: see dependencies.Key)
-                for (obj,) in con.execute("SELECT DISTINCT o FROM fresh WHERE o[1] = '<'").fetchall():
+                for (obj,) in con.execute("SELECT DISTINCT o FROM fresh WHERE substr(o, 1, 1) = '<'").fetchall():
                     present.add(("p", key_iri, obj[1:-1]))
         return total
 
@@ -326,8 +346,8 @@ class ColumnarEngine:
         """
         try:
             self.con.execute(self._queries[iri])
-        except self._duckdb.InvalidInputException as e:
-            if TERM_ORDER_ERROR not in str(e):
+        except self._refusal as e:
+            if not self._refused(e):
                 raise
             return False
         return True
@@ -336,8 +356,6 @@ class ColumnarEngine:
 
     def _apply_oxigraph(self, iri: str) -> None:
         """Run one rule on a pyoxigraph mirror of the tables; its new triples land in `new`."""
-        import pyarrow as pa
-
         if self._mirror is None:
             self._mirror = ox.Store()
             self._mirror.extend(ox.Quad(q.subject, q.predicate, q.object) for q in self._reference)
@@ -356,10 +374,9 @@ class ColumnarEngine:
             k.append(tid)
             s.append(str(t.subject))
             o.append(None if key[0] == "t" else obj)
-        self.con.register("ox_stage", pa.table({"k": pa.array(k, pa.string()), "s": pa.array(s, pa.string()),
-                                                "o": pa.array(o, pa.string())}))
+        self._stage("ox_stage", {"k": k, "s": s, "o": o})
         self.con.execute("INSERT INTO new SELECT k, s, o FROM ox_stage")
-        self.con.unregister("ox_stage")
+        self._unstage("ox_stage")
 
     def _nt_pred(self, tid: str) -> str:
         kind, iri = self._keys[tid]

@@ -24,7 +24,7 @@ from .terms import q
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 #: bump when the generated SQL changes meaning: cached translations of older versions are ignored
-VERSION = "9"
+VERSION = "10"
 
 
 #: the message of a generated statement's run-time refusal (see ColumnarEngine._apply)
@@ -477,9 +477,9 @@ class _Translator:
                     cells.append("CAST(NULL AS VARCHAR)")
                 else:
                     cells.append(q(_nt(vals[v])))
-            lines.append("(" + ", ".join(cells) + ")")
-        a = self.alias()
-        return _Pat(f"SELECT * FROM (VALUES {', '.join(lines)}) AS {a}({', '.join(cols.values())})", cols, nullable)
+            lines.append("SELECT " + ", ".join(f"{cell} AS {c}" for cell, c in zip(cells, cols.values())))
+        # rows as a UNION ALL of SELECTs, not a VALUES list: the one spelling DuckDB and SQLite share
+        return _Pat(" UNION ALL ".join(lines), cols, nullable)
 
     def p_Project(self, node, outer):
         inner = self.pattern(node.p, outer)
@@ -707,7 +707,7 @@ class _Translator:
         if e.kind == "bool":
             raise Unsupported("STR of a computed boolean")
         if e.kind == "node":  # an IRI or a blank node: no literal parsing needed
-            return _Ex(f"(CASE WHEN {e.sql}[1] = '<' THEN substr({e.sql}, 2, length({e.sql}) - 2) END)", "str",
+            return _Ex(f"(CASE WHEN substr({e.sql}, 1, 1) = '<' THEN substr({e.sql}, 2, length({e.sql}) - 2) END)", "str",
                        iri_text=e.sql)
         return _Ex(f"nt_lex({e.sql})", "str")
 
@@ -716,7 +716,7 @@ class _Translator:
         if e.kind == "str" and e.iri_suffix is not None:
             # STR(<iri>) followed by constant IRI characters is a valid IRI: no validation needed
             base = e.iri_suffix[0]
-            return _Ex(f"(CASE WHEN {base}[1] = '<' THEN substr({base}, 1, length({base}) - 1) || "
+            return _Ex(f"(CASE WHEN substr({base}, 1, 1) = '<' THEN substr({base}, 1, length({base}) - 1) || "
                        f"{q(e.iri_suffix[1])} || '>' END)", "node")
         if e.kind == "str":
             return _Ex(f"iri_of({e.sql})", "term")
@@ -744,7 +744,7 @@ class _Translator:
     def e_Builtin_STRAFTER(self, node, env, nullable):
         a = self.as_str(self.expr(node.arg1, env, nullable)).sql
         b = self.as_str(self.expr(node.arg2, env, nullable)).sql
-        return _Ex(f"(CASE WHEN position({b} IN {a}) > 0 THEN substr({a}, position({b} IN {a}) + length({b})) "
+        return _Ex(f"(CASE WHEN strpos({a}, {b}) > 0 THEN substr({a}, strpos({a}, {b}) + length({b})) "
                    f"ELSE '' END)", "str")
 
     def e_Builtin_IF(self, node, env, nullable):
