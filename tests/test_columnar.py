@@ -1,4 +1,5 @@
-"""The columnar back end (reasoner/columnar) derives exactly what the pyoxigraph engine derives.
+"""The columnar back end (reasoner/columnar) derives exactly what the pyoxigraph engine derives, on DuckDB
+(ColumnarEngine) and on SQLite (SqliteEngine) alike: every test here runs on both.
 
 The SPARQL semantics is the reference: per cast the sorted N-Quads of both engines (IRIs, graphs and
 prov:wasDerivedFrom included) must be equal. Quick here: the rule witnesses (every executable chapter
@@ -20,6 +21,7 @@ from liuyao_kg.graph import layer_quads
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.reasoner.columnar.engine import ColumnarEngine
+from liuyao_kg.reasoner.columnar.sqlite import SqliteEngine
 from liuyao_kg.reasoner.columnar.translate import Unsupported, translate
 from liuyao_kg.reasoner.engine import Engine, Rule, load_rules
 from liuyao_kg.reasoner.dependencies import rule_io
@@ -28,14 +30,18 @@ from samples import JIAZI, sample_casts
 WITNESSES = yaml.safe_load((Path(__file__).parent / "data" / "rule_witnesses.yaml").read_text(encoding="utf-8"))
 
 
-@pytest.fixture(scope="module")
-def engines():
+#: the databases the generated SQL runs on
+BACKENDS = {"duckdb": ColumnarEngine, "sqlite": SqliteEngine}
+
+
+@pytest.fixture(scope="module", params=sorted(BACKENDS))
+def engines(request):
     layers = layer_quads()
     store = ox.Store()
     store.extend(layers[ns.GRAPH_RULES])
     rules = load_rules(store, ns.GRAPH_RULES)
     reference = layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE]
-    return Engine(rules, reference), ColumnarEngine(rules, reference)
+    return Engine(rules, reference), BACKENDS[request.param](rules, reference)
 
 
 def per_cast(quads) -> dict[str, list[str]]:
@@ -145,8 +151,9 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_each_translated_construct_gives_pyoxigraphs_answer(name):
+def test_each_translated_construct_gives_pyoxigraphs_answer(name, backend):
     where = CASES[name].replace("'", '"')
     template = "?c ex:out ?o" if "?o)" in where else "?c ex:out ?x"
     text = f"PREFIX ex: <http://example.org/>\nCONSTRUCT {{ {template} }} WHERE {{ {where} }}"
@@ -162,7 +169,7 @@ def test_each_translated_construct_gives_pyoxigraphs_answer(name):
     reference = [ox.Quad(t.subject, t.predicate, t.object) for t in ox.parse(DATA, format=ox.RdfFormat.TURTLE)
                  if "/cast/" not in t.subject.value]
     expected = sorted(map(str, Engine([rule], reference).derive(quads)))
-    got = sorted(map(str, ColumnarEngine([rule], reference).derive(quads)))
+    got = sorted(map(str, BACKENDS[backend]([rule], reference).derive(quads)))
     assert got == expected
 
 

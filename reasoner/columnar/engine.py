@@ -105,6 +105,9 @@ class ColumnarEngine:
         self._queries = {iri: self._resolve(t) for iri, t in self.sql.items() if isinstance(t, Translation)}
         self._ox_queries = {r.iri: f"{_PROLOGUE}{r.construct}\nVALUES ?rule {{ <{r.iri}> }}" for r in rules}
         self._mirror = None
+        self._mirror_base: ox.Store | None = None  # the reference, kept across batches (see _mirror_store)
+        self._mirror_added: list[ox.Quad] = []
+        self._mirror_uses = 0
         #: seconds per rule, summed over derivations, when set to a dict (profiling; None: not measured)
         self.timings: dict[str, float] | None = None
 
@@ -291,7 +294,14 @@ class ColumnarEngine:
             else:
                 self.con.execute(f"DELETE FROM c_{tid}")
         self.con.execute("DELETE FROM out")
+        if self._mirror is not None:  # the batch's quads out of the mirror, or the mirror dropped
+            if len(self._mirror_added) > self.MIRROR_REMOVE_AT_MOST or self._mirror_uses >= self.MIRROR_REBUILD_EVERY:
+                self._mirror_base = None
+            else:
+                for qd in self._mirror_added:
+                    self._mirror.remove(qd)
         self._mirror = None
+        self._mirror_added = []
         self._asserted = None
 
     def _apply(self, iris: list[str], exact: tuple[bool, bool], present: set, touched: set) -> int:
@@ -326,7 +336,9 @@ class ColumnarEngine:
             if not n:
                 continue
             con.execute(f"INSERT INTO c_{tid} SELECT {cols} FROM fresh")
-            con.execute(f"INSERT INTO out SELECT '{tid}', s, o, {self._seq} FROM fresh")
+            # the batch's sequence number as a parameter: a statement's text is the same every time, so a
+            # database that caches prepared statements by their text (SQLite) keeps them all
+            con.execute(f"INSERT INTO out SELECT '{tid}', s, o, ? FROM fresh", (self._seq,))
             touched.add(tid)
             total += n
             if kind == "t":
@@ -357,14 +369,13 @@ class ColumnarEngine:
     def _apply_oxigraph(self, iri: str) -> None:
         """Run one rule on a pyoxigraph mirror of the tables; its new triples land in `new`."""
         if self._mirror is None:
-            self._mirror = ox.Store()
-            self._mirror.extend(ox.Quad(q.subject, q.predicate, q.object) for q in self._reference)
-            self._mirror.extend(ox.Quad(q.subject, q.predicate, q.object) for q in self._asserted)
-        rows = self.con.execute(f"SELECT s, k, o FROM out WHERE seq > {self._mirror_seq}").fetchall()
+            self._mirror = self._mirror_store()
+            self._mirror_add(ox.Quad(q.subject, q.predicate, q.object) for q in self._asserted)
+        rows = self.con.execute("SELECT s, k, o FROM out WHERE seq > ?", (self._mirror_seq,)).fetchall()
         if rows:
             text = "".join(f"{s} {self._nt_pred(k)} {self._nt_obj(k, o)} .\n" for s, k, o in rows)
-            self._mirror.extend(ox.Quad(t.subject, t.predicate, t.object)
-                                for t in ox.parse(text, format=ox.RdfFormat.N_TRIPLES))
+            self._mirror_add(ox.Quad(t.subject, t.predicate, t.object)
+                             for t in ox.parse(text, format=ox.RdfFormat.N_TRIPLES))
         self._mirror_seq = self._seq - 1
         k, s, o = [], [], []
         for t in self._mirror.query(self._ox_queries[iri]):
@@ -377,6 +388,27 @@ class ColumnarEngine:
         self._stage("ox_stage", {"k": k, "s": s, "o": o})
         self.con.execute("INSERT INTO new SELECT k, s, o FROM ox_stage")
         self._unstage("ox_stage")
+
+    #: a batch adding more quads than this to the mirror drops it (rebuilding is cheaper than removing them)
+    MIRROR_REMOVE_AT_MOST = 20_000
+    #: pyoxigraph's memory store keeps removed quads as history: the mirror is rebuilt after this many batches
+    MIRROR_REBUILD_EVERY = 32
+
+    def _mirror_store(self) -> ox.Store:
+        """The pyoxigraph store the fallback rules run on: the reference once, then each batch's quads
+        added and removed again (building it per batch cost ~30 ms, more than a cast's SQL on SQLite)."""
+        if self._mirror_base is None:
+            self._mirror_base = ox.Store()
+            self._mirror_base.extend(ox.Quad(q.subject, q.predicate, q.object) for q in self._reference)
+            self._mirror_uses = 0
+        self._mirror_uses += 1
+        return self._mirror_base
+
+    def _mirror_add(self, quads) -> None:
+        # only what the store lacks is recorded, so removing the batch never removes a reference quad
+        new = [qd for qd in quads if qd not in self._mirror]
+        self._mirror.extend(new)
+        self._mirror_added += new
 
     def _nt_pred(self, tid: str) -> str:
         kind, iri = self._keys[tid]
