@@ -114,6 +114,22 @@ def _cmod(a: int, b: int) -> int:
     return a - b * _ctrunc(a, b)
 
 
+def _push_digit(result: int, d: int, negative: bool, lo: int, hi: int) -> int | None:
+    """result·10 ± d, or None when it leaves [lo, hi] (DuckDB's overflow checks, in C++ arithmetic)."""
+    if negative:
+        return None if result < _ctrunc(lo + d, 10) else result * 10 - d
+    return None if result > (hi - d) // 10 else result * 10 + d
+
+
+def _after_separator(s: str, pos: int, n: int) -> int | None:
+    """Past one `_` between digits (`1_000`); None when it is not followed by a digit."""
+    if pos != n and s[pos] == "_":
+        pos += 1
+        if pos == n or s[pos] not in _DIGITS:
+            return None
+    return pos
+
+
 def _skip_trailing_spaces(s: str, pos: int, n: int) -> bool:
     """At a space after the number: whether only spaces follow."""
     pos += 1
@@ -150,18 +166,12 @@ def _simple_loop(s: str, i: int, n: int, negative: bool, lo: int, hi: int) -> in
                 break
             return None
         pos += 1
-        if negative:
-            if result < _ctrunc(lo + d, 10):
-                return None
-            result = result * 10 - d
-        else:
-            if result > (hi - d) // 10:
-                return None
-            result = result * 10 + d
-        if pos != n and s[pos] == "_":
-            pos += 1
-            if pos == n or s[pos] not in _DIGITS:
-                return None
+        result = _push_digit(result, d, negative, lo, hi)
+        if result is None:
+            return None
+        pos = _after_separator(s, pos, n)
+        if pos is None:
+            return None
     return result if pos > start else None
 
 
@@ -268,18 +278,12 @@ def _decimal_loop(s: str, i: int, n: int, negative: bool) -> int | None:
                 return _handle_exponent(result, decimal, digits, exponent, negative)
             return None
         pos += 1
-        if negative:
-            if result < _ctrunc(I64_MIN + d, 10):
-                return None
-            result = result * 10 - d
-        else:
-            if result > (I64_MAX - d) // 10:
-                return None
-            result = result * 10 + d
-        if pos != n and s[pos] == "_":
-            pos += 1
-            if pos == n or s[pos] not in _DIGITS:
-                return None
+        result = _push_digit(result, d, negative, I64_MIN, I64_MAX)
+        if result is None:
+            return None
+        pos = _after_separator(s, pos, n)
+        if pos is None:
+            return None
     if pos <= start:
         return None
     return _finalize(result, decimal, digits, negative)
