@@ -284,6 +284,8 @@ class SwrlStack:
             for n, c in members:
                 ind(n).is_a.append(cls(c))
             for s, p, o in facts:
+                if p not in props:  # asserted but read by no SWRL rule (e.g. the cast's question node)
+                    continue
                 getattr(ind(s), p).append(o if p in _DATA else ind(o))
             for text in RULES:
                 o2.Imp(namespace=onto).set_as_rule(text)
