@@ -16,12 +16,12 @@ import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
 
-BACKENDS = ("oxigraph", "rdflib")
+BACKENDS = ("oxigraph", "rdflib", "sqlite")
 
 
 def check_backend(backend: str) -> str:
     if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}: 'oxigraph' or 'rdflib'")
+        raise ValueError(f"unknown backend {backend!r}: one of {', '.join(repr(b) for b in BACKENDS)}")
     return backend
 
 
@@ -33,7 +33,9 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
     (what `upgrade` and its tests rely on): as `layers`, or as the pyoxigraph `store` holding them in their
     graphs, where the rules are read in place (copying the rules graph out and into a scratch store to
     query it cost ~60 ms of every `liuyao cast`). `chapter_rules=False`: the chart states only (no
-    judgments). `backend="rdflib"` evaluates the same rules with rdflib (~30x slower; a cross-check).
+    judgments). `backend="rdflib"` evaluates the same rules with rdflib (~30x slower; a cross-check);
+    `backend="sqlite"` runs their generated SQL on SQLite (reasoner/columnar/sqlite.py: faster for one cast,
+    ~0.3 s more to start).
     """
     from liuyao_kg.reasoner.engine import Engine, load_rules
 
@@ -58,6 +60,12 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
         from liuyao_kg.reasoner.rdflib_engine import RdflibEngine
 
         return RdflibEngine(rules, reference)
+    if backend == "sqlite":
+        from liuyao_kg.reasoner.columnar.sqlite import SqliteEngine
+
+        if isinstance(reference, bytes):
+            reference = list(ox.parse(reference, format=ox.RdfFormat.N_TRIPLES))
+        return SqliteEngine(rules, reference)
     return Engine(rules, reference)
 
 

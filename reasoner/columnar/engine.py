@@ -164,11 +164,28 @@ class ColumnarEngine:
             self._create(f"c_{tid}", ["s"] if key[0] == "t" else ["s", "o"])
         return tid
 
+    def _tables_needed(self) -> set | None:
+        """The keys some rule reads or writes (None: every key, while a rule runs only on pyoxigraph).
+
+        Only their reference rows are loaded: the others no statement reads, and a key a rule writes must
+        hold its reference rows so that a derived triple the reference already has is not new."""
+        keys: set = set()
+        for iri, t in self.sql.items():
+            if not isinstance(t, Translation):
+                return None
+            keys.update(tuple(k) for k in t.reads)
+            keys.update((kind, key_iri) for kind, key_iri, *_ in t.template)
+            keys.update((k[0], k[1]) for k in self.rules[iri].io.writes)
+        return keys
+
     def _load_reference(self) -> None:
+        needed = self._tables_needed()
         by_key: dict[tuple[str, str], tuple[list, list]] = {}
         for qd in self._reference:
             p, o = str(qd.predicate), str(qd.object)
             key = _key_of(p, o)
+            if needed is not None and key not in needed:
+                continue
             s_list, o_list = by_key.setdefault(key, ([], []))
             s_list.append(str(qd.subject))
             o_list.append(o)

@@ -13,6 +13,7 @@ rows sit in separate tables).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ class Unsupported(Exception):
     """The rule uses a construct the SQL generator does not translate exactly; it runs on pyoxigraph."""
 
 
+@functools.lru_cache(maxsize=None)
 def table_id(key: tuple[str, str]) -> str:
     return key[0] + "_" + hashlib.sha1(key[1].encode()).hexdigest()[:12]
 
@@ -65,8 +67,13 @@ class Layout:
     reference: frozenset = frozenset()
     shared: frozenset = frozenset()
 
-    def digest(self) -> str:
+    @functools.cached_property
+    def digest_text(self) -> str:
         return hashlib.sha256(repr((sorted(self.reference), sorted(self.shared))).encode()).hexdigest()[:16]
+
+    def digest(self) -> str:
+        """What the translation cache keys on (computed once: every rule's hash includes it)."""
+        return self.digest_text
 
 
 @dataclass

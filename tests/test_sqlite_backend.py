@@ -1,0 +1,47 @@
+"""`backend="sqlite"`: a knowledge graph deriving with SqliteEngine gives the charts and graphs of the default.
+
+tests/test_columnar.py holds the engine itself to pyoxigraph's quads on the witnesses and seeded casts; this
+holds the wiring: a store's own rules and reference (read from its graphs, as N-Triples) reach the engine,
+and what a user sees — the chart, the reading, the stored inferred graph — is the same.
+"""
+from __future__ import annotations
+
+import pyoxigraph as ox
+import pytest
+
+import liuyao_kg
+from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.reasoner.engine import inferred_graph
+from liuyao_kg.store import open_store
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    return KnowledgeGraph(), KnowledgeGraph(backend="sqlite")
+
+
+def _inferred(kg, iri: str) -> set[str]:
+    return {str(q) for q in kg.store.quads_for_pattern(None, None, None, ox.NamedNode(inferred_graph(iri)))}
+
+
+@pytest.mark.parametrize("spec,month,day,topic", [("節之中孚", "寅", "辛亥", "求財"), ("大畜之蒙", "巳", "癸未", "疾病"),
+                                                  ("乾之姤", "卯", "甲子", "婚姻")])
+def test_a_cast_derived_on_sqlite_has_the_default_chart_and_inferred_graph(graphs, spec, month, day, topic):
+    default, sqlite = graphs
+    expected = liuyao_kg.cast(spec, month=month, day=day, topic=topic, kg=default)
+    got = liuyao_kg.cast(spec, month=month, day=day, topic=topic, kg=sqlite)
+    assert type(sqlite.engine).__name__ == "SqliteEngine"
+    assert got == expected
+    assert _inferred(sqlite, got["cast"]) == _inferred(default, expected["cast"])
+    assert expected["judgments"], "the case must fire chapter rules"
+
+
+def test_the_state_rules_alone_derive_alike_on_sqlite():
+    kw = dict(month="申", day="丙寅", topic="官事")
+    expected = liuyao_kg.cast("觀之比", kg=KnowledgeGraph(chapter_rules=False), **kw)
+    assert liuyao_kg.cast("觀之比", kg=KnowledgeGraph(chapter_rules=False, backend="sqlite"), **kw) == expected
+
+
+def test_an_unknown_backend_names_the_known_ones():
+    with pytest.raises(ValueError, match="'sqlite'"):
+        open_store("memory", backend="duckdb")
