@@ -45,3 +45,26 @@ def test_the_state_rules_alone_derive_alike_on_sqlite():
 def test_an_unknown_backend_names_the_known_ones():
     with pytest.raises(ValueError, match="'sqlite'"):
         open_store("memory", backend="duckdb")
+
+
+def test_statements_nested_too_deep_for_sqlite_run_rewritten_as_sql_not_on_pyoxigraph():
+    kg = KnowledgeGraph(backend="sqlite")
+    liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic="求財", kg=kg)  # UseGodChoose, among others
+    assert kg.engine.rewritten, "the package has rules SQLite's parser cannot take nested"
+    assert not kg.engine.too_deep
+
+
+def test_hoisting_derived_tables_into_ctes_keeps_the_rows_and_leaves_literals_alone():
+    import sqlite3
+
+    from liuyao_kg.reasoner.columnar.sqlite import hoist
+
+    sql = ("SELECT a2.x AS x FROM (SELECT a1.x AS x FROM (SELECT 'a (FROM (SELECT'' x) AS a9' AS x "
+           "UNION ALL SELECT 'b' AS x) AS a1) AS a2 WHERE EXISTS (SELECT 1 FROM (WITH ma3 AS MATERIALIZED "
+           "(SELECT 'a (FROM (SELECT'' x) AS a9' AS y) SELECT * FROM ma3 AS a5) AS a4 WHERE a4.y = a2.x)")
+    defs, query = hoist(sql)
+    assert [d.split(" AS ")[0] for d in defs] == ["a1", "a2", "ma3", "a4"]
+    con = sqlite3.connect(":memory:")
+    expected = con.execute(sql).fetchall()
+    assert expected == [("a (FROM (SELECT' x) AS a9",)]
+    assert con.execute("WITH " + ", ".join(defs) + " " + query).fetchall() == expected

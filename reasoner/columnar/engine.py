@@ -201,8 +201,10 @@ class ColumnarEngine:
     def _source(self, tid: str) -> str:
         return f"c_{tid}"  # the reference rows are copied in at the start of each batch (see _reset)
 
-    def _resolve(self, t: Translation) -> str:
-        """The rule as one INSERT into `new` of (key, subject, object): every triple its template makes."""
+    def _resolve(self, t: Translation, ctes=None) -> str:
+        """The rule as one INSERT into `new` of (key, subject, object): every triple its template makes.
+
+        `ctes`: a rewriting of the WHERE SQL (see SqliteEngine): (CTE definitions, the WHERE over them)."""
         where = t.where
         for key in t.reads:
             tid = table_id(tuple(key))
@@ -215,7 +217,11 @@ class ColumnarEngine:
             parts.append(f"SELECT '{tid}' AS k, {s} AS s, {obj} AS o FROM sol WHERE {cond}")
         if not parts:
             return ""
-        return f"INSERT INTO new WITH sol AS MATERIALIZED ({where}) {' UNION ALL '.join(parts)}"
+        defs = ""
+        if ctes is not None:
+            defined, where = ctes(where)
+            defs = "".join(d + ", " for d in defined)
+        return f"INSERT INTO new WITH {defs}sol AS MATERIALIZED ({where}) {' UNION ALL '.join(parts)}"
 
     # --- derivation -----------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ joins by index lookups, so a rule on one cast's rows costs microseconds
 """
 from __future__ import annotations
 
+import re
 import sqlite3
 
 from . import sqlite_terms
@@ -28,9 +29,10 @@ class SqliteEngine(ColumnarEngine):
                                    cached_statements=self.STATEMENT_CACHE)
         self._terms = sqlite_terms.install(self.con)
         self._refusal = sqlite3.OperationalError
-        #: rules whose statement is nested too deeply for SQLite's parser: they run on pyoxigraph
+        #: rules whose statement was written again for SQLite's parser (hoist), and those that still
+        #: would not run: those run on pyoxigraph
+        self.rewritten: set[str] = set()
         self.too_deep: set[str] = set()
-        self._running = ""
         self._staged: dict[str, list[str]] = {}  # staging table → its columns
 
     def _create(self, table: str, columns: list[str]) -> None:
@@ -58,22 +60,102 @@ class SqliteEngine(ColumnarEngine):
         self.con.execute(f"DELETE FROM c_{tid}")
         self.con.execute(f"INSERT INTO c_{tid} SELECT * FROM r_{tid}")
 
-    def _refused(self, error: Exception) -> bool:
-        """A statement SQLite will not run on this batch: a MAX/MIN over terms it does not order (as on
-        DuckDB), or one nested deeper than SQLite's parser allows (5 of the package's rules), which then
-        runs on pyoxigraph every time (`too_deep`)."""
-        if self._terms.take_refusal():
-            return True
-        if "parser stack overflow" in str(error):
-            self.too_deep.add(self._running)
-            return True
-        return False
-
     def _run_sql(self, iri: str) -> bool:
+        """As ColumnarEngine's. A statement nested deeper than SQLite's parser allows ("parser stack
+        overflow": 5 of the package's rules) is written again once, its derived tables and CTEs in one
+        WITH list (`hoist`); if SQLite cannot run that either, the rule runs on pyoxigraph from then on
+        (`too_deep`), so a rewriting can cost speed, never a wrong answer."""
         if iri in self.too_deep:
             return False
-        self._running = iri
-        return super()._run_sql(iri)
+        try:
+            self.con.execute(self._queries[iri])
+            return True
+        except sqlite3.OperationalError as e:
+            if self._terms.take_refusal():  # MAX/MIN over terms the SQL does not order: pyoxigraph, this batch
+                return False
+            if iri in self.rewritten:
+                self.too_deep.add(iri)
+                return False
+            if "parser stack overflow" not in str(e):
+                raise
+        self.rewritten.add(iri)
+        self._queries[iri] = self._resolve(self.sql[iri], hoist)
+        return self._run_sql(iri)
+
+
+def _close(sql: str, i: int) -> int:
+    """The index of the parenthesis closing the one at `i` (string literals skipped)."""
+    depth, n = 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if c == "'":
+            i = sql.index("'", i + 1)
+            while i + 1 < n and sql[i + 1] == "'":  # '' inside a literal
+                i = sql.index("'", i + 2)
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    raise ValueError("unbalanced parentheses")
+
+
+_DERIVED = re.compile(r"\s*AS (a\d+)\b")
+_WITH = re.compile(r"WITH (m\w+) AS MATERIALIZED \(")
+
+
+def hoist(sql: str) -> tuple[list[str], str]:
+    """(CTE definitions, query): `sql` with every derived table `(SELECT …) AS aN` after FROM or JOIN and
+    every `WITH mN AS MATERIALIZED (…)` moved into one list of CTEs, inner ones first, so the query's
+    syntax nests no deeper than its expressions. The same query: the generator's derived tables read no
+    outer column (a correlated one would fail to compile, and the rule would then run on pyoxigraph), and
+    its aliases are unique in a statement, so each becomes a CTE of its own name."""
+    defs: list[str] = []
+
+    def body(text: str) -> str:
+        text = text.strip()
+        m = _WITH.match(text)
+        if m is None:
+            return walk(text)
+        j = _close(text, m.end() - 1)
+        defs.append(f"{m.group(1)} AS MATERIALIZED ({body(text[m.end():j])})")
+        return body(text[j + 1:])
+
+    def walk(text: str) -> str:
+        out, i, n = [], 0, len(text)
+        while i < n:
+            c = text[i]
+            if c == "'":
+                j = i + 1
+                while True:
+                    j = text.index("'", j)
+                    if j + 1 < n and text[j + 1] == "'":
+                        j += 2
+                        continue
+                    break
+                out.append(text[i:j + 1])
+                i = j + 1
+                continue
+            if c == "(":
+                j = _close(text, i)
+                inner = text[i + 1:j]
+                alias = _DERIVED.match(text, j + 1)
+                before = "".join(out).rstrip()
+                if alias and inner.lstrip().startswith(("SELECT", "WITH")) and before.endswith(("FROM", "JOIN")):
+                    defs.append(f"{alias.group(1)} AS ({body(inner)})")
+                    out.append(alias.group(1))
+                else:
+                    out.append("(" + walk(inner) + ")")
+                i = j + 1
+                continue
+            out.append(c)
+            i += 1
+        return "".join(out)
+
+    query = body(sql)
+    return defs, query
 
 
 __all__ = ["SqliteEngine"]
