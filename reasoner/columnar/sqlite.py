@@ -28,7 +28,6 @@ class SqliteEngine(ColumnarEngine):
         self.con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False,
                                    cached_statements=self.STATEMENT_CACHE)
         self._terms = sqlite_terms.install(self.con)
-        self._refusal = sqlite3.OperationalError
         #: rules whose statement was written again for SQLite's parser (hoist), and those that still
         #: would not run: those run on pyoxigraph
         self.rewritten: set[str] = set()
