@@ -201,10 +201,11 @@ class ColumnarEngine:
     def _source(self, tid: str) -> str:
         return f"c_{tid}"  # the reference rows are copied in at the start of each batch (see _reset)
 
-    def _resolve(self, t: Translation, ctes=None) -> str:
+    def _resolve(self, t: Translation, rewrite=None) -> str:
         """The rule as one INSERT into `new` of (key, subject, object): every triple its template makes.
 
-        `ctes`: a rewriting of the WHERE SQL (see SqliteEngine): (CTE definitions, the WHERE over them)."""
+        `rewrite(where)`, if given, returns (CTE definitions, the WHERE over them) to write the WHERE SQL
+        with (sqlite.hoist)."""
         where = t.where
         for key in t.reads:
             tid = table_id(tuple(key))
@@ -218,8 +219,8 @@ class ColumnarEngine:
         if not parts:
             return ""
         defs = ""
-        if ctes is not None:
-            defined, where = ctes(where)
+        if rewrite is not None:
+            defined, where = rewrite(where)
             defs = "".join(d + ", " for d in defined)
         return f"INSERT INTO new WITH {defs}sol AS MATERIALIZED ({where}) {' UNION ALL '.join(parts)}"
 
