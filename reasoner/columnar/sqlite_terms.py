@@ -251,11 +251,9 @@ def _decimal_loop(s: str, i: int, n: int, negative: bool) -> int | None:
                     if digits != _MAX_DECIMAL_DIGITS and decimal <= (I64_MAX - d) // 10:  # else ignored
                         digits += 1
                         decimal = decimal * 10 + d
-                    pos += 1
-                    if pos != n and s[pos] == "_":
-                        pos += 1
-                        if pos == n or s[pos] not in _DIGITS:
-                            return None
+                    pos = _after_separator(s, pos + 1, n)
+                    if pos is None:
+                        return None
                 if not (before or pos > first):
                     return None
                 if pos >= n:
