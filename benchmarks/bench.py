@@ -178,19 +178,13 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
         from liuyao_kg.batch import chunks_by_topic
         from liuyao_kg.graph import KnowledgeGraph
 
-        kg = KnowledgeGraph(chapter_rules=stack not in ("engine-states-batch", "engine-swrl-subset"))
+        kg = KnowledgeGraph(chapter_rules=stack not in ("engine-states-batch", "engine-swrl-subset"),
+                            backend="sqlite" if stack == "sqlite-derive" else "oxigraph")
         engine = kg.engine
         if stack == "rdflib-derive":
             from liuyao_kg.reasoner.rdflib_engine import RdflibEngine
 
             engine = RdflibEngine(list(engine.rules.values()), engine._reference)
-        elif stack == "sqlite-derive":
-            from liuyao_kg import namespaces as ns
-            from liuyao_kg.graph import layer_quads
-            from liuyao_kg.reasoner.columnar.sqlite import SqliteEngine
-
-            layers = layer_quads()
-            engine = SqliteEngine(list(engine.rules.values()), layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE])
         elif stack == "engine-swrl-subset":
             from liuyao_kg.reasoner.engine import Engine
             from swrl_stack import engine_rules_for_swrl_facts

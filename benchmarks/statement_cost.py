@@ -43,22 +43,14 @@ def _select(statement: str) -> str:
 def measure() -> dict:
     import pyoxigraph as ox
 
-    from liuyao_kg import namespaces as ns
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.derivation import build_engine
     from liuyao_kg.loaders.cast_input import make_cast_input
     from liuyao_kg.loaders.rdf import cast_quads
-    from liuyao_kg.reasoner.columnar.engine import ColumnarEngine
-    from liuyao_kg.reasoner.columnar.sqlite import SqliteEngine
-    from liuyao_kg.reasoner.engine import Engine, load_rules
+    from liuyao_kg.parquet_load import columnar_engine
 
-    layers = layer_quads()
-    rules_store = ox.Store()
-    rules_store.extend(layers[ns.GRAPH_RULES])
-    rules = load_rules(rules_store, ns.GRAPH_RULES)
-    reference = layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE]
     asserted = list(cast_quads(make_cast_input("節之中孚", month="寅", day="辛亥", topic="求財")))
-    engines = {"pyoxigraph": Engine(rules, reference), "duckdb": ColumnarEngine(rules, reference, threads=1),
-               "sqlite": SqliteEngine(rules, reference)}
+    engines = {"pyoxigraph": build_engine(), "duckdb": columnar_engine(threads=1),
+               "sqlite": build_engine(backend="sqlite")}
     out: dict = {"derive_ms": {}}
     for name, engine in engines.items():
         engine.derive(asserted)

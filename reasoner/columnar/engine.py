@@ -111,13 +111,14 @@ class ColumnarEngine:
         #: seconds per rule, summed over derivations, when set to a dict (profiling; None: not measured)
         self.timings: dict[str, float] | None = None
 
-    # --- the database: what differs between DuckDB (here) and SQLite (sqlite.SqliteEngine) ----------
+    # --- the database: what differs between DuckDB (here) and SQLite (sqlite.SqliteEngine, which also
+    # --- runs a statement its own way, _run_sql) ---------------------------------------------------
 
     def _connect(self, threads: int | None) -> None:
         import duckdb
 
         self.con = duckdb.connect()
-        self._refusal = duckdb.InvalidInputException  # a statement's run-time refusal (see _run_sql)
+        self._duckdb_input_error = duckdb.InvalidInputException  # how a statement refuses a batch (_run_sql)
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         self.con.execute("SET preserve_insertion_order = false")
@@ -142,9 +143,6 @@ class ColumnarEngine:
     def _refill(self, tid: str) -> None:
         """The cast table of a key back to its reference rows."""
         self.con.execute(f"CREATE OR REPLACE TABLE c_{tid} AS SELECT * FROM r_{tid}")
-
-    def _refused(self, error: Exception) -> bool:
-        return TERM_ORDER_ERROR in str(error)
 
     # --- layout ---------------------------------------------------------------------------------
 
@@ -382,8 +380,8 @@ class ColumnarEngine:
         """
         try:
             self.con.execute(self._queries[iri])
-        except self._refusal as e:
-            if not self._refused(e):
+        except self._duckdb_input_error as e:
+            if TERM_ORDER_ERROR not in str(e):
                 raise
             return False
         return True

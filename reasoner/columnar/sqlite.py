@@ -82,15 +82,21 @@ class SqliteEngine(ColumnarEngine):
         return self._run_sql(iri)
 
 
+def _literal_end(sql: str, i: int) -> int:
+    """The index of the quote closing the SQL string literal opened at `i` ('' inside it is a quote)."""
+    i = sql.index("'", i + 1)
+    while i + 1 < len(sql) and sql[i + 1] == "'":
+        i = sql.index("'", i + 2)
+    return i
+
+
 def _close(sql: str, i: int) -> int:
     """The index of the parenthesis closing the one at `i` (string literals skipped)."""
     depth, n = 0, len(sql)
     while i < n:
         c = sql[i]
         if c == "'":
-            i = sql.index("'", i + 1)
-            while i + 1 < n and sql[i + 1] == "'":  # '' inside a literal
-                i = sql.index("'", i + 2)
+            i = _literal_end(sql, i)
         elif c == "(":
             depth += 1
         elif c == ")":
@@ -127,13 +133,7 @@ def hoist(sql: str) -> tuple[list[str], str]:
         while i < n:
             c = text[i]
             if c == "'":
-                j = i + 1
-                while True:
-                    j = text.index("'", j)
-                    if j + 1 < n and text[j + 1] == "'":
-                        j += 2
-                        continue
-                    break
+                j = _literal_end(text, i)
                 out.append(text[i:j + 1])
                 i = j + 1
                 continue
@@ -141,7 +141,7 @@ def hoist(sql: str) -> tuple[list[str], str]:
                 j = _close(text, i)
                 inner = text[i + 1:j]
                 alias = _DERIVED.match(text, j + 1)
-                before = "".join(out).rstrip()
+                before = "".join(out[-8:]).rstrip()  # the keyword before it (out holds characters or more)
                 if alias and inner.lstrip().startswith(("SELECT", "WITH")) and before.endswith(("FROM", "JOIN")):
                     defs.append(f"{alias.group(1)} AS ({body(inner)})")
                     out.append(alias.group(1))
