@@ -33,13 +33,14 @@ def columnar_engine(threads: int | None = None):
     from liuyao_kg import namespaces as ns
     from liuyao_kg.graph import layer_quads
     from liuyao_kg.reasoner.columnar.engine import ColumnarEngine
+    from liuyao_kg.reasoner.columnar.wide import chapter_conditions
     from liuyao_kg.reasoner.engine import load_rules
 
     layers = layer_quads()
     store = ox.Store()
     store.extend(layers[ns.GRAPH_RULES])
     return ColumnarEngine(load_rules(store, ns.GRAPH_RULES), layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE],
-                          threads=threads)
+                          threads=threads, conditions=chapter_conditions(layers[ns.GRAPH_RULES]))
 
 
 def _engine():

@@ -79,13 +79,16 @@ class ColumnarEngine:
     """Derives casts' inferred quads with the rules as SQL; `derive` returns what Engine.derive returns."""
 
     def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad], *, threads: int | None = None,
-                 progress=None):
+                 progress=None, conditions: dict[str, tuple[str, str | None]] | None = None):
+        """`conditions` ({chapter rule IRI: (condition, strength table)}, wide.chapter_conditions of the rules
+        layer), when given, runs the chapter rules as their conditions compiled over the wide tables."""
         self.rules = {r.iri: r for r in rules}
         self.plan = plan({r.iri: r.io for r in rules})
         self._connect(threads)
         self._reference = list(reference)
         self.layout = _layout(rules, self._reference)
         self.sql = translations(rules, self.layout, progress)
+        self._init_wide(rules, conditions or {}, progress)
         self._reference_keys = ox_keys(self._reference)
         self._keys: dict[str, tuple[str, str]] = {}  # table id → key
         self._ref_ids: set[str] = set()
@@ -96,6 +99,9 @@ class ColumnarEngine:
                     self._table((kind, iri))
                 for key in t.reads:
                     self._table(tuple(key))
+        for key in self._wide_keys:
+            self._table(key)
+        self._create_wide_tables()
         self.con.execute("CREATE TABLE out (k VARCHAR, s VARCHAR, o VARCHAR, seq INTEGER)")
         self.con.execute("CREATE TEMP TABLE new (k VARCHAR, s VARCHAR, o VARCHAR)")
         self.con.execute("CREATE TEMP TABLE fresh (s VARCHAR, o VARCHAR)")
@@ -103,6 +109,11 @@ class ColumnarEngine:
             self._refill(tid)
         self._levels_cache = self._levels()
         self._queries = {iri: self._resolve(t) for iri, t in self.sql.items() if isinstance(t, Translation)}
+        self._wide_queries = {iri: self._resolve(w.translation) for iri, w in self.wide.items()}
+        self._ext_queries = [(e, t, self._resolve(t).replace("INSERT INTO new ", "INSERT INTO w_ext ", 1))
+                             for e, t in self._extensions]
+        self._wide_dirty = True
+        self._wide_usable: set[str] = set()
         self._ox_queries = {r.iri: f"{_PROLOGUE}{r.construct}\nVALUES ?rule {{ <{r.iri}> }}" for r in rules}
         self._mirror = None
         self._mirror_base: ox.Store | None = None  # the reference, kept across batches (see _mirror_store)
@@ -144,13 +155,95 @@ class ColumnarEngine:
         """The cast table of a key back to its reference rows."""
         self.con.execute(f"CREATE OR REPLACE TABLE c_{tid} AS SELECT * FROM r_{tid}")
 
+    def _create_flags(self, table: str, texts: list[str], flags: list[str]) -> None:
+        """A wide table: text columns, then 0/1 columns (wide.py)."""
+        cols = [c + " VARCHAR" for c in texts] + [c + " TINYINT" for c in flags]
+        self.con.execute(f"CREATE TABLE {table} ({', '.join(cols)})")
+
+    # --- the chapter rules over the wide tables (wide.py) -------------------------------------
+
+    def _init_wide(self, rules: list[Rule], conditions: dict, progress) -> None:
+        """Compile the chapter rules' conditions; a rule whose condition or extensions the generators refuse,
+        or in a recursive stratum, keeps its generic SQL (`wide_refused` says why)."""
+        from . import wide as W
+
+        self.wide: dict[str, W.WideRule] = {}
+        self.wide_refused: dict[str, str] = {}
+        self._extensions: list[tuple[W.Extension, Translation]] = []
+        self._wide_keys: set[tuple[str, str]] = set()
+        self._wide_reads: set[str] = set()
+        if not conditions:
+            return
+        compiled, self.wide_refused, comp = W.compile_rules(rules, conditions)
+        exts = list(comp.extensions.values())
+        ext_sql = translations([_Pseudo(e.iri, e.construct) for e in exts], self.layout, progress)
+        refused = {e.iri: ext_sql[e.iri] for e in exts if not isinstance(ext_sql[e.iri], Translation)}
+        recursive = {m for i, st in enumerate(self.plan.strata) if self.plan.recursive[i] for m in st}
+        for iri, w in compiled.items():
+            bad = [refused[e.iri] for e in w.extensions if e.iri in refused]
+            if bad or iri in recursive:
+                self.wide_refused[iri] = bad[0] if bad else "in a recursive stratum"
+            else:
+                self.wide[iri] = w
+        used = {e for w in self.wide.values() for e in w.extensions}
+        self._extensions = [(e, ext_sql[e.iri]) for e in exts if e in used]
+        self._wide_keys = {tuple(k) for _e, t in self._extensions for k in t.reads}
+        self._wide_keys |= set(W.SOURCE_KEYS.values()) | {("p", iri) for iri in W.FUNCTIONAL}
+        self._wide_keys |= {tuple(k) for w in self.wide.values() for k in w.translation.reads}
+        self._wide_reads = {table_id(k) for k in self._wide_keys}
+
+    def _create_wide_tables(self) -> None:
+        from . import wide as W
+
+        self._pivots = []
+        if not self.wide:
+            return
+        source = {name: f"c_{table_id(key)}" for name, key in W.SOURCE_KEYS.items()}
+        for kind, table in W.TABLES.items():
+            of_kind = [e for e, _t in self._extensions if e.kind == kind]
+            self._create_flags(table, *W.table_columns(kind, of_kind))
+            self._pivots.append(W.pivot_sql(kind, of_kind, source))
+        self._create_flags("w_ext", ["k", "s", "o"], [])
+        self._functional = [f"SELECT count(*) FROM (SELECT s FROM c_{table_id(('p', iri))} GROUP BY s HAVING count(*) > 1) AS f"
+                            for iri in W.FUNCTIONAL]
+
+    def _wide_build(self, exact: tuple[bool, bool]) -> None:
+        """Fill the wide tables from the batch's facts as they now stand: every extension's rows, then a
+        0/1 column each. An extension the batch's datatypes make inexact (as a `typed` or `ordered` rule) is
+        left out, and the rules reading it run their generic way; so are all, should a cast of the batch have
+        two days, months, years or primary hexagrams (the compiled conditions read one of each)."""
+        from . import wide as W
+
+        con = self.con
+        for table in (*W.TABLES.values(), "w_ext"):
+            con.execute(f"DELETE FROM {table}")
+        self._wide_dirty = False
+        self._wide_usable = set()
+        if any(con.execute(sql).fetchone()[0] for sql in self._functional):
+            return
+        for e, t, sql in self._ext_queries:
+            if (exact[0] or not t.typed) and (exact[1] or not t.ordered):
+                con.execute(sql)
+                self._wide_usable.add(e)
+        for sql in self._pivots:
+            con.execute(sql)
+
+    def _runs_wide(self, iri: str, exact: tuple[bool, bool]) -> bool:
+        w = self.wide.get(iri)
+        if w is None:
+            return False
+        if self._wide_dirty:
+            self._wide_build(exact)
+        return w.extensions <= self._wide_usable
+
     # --- layout ---------------------------------------------------------------------------------
 
     @property
     def paths(self) -> dict[str, int]:
         """How many rules run as generated SQL and how many on pyoxigraph (the translator refused them)."""
-        sql = sum(isinstance(t, Translation) for t in self.sql.values())
-        return {"sql": sql, "pyoxigraph": len(self.sql) - sql}
+        sql = sum(isinstance(t, Translation) for iri, t in self.sql.items() if iri not in self.wide)
+        wide = len(self.wide)
+        return {"wide": wide, "sql": sql, "pyoxigraph": len(self.sql) - sql - wide}
 
     def fallback_reasons(self) -> dict[str, str]:
         return {iri: t for iri, t in self.sql.items() if not isinstance(t, Translation)}
@@ -167,7 +260,7 @@ class ColumnarEngine:
 
         Only their reference rows are loaded: the others no statement reads, and a key a rule writes must
         hold its reference rows so that a derived triple the reference already has is not new."""
-        keys: set = set()
+        keys: set = set(self._wide_keys)
         for iri, t in self.sql.items():
             if not isinstance(t, Translation):
                 return None
@@ -234,10 +327,23 @@ class ColumnarEngine:
         """
         g = self.plan.graph
         index = {m: i for i, st in enumerate(self.plan.strata) for m in st}
-        level: dict[int, int] = {}
-        for i, st in enumerate(self.plan.strata):
-            deps = {index[a] for m in st for a in g.predecessors(m) if index[a] != i}
-            level[i] = 1 + max((level[d] for d in deps), default=-1)
+        deps = {i: {index[a] for m in st for a in g.predecessors(m) if index[a] != i}
+                for i, st in enumerate(self.plan.strata)}
+
+        def levels(floor: dict[int, int]) -> dict[int, int]:
+            level: dict[int, int] = {}
+            for i in range(len(self.plan.strata)):  # the strata are in dependency order
+                level[i] = max(floor.get(i, 0), 1 + max((level[d] for d in deps[i]), default=-1))
+            return level
+
+        level = levels({})
+        if self.wide:
+            # the compiled chapter rules wait until every rule writing what the wide tables hold has run, so
+            # the tables are built once a batch (else again whenever such a key grows: _apply)
+            writes = [i for i, st in enumerate(self.plan.strata)
+                      if any(table_id((k[0], k[1])) in self._wide_reads for m in st for k in self.rules[m].io.writes)]
+            last = max((level[i] for i in writes), default=-1)
+            level = levels({i: last + 1 for i, st in enumerate(self.plan.strata) if any(m in self.wide for m in st)})
         out: list[tuple[list[str], bool]] = []
         for lv in sorted(set(level.values())):
             flat = [m for i, st in enumerate(self.plan.strata) if level[i] == lv and not self.plan.recursive[i] for m in st]
@@ -286,6 +392,7 @@ class ColumnarEngine:
         self._asserted = quads
         self._mirror_seq = -1
         self._seq = 0
+        self._wide_dirty = True
         try:
             for members, recursive in self._levels_cache:
                 while True:
@@ -316,6 +423,11 @@ class ColumnarEngine:
             else:
                 self.con.execute(f"DELETE FROM c_{tid}")
         self.con.execute("DELETE FROM out")
+        if self.wide:
+            from .wide import TABLES
+
+            for table in (*TABLES.values(), "w_ext"):
+                self.con.execute(f"DELETE FROM {table}")
         if self._mirror is not None:  # the batch's quads out of the mirror, or the mirror dropped
             if len(self._mirror_added) > self.MIRROR_REMOVE_AT_MOST or self._mirror_uses >= self.MIRROR_REBUILD_EVERY:
                 self._mirror_base = None
@@ -339,7 +451,9 @@ class ColumnarEngine:
         for iri in iris:
             t = self.sql[iri]
             start = time.process_time() if timings is not None else 0.0
-            if isinstance(t, Translation) and (exact[0] or not t.typed) and (exact[1] or not t.ordered):
+            if self._runs_wide(iri, exact):
+                con.execute(self._wide_queries[iri])
+            elif isinstance(t, Translation) and (exact[0] or not t.typed) and (exact[1] or not t.ordered):
                 if self._queries[iri] and not self._run_sql(iri):
                     self._apply_oxigraph(iri)
             else:
@@ -363,6 +477,8 @@ class ColumnarEngine:
             con.execute(f"INSERT INTO out SELECT '{tid}', s, o, ? FROM fresh", (self._seq,))
             touched.add(tid)
             total += n
+            if tid in self._wide_reads:
+                self._wide_dirty = True  # the wide tables are built again before the next compiled rule
             if kind == "t":
                 present.update({("p", RDF_TYPE, ""), ("t", key_iri, "")})
             else:
@@ -439,6 +555,13 @@ class ColumnarEngine:
     def _nt_obj(self, tid: str, o: str | None) -> str:
         kind, iri = self._keys[tid]
         return f"<{iri}>" if kind == "t" else o
+
+
+class _Pseudo:
+    """A wide extension where `translations` expects a rule (an IRI and a CONSTRUCT)."""
+
+    def __init__(self, iri: str, construct: str):
+        self.iri, self.construct = iri, construct
 
 
 def _cast_of_nt(s: str) -> str | None:

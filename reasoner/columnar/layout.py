@@ -41,10 +41,21 @@ def _sample_quads() -> list[ox.Quad]:
 
 def layout(rules: list[Rule], reference: Iterable[ox.Quad]) -> Layout:
     """Reference keys: keys with reference rows that no rule writes and no cast asserts. Shared keys: keys
-    whose objects, in the reference rows and the sample casts, are never a cast's own node."""
+    whose objects, in the reference rows and the sample casts (asserted and derived), are never a cast's
+    own node.
+
+    The samples are derived (by the pyoxigraph engine) so that a key only rules write is classed by what
+    they write: `?f lyo:factorKind ?k` relates a cast's factor to a shared kind, and a join stepping into
+    it through `?k` alone pairs the factors of every cast of the batch (Outweighs: 21 of 90 s at 10,000
+    casts) where `?f lyo:factorOf ?u` steps from one cast's line."""
+    from liuyao_kg.reasoner.engine import Engine
+
+    reference = list(reference)
     written = {(k[0], k[1]) for r in rules for k in r.io.writes} | {("p", iri) for iri in STRUCTURAL}
+    samples = _sample_quads()
+    samples += Engine(rules, reference).derive(samples)
     ref, cast, local = set(), set(), set()
-    for quads, side in ((reference, ref), (_sample_quads(), cast)):
+    for quads, side in ((reference, ref), (samples, cast)):
         for qd in quads:
             p, o = str(qd.predicate), str(qd.object)
             key = key_of(p, o)

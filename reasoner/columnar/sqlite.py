@@ -40,6 +40,12 @@ class SqliteEngine(ColumnarEngine):
             for c in columns:
                 self.con.execute(f"CREATE INDEX {table}_{c} ON {table} ({c})")
 
+    def _create_flags(self, table: str, texts: list[str], flags: list[str]) -> None:
+        cols = [c + " TEXT" for c in texts] + [c + " INTEGER" for c in flags]
+        self.con.execute(f"CREATE TABLE {table} ({', '.join(cols)})")
+        for c in ("k, s", "s") if table == "w_ext" else ("cs", "x") if "x" in texts else ("cs",):
+            self.con.execute(f"CREATE INDEX {table}_{c.replace(', ', '_')} ON {table} ({c})")
+
     def _stage(self, name: str, columns: dict[str, list]) -> None:
         # a staging table is created once and emptied after use: any DDL makes SQLite prepare every cached
         # statement again (measured: ~1 ms a rule, 100× the rule itself)
