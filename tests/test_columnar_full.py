@@ -20,6 +20,7 @@ from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.ontology import tables as T
 from liuyao_kg.reasoner.columnar.engine import ColumnarEngine
+from liuyao_kg.reasoner.columnar.wide import chapter_conditions
 from liuyao_kg.reasoner.engine import Engine, load_rules
 from samples import BRANCHES, JIAZI
 
@@ -36,7 +37,8 @@ def engines():
     store.extend(layers[ns.GRAPH_RULES])
     rules = load_rules(store, ns.GRAPH_RULES)
     reference = layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE]
-    return Engine(rules, reference), ColumnarEngine(rules, reference)
+    # as `liuyao load --parquet` derives: the chapter rules compiled from their conditions (wide.py)
+    return Engine(rules, reference), ColumnarEngine(rules, reference, conditions=chapter_conditions(layers[ns.GRAPH_RULES]))
 
 
 def digests(quads) -> dict[str, str]:

@@ -109,11 +109,18 @@ class ColumnarEngine:
             self._refill(tid)
         self._levels_cache = self._levels()
         self._queries = {iri: self._resolve(t) for iri, t in self.sql.items() if isinstance(t, Translation)}
-        self._wide_queries = {iri: self._resolve(w.translation) for iri, w in self.wide.items()}
+        self._wide_queries = {iri: w.sql for iri, w in self.wide.items()}
         self._ext_queries = [(e, t, self._resolve(t).replace("INSERT INTO new ", "INSERT INTO w_ext ", 1))
                              for e, t in self._extensions]
         self._wide_dirty = True
         self._wide_usable: set[str] = set()
+        #: {predicate IRI: the SQL list of the IRI objects some rule's `required` names with it}
+        objects: dict[str, set[str]] = {}
+        for r in rules:
+            for k in r.io.required:
+                if k[0] == "p" and len(k) > 2 and k[2]:
+                    objects.setdefault(k[1], set()).add(k[2])
+        self._required_objects = {p: ", ".join(terms.q(f"<{o}>") for o in sorted(objs)) for p, objs in objects.items()}
         self._ox_queries = {r.iri: f"{_PROLOGUE}{r.construct}\nVALUES ?rule {{ <{r.iri}> }}" for r in rules}
         self._mirror = None
         self._mirror_base: ox.Store | None = None  # the reference, kept across batches (see _mirror_store)
@@ -155,9 +162,9 @@ class ColumnarEngine:
         """The cast table of a key back to its reference rows."""
         self.con.execute(f"CREATE OR REPLACE TABLE c_{tid} AS SELECT * FROM r_{tid}")
 
-    def _create_flags(self, table: str, texts: list[str], flags: list[str]) -> None:
-        """A wide table: text columns, then 0/1 columns (wide.py)."""
-        cols = [c + " VARCHAR" for c in texts] + [c + " TINYINT" for c in flags]
+    def _create_flags(self, table: str, ints: list[str], texts: list[str], flags: list[str]) -> None:
+        """A wide table: integer columns, text columns, then 0/1 columns (wide.py)."""
+        cols = [c + " INTEGER" for c in ints] + [c + " VARCHAR" for c in texts] + [c + " TINYINT" for c in flags]
         self.con.execute(f"CREATE TABLE {table} ({', '.join(cols)})")
 
     # --- the chapter rules over the wide tables (wide.py) -------------------------------------
@@ -171,10 +178,12 @@ class ColumnarEngine:
         self.wide_refused: dict[str, str] = {}
         self._extensions: list[tuple[W.Extension, Translation]] = []
         self._wide_keys: set[tuple[str, str]] = set()
+        self._wide_topics: set[str] = set()
         self._wide_reads: set[str] = set()
         if not conditions:
             return
         compiled, self.wide_refused, comp = W.compile_rules(rules, conditions)
+        self._wide_topics = comp.topics
         exts = list(comp.extensions.values())
         ext_sql = translations([_Pseudo(e.iri, e.construct) for e in exts], self.layout, progress)
         refused = {e.iri: ext_sql[e.iri] for e in exts if not isinstance(ext_sql[e.iri], Translation)}
@@ -189,7 +198,6 @@ class ColumnarEngine:
         self._extensions = [(e, ext_sql[e.iri]) for e in exts if e in used]
         self._wide_keys = {tuple(k) for _e, t in self._extensions for k in t.reads}
         self._wide_keys |= set(W.SOURCE_KEYS.values()) | {("p", iri) for iri in W.FUNCTIONAL}
-        self._wide_keys |= {tuple(k) for w in self.wide.values() for k in w.translation.reads}
         self._wide_reads = {table_id(k) for k in self._wide_keys}
 
     def _create_wide_tables(self) -> None:
@@ -199,11 +207,14 @@ class ColumnarEngine:
         if not self.wide:
             return
         source = {name: f"c_{table_id(key)}" for name, key in W.SOURCE_KEYS.items()}
-        for kind, table in W.TABLES.items():
+        topics = sorted(self._wide_topics)
+        for kind in ("cast", "line", "hidden"):  # w_cast first: it numbers the casts the others refer to
             of_kind = [e for e, _t in self._extensions if e.kind == kind]
-            self._create_flags(table, *W.table_columns(kind, of_kind))
-            self._pivots.append(W.pivot_sql(kind, of_kind, source))
-        self._create_flags("w_ext", ["k", "s", "o"], [])
+            self._create_flags(W.TABLES[kind], *W.table_columns(kind, of_kind, topics))
+            self._pivots.append(W.pivot_sql(kind, of_kind, source, topics))
+        self._create_flags("w_ext", [], ["k", "s", "o"], [])
+        self._create_flags("w_sol", [], W.SOLUTION_COLUMNS, [])
+        self._judgment_sql = W.judgment_sql(self._table)
         self._functional = [f"SELECT count(*) FROM (SELECT s FROM c_{table_id(('p', iri))} GROUP BY s HAVING count(*) > 1) AS f"
                             for iri in W.FUNCTIONAL]
 
@@ -448,11 +459,13 @@ class ColumnarEngine:
         self._seq += 1
         con.execute("DELETE FROM new")
         timings = self.timings
+        wide = False
         for iri in iris:
             t = self.sql[iri]
             start = time.process_time() if timings is not None else 0.0
             if self._runs_wide(iri, exact):
                 con.execute(self._wide_queries[iri])
+                wide = True
             elif isinstance(t, Translation) and (exact[0] or not t.typed) and (exact[1] or not t.ordered):
                 if self._queries[iri] and not self._run_sql(iri):
                     self._apply_oxigraph(iri)
@@ -460,14 +473,21 @@ class ColumnarEngine:
                 self._apply_oxigraph(iri)
             if timings is not None:
                 timings[iri] = timings.get(iri, 0.0) + time.process_time() - start
+        if wide:  # the compiled rules' solutions as their judgments' triples, once for the level
+            for sql in self._judgment_sql:
+                con.execute(sql)
+            con.execute("DELETE FROM w_sol")
         keys = [k for (k,) in con.execute("SELECT DISTINCT k FROM new").fetchall()]
         total = 0
         for tid in keys:
             kind, key_iri = self._keys[tid]
             cols = "s" if kind == "t" else "s, o"
             con.execute(f"DELETE FROM fresh")
+            # only the rows of the subjects the level derived can be held already: the EXCEPT reads those
+            # (a semi-join on the few new subjects), not every row of a key the whole batch fills
             con.execute(f"INSERT INTO fresh SELECT DISTINCT {cols}{', NULL' if kind == 't' else ''} FROM new "
-                        f"WHERE k = '{tid}' EXCEPT SELECT {cols}{', NULL' if kind == 't' else ''} FROM c_{tid}")
+                        f"WHERE k = '{tid}' EXCEPT SELECT {cols}{', NULL' if kind == 't' else ''} FROM c_{tid} "
+                        f"WHERE s IN (SELECT s FROM new WHERE k = '{tid}')")
             (n,) = con.execute("SELECT count(*) FROM fresh").fetchone()
             if not n:
                 continue
@@ -483,9 +503,12 @@ class ColumnarEngine:
                 present.update({("p", RDF_TYPE, ""), ("t", key_iri, "")})
             else:
                 present.add(("p", key_iri, ""))
-                # the keys with an IRI object (what `required` reads: see dependencies.Key)
-                for (obj,) in con.execute("SELECT DISTINCT o FROM fresh WHERE substr(o, 1, 1) = '<'").fetchall():
-                    present.add(("p", key_iri, obj[1:-1]))
+                # the keys with an IRI object (what `required` reads: see dependencies.Key), of the objects
+                # some rule requires: fetching every object (each line a state is of) cost ~1 ms a cast
+                wanted = self._required_objects.get(key_iri)
+                if wanted:
+                    for (obj,) in con.execute(f"SELECT DISTINCT o FROM fresh WHERE o IN ({wanted})").fetchall():
+                        present.add(("p", key_iri, obj[1:-1]))
         return total
 
     def _run_sql(self, iri: str) -> bool:

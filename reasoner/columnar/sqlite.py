@@ -40,10 +40,10 @@ class SqliteEngine(ColumnarEngine):
             for c in columns:
                 self.con.execute(f"CREATE INDEX {table}_{c} ON {table} ({c})")
 
-    def _create_flags(self, table: str, texts: list[str], flags: list[str]) -> None:
-        cols = [c + " TEXT" for c in texts] + [c + " INTEGER" for c in flags]
+    def _create_flags(self, table: str, ints: list[str], texts: list[str], flags: list[str]) -> None:
+        cols = [c + " INTEGER" for c in ints] + [c + " TEXT" for c in texts] + [c + " INTEGER" for c in flags]
         self.con.execute(f"CREATE TABLE {table} ({', '.join(cols)})")
-        for c in ("k, s", "s") if table == "w_ext" else ("cs", "x") if "x" in texts else ("cs",):
+        for c in ("k, s", "s") if table == "w_ext" else ints + texts:  # rows looked up by cast, node or key
             self.con.execute(f"CREATE INDEX {table}_{c.replace(', ', '_')} ON {table} ({c})")
 
     def _stage(self, name: str, columns: dict[str, list]) -> None:

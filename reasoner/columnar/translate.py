@@ -25,7 +25,7 @@ from .terms import q
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 #: bump when the generated SQL changes meaning: cached translations of older versions are ignored
-VERSION = "10"
+VERSION = "11"
 
 
 #: the message of a generated statement's run-time refusal (see ColumnarEngine._apply)
@@ -266,6 +266,11 @@ class _Translator:
             connected = [i for i in remaining if pats[i][2] & bound]
             if not connected:
                 connected = [i for i in castside if i in remaining] or remaining
+            elif min(self._cost(pats[i], bound) for i in connected) >= self.SHARED_STEP:
+                # every connected pattern steps through a shared term (all casts' nodes of an element, say):
+                # a reference table joined first, its few rows to each solution, turns that step into a
+                # lookup (`?tb a lyo:Branch ; lyo:element ?ge`: 12 branches, not every node of the batch)
+                connected += [i for i in remaining if i not in connected and pats[i][0] in self.layout.reference]
             best = min(connected, key=lambda i: (self._cost(pats[i], bound), -pats[i][3], i))
             costs.append(self._cost(pats[best], bound))
             order.append(best)
@@ -293,8 +298,11 @@ class _Translator:
         if o_fixed:
             if key[0] == "t" or not isinstance(positions[1][0], Variable):
                 return 3  # every cast node of a class, or with a constant: linear in the batch
-            return 9 if key in self.layout.shared else 2  # through a shared term: every cast's nodes
+            return self.SHARED_STEP if key in self.layout.shared else 2  # through a shared term: every cast's nodes
         return 6
+
+    #: the cost of a step into a table through a shared term (an unconnected reference table costs less)
+    SHARED_STEP = 9
 
     def _join(self, left: _Pat, right: _Pat, kind: str = "JOIN", extra: str | None = None) -> _Pat:
         if not left.cols and kind == "JOIN" and left.sql == "SELECT 1 AS _one":

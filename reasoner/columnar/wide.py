@@ -75,10 +75,31 @@ class Extension:
 
 @dataclass
 class WideRule:
-    """A chapter rule compiled: its SELECT over the wide tables and the extensions it reads."""
+    """A chapter rule compiled: the statement adding its solutions to w_sol, and the extensions it reads."""
 
-    translation: Translation
+    sql: str
     extensions: frozenset = field(default_factory=frozenset)
+
+
+#: line patterns a compiled condition may bind (the package's conditions bind at most 4)
+MAX_LINES = 6
+#: w_sol: a compiled rule's solutions (rule IRI, cast, judgment IRI, matched lines), N-Triples terms
+SOLUTION_COLUMNS = ["r", "cs", "j"] + [f"m{i}" for i in range(MAX_LINES)]
+
+
+def judgment_sql(table_of) -> list[str]:
+    """The statements adding the triples of w_sol's judgments to `new` (the template compile_rule writes:
+    `?j a lyo:Judgment ; lyo:judgmentOf ?cast ; lyo:inCast ?cast ; lyo:matchedLine ?L… ; prov:wasDerivedFrom ?rule`).
+    `table_of(key)` is a key's table id."""
+    k = {name: q(table_of(key)) for name, key in (
+        ("type", ("t", LYO + "Judgment")), ("of", ("p", LYO + "judgmentOf")), ("in", ("p", LYO + "inCast")),
+        ("rule", ("p", PROV + "wasDerivedFrom")), ("line", ("p", LYO + "matchedLine")))}
+    out = [f"INSERT INTO new SELECT DISTINCT {k['type']}, j, NULL FROM w_sol",
+           f"INSERT INTO new SELECT DISTINCT {k['of']}, j, cs FROM w_sol",
+           f"INSERT INTO new SELECT DISTINCT {k['in']}, j, cs FROM w_sol",
+           f"INSERT INTO new SELECT DISTINCT {k['rule']}, j, r FROM w_sol"]
+    lines = " UNION ".join(f"SELECT j, m{i} AS m FROM w_sol WHERE m{i} IS NOT NULL" for i in range(MAX_LINES))
+    return out + [f"INSERT INTO new SELECT {k['line']}, j, m FROM ({lines}) AS ml"]
 
 
 def chapter_conditions(rule_quads) -> dict[str, tuple[str, str | None]]:
@@ -109,6 +130,8 @@ class WideCompiler:
 
     def __init__(self):
         self.extensions: dict[str, Extension] = {}
+        #: the topics rules are scoped to, a 0/1 column of w_cast each (`?cast lyo:topic "…"`)
+        self.topics: set[str] = set()
 
     def _ext(self, kind: str, body: str) -> Extension:
         e = Extension(kind, " ".join(body.split()))
@@ -202,17 +225,20 @@ class _RuleSQL:
         self.used.add(ext)
         return f"{alias}.{_column(ext)} = {1 if want else 0}"
 
+    def tokens(self, alias: str, clause: C.LineClause) -> str:
+        """A plain line pattern's tokens as tests of the w_line row `alias`."""
+        return " AND ".join(self.col(alias, self.comp.line_token(tok, self.table), not neg) for neg, tok in clause.tokens)
+
     def candidates(self, clause: C.LineClause, hidden_reading: bool) -> tuple[str, bool]:
         """SQL of a line pattern's solutions (cs, l, u): u the line its tokens read (舍飛從伏)."""
         if not hidden_reading:
             a = self.alias("s")
-            conds = [self.col(a, self.comp.line_token(tok, self.table), not neg) for neg, tok in clause.tokens]
-            return f"SELECT {a}.cs AS cs, {a}.x AS l, {a}.x AS u FROM w_line {a} WHERE {' AND '.join(conds)}", True
+            return f"SELECT {a}.cid AS cid, {a}.x AS l, {a}.x AS u FROM w_line {a} WHERE {self.tokens(a, clause)}", True
         rest = [(neg, tok) for neg, tok in clause.tokens if tok != "用神"]
         s = self.alias("s")
         shown = [self.col(s, self.comp.usegod_shown(), True)]
         shown += [self.col(s, self.comp.line_token(tok, self.table), not neg) for neg, tok in rest]
-        parts = [f"SELECT {s}.cs AS cs, {s}.x AS l, {s}.x AS u FROM w_line {s} WHERE {' AND '.join(shown)}"]
+        parts = [f"SELECT {s}.cid AS cid, {s}.x AS l, {s}.x AS u FROM w_line {s} WHERE {' AND '.join(shown)}"]
         p, f, h = self.alias("p"), self.alias("f"), self.alias("h")
         pair = self.comp.usegod_hidden()
         self.used.add(pair)
@@ -228,8 +254,8 @@ class _RuleSQL:
             else:
                 hidden.append(self.col(h, ext, not neg))
         if possible:
-            parts.append(f"SELECT {f}.cs AS cs, {f}.x AS l, {h}.x AS u FROM w_ext {p} JOIN w_line {f} ON {f}.x = {p}.s "
-                         f"JOIN w_hidden {h} ON {h}.x = {p}.o AND {h}.cs = {f}.cs WHERE {' AND '.join(hidden)}")
+            parts.append(f"SELECT {f}.cid AS cid, {f}.x AS l, {h}.x AS u FROM w_ext {p} JOIN w_line {f} ON {f}.x = {p}.s "
+                         f"JOIN w_hidden {h} ON {h}.x = {p}.o AND {h}.cid = {f}.cid WHERE {' AND '.join(hidden)}")
         return " UNION ALL ".join(parts), len(parts) == 1
 
     def relation(self, r: C.RelClause, cols: dict[tuple[str, str], str], subjects: set[str], negated: bool) -> None:
@@ -254,12 +280,15 @@ class _RuleSQL:
                 self.where.append(self.col("c", self.comp.cast_fact(f"?cast lyo:{prop} ?wl0 ."), True))
         for c in cond.clauses:
             if isinstance(c, C.LineClause):
-                sql, _ = self.candidates(c, c.name in subjects)
                 a = self.alias("m")
-                self.joins.append(f"JOIN ({sql}) {a} ON {a}.cs = c.cs")
-                cols[("N", c.name)] = f"{a}.l"
-                cols[("S", c.name)] = f"{a}.u"
-                lines.append(f"{a}.l")
+                if c.name in subjects:
+                    sql, _ = self.candidates(c, True)
+                    self.joins.append(f"JOIN ({sql}) {a} ON {a}.cid = c.cid")
+                    cols[("N", c.name)], cols[("S", c.name)] = f"{a}.l", f"{a}.u"
+                else:  # a line row itself, its tokens in the join (no derived table to plan)
+                    self.joins.append(f"JOIN w_line {a} ON {a}.cid = c.cid AND {self.tokens(a, c)}")
+                    cols[("N", c.name)] = cols[("S", c.name)] = f"{a}.x"
+                lines.append(cols[("N", c.name)])
         for c in cond.clauses:
             if isinstance(c, C.RelClause):
                 self.relation(c, cols, subjects, False)
@@ -267,28 +296,27 @@ class _RuleSQL:
                 self.where.append(self.col("c", self.comp.cast_fact(C._Compiler().cast(c)), True))
             elif isinstance(c, C.NotClause):
                 inner = c.inner
-                if isinstance(inner, C.LineClause):
-                    sql, _ = self.candidates(inner, C.reads_hidden(inner))
+                if isinstance(inner, C.LineClause) and not C.reads_hidden(inner):
                     a = self.alias("n")
-                    self.where.append(f"NOT EXISTS (SELECT 1 FROM ({sql}) {a} WHERE {a}.cs = c.cs)")
+                    self.where.append(f"NOT EXISTS (SELECT 1 FROM w_line {a} WHERE {a}.cid = c.cid AND {self.tokens(a, inner)})")
+                elif isinstance(inner, C.LineClause):
+                    sql, _ = self.candidates(inner, True)
+                    a = self.alias("n")
+                    self.where.append(f"NOT EXISTS (SELECT 1 FROM ({sql}) {a} WHERE {a}.cid = c.cid)")
                 elif isinstance(inner, C.RelClause):
                     self.relation(inner, cols, subjects, True)
                 else:
                     self.where.append(self.col("c", self.comp.cast_fact(C._Compiler().cast(inner)), False))
-        reads = []
-        if topics is not None:
-            tid = table_id(("p", TOPIC))
-            reads.append(("p", TOPIC))
-            alts = ", ".join(q(str(ox.Literal(t))) for t in sorted(topics))
-            self.where.insert(0, f"EXISTS (SELECT 1 FROM {{T:{tid}}} tp WHERE tp.s = c.cs AND tp.o IN ({alts}))")
+        if topics is not None:  # VALUES ?topic { … } ?cast lyo:topic ?topic
+            self.comp.topics |= set(topics)
+            self.where.insert(0, "(" + " OR ".join(f"c.{topic_column(t)} = 1" for t in sorted(topics)) + ")")
+        if len(lines) > MAX_LINES:
+            raise Unsupported(f"more than {MAX_LINES} line patterns")
         j = f"substr(c.cs, 1, length(c.cs) - 1) || {q('/judgment/' + path + '>')}"
-        select = ", ".join(["c.cs AS cs", f"{j} AS j"] + [f"{x} AS m{i}" for i, x in enumerate(lines)])
+        select = ", ".join([q(f"<{rule_iri}>"), "c.cs", j] + lines + ["NULL"] * (MAX_LINES - len(lines)))
         where = f" WHERE {' AND '.join(self.where)}" if self.where else ""
         sql = f"SELECT DISTINCT {select} FROM w_cast c {' '.join(self.joins)}{where}"
-        template = [("t", LYO + "Judgment", "sol.j", None), ("p", LYO + "judgmentOf", "sol.j", "sol.cs"),
-                    ("p", LYO + "inCast", "sol.j", "sol.cs"), ("p", PROV + "wasDerivedFrom", "sol.j", q(f"<{rule_iri}>"))]
-        template += [("p", LYO + "matchedLine", "sol.j", f"sol.m{i}") for i in range(len(lines))]
-        return WideRule(Translation(sql, template, reads), frozenset(self.used))
+        return WideRule(f"INSERT INTO w_sol {sql}", frozenset(self.used))
 
 
 def _column(ext: Extension) -> str:
@@ -313,29 +341,45 @@ def compile_rules(rules, conditions: dict[str, tuple[str, str | None]]) -> tuple
     return out, refused, comp
 
 
-def pivot_sql(kind: str, extensions: list[Extension], source: dict[str, str]) -> str:
-    """The statement filling a wide table from w_ext: a 0/1 column per extension of the kind.
+def topic_column(topic: str) -> str:
+    import hashlib
 
-    `source` names the key tables of the domain: `hasLine`, `hasHidden`, `type` (the class lyo:Cast)."""
+    return "tp_" + hashlib.sha1(topic.encode()).hexdigest()[:12]
+
+
+def pivot_sql(kind: str, extensions: list[Extension], source: dict[str, str], topics: list[str] = ()) -> str:
+    """The statement filling a wide table from w_ext: a 0/1 column per extension of the kind (w_cast: and per
+    topic). w_cast numbers the casts (`cid`), which the other two tables and the rules join on.
+
+    `source` names the key tables of the domain: `hasLine`, `hasHidden`, `type` (the class lyo:Cast), `topic`."""
     flags = "".join(f", max(CASE WHEN e.k = {q(x.tid)} THEN 1 ELSE 0 END)" for x in extensions)
     keys = ", ".join(q(x.tid) for x in extensions) or "''"
     if kind == "line":
-        return (f"INSERT INTO w_line SELECT h.s, h.o{flags} FROM {source['hasLine']} h "
-                f"LEFT JOIN w_ext e ON e.s = h.o AND e.k IN ({keys}) GROUP BY h.s, h.o")
+        return (f"INSERT INTO w_line SELECT c.cid, h.o{flags} FROM {source['hasLine']} h JOIN w_cast c ON c.cs = h.s "
+                f"LEFT JOIN w_ext e ON e.s = h.o AND e.k IN ({keys}) GROUP BY c.cid, h.o")
     if kind == "hidden":
-        return (f"INSERT INTO w_hidden SELECT h.s, d.o{flags} FROM {source['hasLine']} h JOIN {source['hasHidden']} d "
-                f"ON d.s = h.o LEFT JOIN w_ext e ON e.s = d.o AND e.k IN ({keys}) GROUP BY h.s, d.o")
-    return (f"INSERT INTO w_cast SELECT t.s{flags} FROM {source['type']} t "
-            f"LEFT JOIN w_ext e ON e.s = t.s AND e.k IN ({keys}) GROUP BY t.s")
+        return (f"INSERT INTO w_hidden SELECT c.cid, d.o{flags} FROM {source['hasLine']} h JOIN w_cast c ON c.cs = h.s "
+                f"JOIN {source['hasHidden']} d ON d.s = h.o LEFT JOIN w_ext e ON e.s = d.o AND e.k IN ({keys}) "
+                f"GROUP BY c.cid, d.o")
+    # a cast's topic flags from its own grouped topic rows (a cast has few), joined once per cast
+    topic_flags = "".join(f", max(CASE WHEN tp.o = {q(str(ox.Literal(t)))} THEN 1 ELSE 0 END) AS t{i}"
+                          for i, t in enumerate(topics))
+    return (f"INSERT INTO w_cast SELECT row_number() OVER (), t.s{flags}"
+            f"{''.join(f', coalesce(max(tq.t{i}), 0)' for i in range(len(topics)))} "
+            f"FROM {source['type']} t LEFT JOIN w_ext e ON e.s = t.s AND e.k IN ({keys}) "
+            f"LEFT JOIN (SELECT tp.s AS s{topic_flags} FROM {source['topic']} tp GROUP BY tp.s) tq ON tq.s = t.s "
+            f"GROUP BY t.s")
 
 
-def table_columns(kind: str, extensions: list[Extension]) -> tuple[list[str], list[str]]:
-    """(text columns, 0/1 columns) of a wide table."""
-    texts = ["cs"] if kind == "cast" else ["cs", "x"]
-    return texts, [_column(e) for e in extensions]
+def table_columns(kind: str, extensions: list[Extension], topics: list[str] = ()) -> tuple[list[str], list[str], list[str]]:
+    """(integer columns, text columns, 0/1 columns) of a wide table."""
+    texts = ["cs"] if kind == "cast" else ["x"]
+    flags = [_column(e) for e in extensions] + ([topic_column(t) for t in topics] if kind == "cast" else [])
+    return ["cid"], texts, flags
 
 
-SOURCE_KEYS = {"hasLine": ("p", LYO + "hasLine"), "hasHidden": ("p", LYO + "hasHidden"), "type": ("t", LYO + "Cast")}
+SOURCE_KEYS = {"hasLine": ("p", LYO + "hasLine"), "hasHidden": ("p", LYO + "hasHidden"), "type": ("t", LYO + "Cast"),
+               "topic": ("p", TOPIC)}
 
-__all__ = ["EXT", "Extension", "FUNCTIONAL", "SOURCE_KEYS", "TABLES", "WideCompiler", "WideRule", "chapter_conditions",
-           "compile_rules", "pivot_sql", "table_columns"]
+__all__ = ["EXT", "Extension", "FUNCTIONAL", "MAX_LINES", "SOLUTION_COLUMNS", "judgment_sql", "SOURCE_KEYS", "TABLES", "WideCompiler", "WideRule", "chapter_conditions",
+           "compile_rules", "pivot_sql", "table_columns", "topic_column"]
