@@ -22,6 +22,8 @@ class SqliteEngine(ColumnarEngine):
 
     #: every rule's statement and the bookkeeping's stay prepared (sqlite3 caches by SQL text)
     STATEMENT_CACHE = 8192
+    #: one statement per wide rule or extension: each stays prepared (a fused one's text would vary by batch)
+    FUSE = 1
 
     def _connect(self, threads: int | None) -> None:
         # autocommit: each statement is atomic on its own, so a refused one leaves `new` as it was

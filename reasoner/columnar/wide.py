@@ -75,9 +75,9 @@ class Extension:
 
 @dataclass
 class WideRule:
-    """A chapter rule compiled: the statement adding its solutions to w_sol, and the extensions it reads."""
+    """A chapter rule compiled: the SELECT of its solutions (rows of w_sol), and the extensions it reads."""
 
-    sql: str
+    select: str
     extensions: frozenset = field(default_factory=frozenset)
 
 
@@ -316,7 +316,7 @@ class _RuleSQL:
         select = ", ".join([q(f"<{rule_iri}>"), "c.cs", j] + lines + ["NULL"] * (MAX_LINES - len(lines)))
         where = f" WHERE {' AND '.join(self.where)}" if self.where else ""
         sql = f"SELECT DISTINCT {select} FROM w_cast c {' '.join(self.joins)}{where}"
-        return WideRule(f"INSERT INTO w_sol {sql}", frozenset(self.used))
+        return WideRule(sql, frozenset(self.used))
 
 
 def _column(ext: Extension) -> str:
