@@ -48,3 +48,46 @@ def test_a_rule_missing_from_the_package_is_analysed_with_a_message(tmp_path, mo
     ios = dependencies.rule_ios({"urn:x": text})
     assert ("p", ns.LYO + "castId", "") in ios["urn:x"].reads
     assert "analysing 1 rule(s)" in capsys.readouterr().err
+
+
+# --- the columnar back end's SQL (reasoner/columnar/translations.json) ------------------------------------
+
+
+def test_the_packaged_sql_translations_match_the_rules():
+    from liuyao_kg.reasoner.columnar import engine, precompute as columnar_precompute
+
+    assert engine.PACKAGED.read_text(encoding="utf-8") == columnar_precompute.build(), \
+        "reasoner/columnar/translations.json is out of date: run python -m liuyao_kg.reasoner.columnar.precompute"
+
+
+def test_a_fresh_read_only_cache_directory_starts_the_columnar_engine_without_translating(tmp_path, monkeypatch):
+    from liuyao_kg import parquet_load
+    from liuyao_kg.reasoner.columnar import engine
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    os.chmod(cache, 0o500)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+
+    def refuse(*_a, **_k):
+        raise AssertionError("a rule was translated although the package ships its SQL")
+
+    monkeypatch.setattr(engine, "translate_entry", refuse)
+    col = parquet_load.columnar_engine(threads=1)  # what liuyao load --parquet builds: rules and wide extensions
+    assert col.paths["pyoxigraph"] == 0 and col.paths["wide"] > 1_000
+    assert not any(cache.iterdir())
+
+
+def test_rules_missing_from_the_packaged_sql_are_translated_with_a_message(tmp_path, monkeypatch, capsys):
+    from liuyao_kg.reasoner.columnar import engine
+    from liuyao_kg.reasoner.columnar.translate import Layout
+    from liuyao_kg.reasoner.dependencies import rule_io
+    from liuyao_kg.reasoner.engine import Rule
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(engine, "PROGRESS_ABOVE", 1)
+    text = "CONSTRUCT { ?s a lyo:Cast } WHERE { ?s lyo:castId ?id }"
+    rules = [Rule(iri=f"urn:x{i}", construct=text, io=rule_io(text)) for i in range(2)]
+    out = engine.translations(rules, Layout())
+    assert all(not isinstance(t, str) for t in out.values())
+    assert "translating 2 rule(s) to SQL" in capsys.readouterr().err

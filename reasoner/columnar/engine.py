@@ -14,10 +14,10 @@ batches derives the same quads.
 from __future__ import annotations
 
 import hashlib
-import json
-import os
+import sys
 import time
 from collections.abc import Iterable
+from pathlib import Path
 
 import pyoxigraph as ox
 
@@ -41,30 +41,55 @@ def _cache_file():
     return _cache_dir() / f"columnar-sql-v{VERSION}.json"
 
 
+#: the translations of the package's own rules and wide extensions, keyed as the user cache is (built by
+#: python -m liuyao_kg.reasoner.columnar.precompute, checked by a test): a fresh install translates nothing
+PACKAGED = Path(__file__).resolve().parent / "translations.json"
+_PACKAGED_DATA: dict | None = None
+#: translating more rules than this says so on stderr first (about 15 ms a rule)
+PROGRESS_ABOVE = 20
+
+
+def packaged() -> dict:
+    global _PACKAGED_DATA
+    if _PACKAGED_DATA is None:
+        _PACKAGED_DATA = _read_json(PACKAGED)
+    return _PACKAGED_DATA
+
+
+def translate_entry(rule, layout: Layout) -> dict:
+    """One rule's cache entry: its Translation's fields, or why it runs on pyoxigraph."""
+    try:
+        t = translate(rule.construct, rule.iri, _PROLOGUE, layout)
+        return {"where": t.where, "template": t.template, "reads": t.reads, "typed": t.typed, "ordered": t.ordered}
+    except Unsupported as e:
+        return {"unsupported": str(e)}
+
+
 def translations(rules: list[Rule], layout: Layout, progress=None) -> dict[str, Translation | str]:
     """Each rule's Translation, or the reason it runs on pyoxigraph; memoised by each rule's text hash
     (and the layout's, which steers the join order).
 
     Translating parses every rule with rdflib (about 15 ms a rule); the result depends only on the rule's
-    text and the generator's VERSION, so a changed rule misses the cache and is translated again. An
-    unwritable cache directory only costs the time again next start.
+    text and the generator's VERSION, so a changed rule misses the packaged translations and the cache and is
+    translated again (said on stderr, or to `progress`, when there are many). An unwritable cache directory
+    only costs the time again next start.
     """
+    ship = packaged()
     cache = _read_json(_cache_file())
     out, fresh = {}, {}
-    missing = [r for r in rules if _rule_hash(r, layout) not in cache]
-    if missing and progress:
-        progress(f"translating {len(missing)} rule(s) to SQL (cached after the first run)")
+    missing = [r for r in rules if _rule_hash(r, layout) not in ship and _rule_hash(r, layout) not in cache]
+    if len(missing) > PROGRESS_ABOVE or (missing and progress):
+        note = (f"translating {len(missing)} rule(s) to SQL, about {len(missing) * 15 // 1000 + 1} s "
+                f"(cached in {_cache_dir()} after the first run)")
+        if progress:
+            progress(note)
+        else:
+            print(f"liuyao: {note}", file=sys.stderr, flush=True)
     for r in rules:
         h = _rule_hash(r, layout)
-        entry = cache.get(h)
+        entry = ship.get(h) or cache.get(h)
         if entry is None:
-            try:
-                t = translate(r.construct, r.iri, _PROLOGUE, layout)
-                entry = {"where": t.where, "template": t.template, "reads": t.reads, "typed": t.typed,
-                         "ordered": t.ordered}
-            except Unsupported as e:
-                entry = {"unsupported": str(e)}
-            fresh[h] = entry
+            entry = fresh[h] = translate_entry(r, layout)
         if "unsupported" in entry:
             out[r.iri] = entry["unsupported"]
         else:
@@ -514,7 +539,7 @@ class ColumnarEngine:
         for tid in keys:
             kind, key_iri = self._keys[tid]
             cols = "s" if kind == "t" else "s, o"
-            con.execute(f"DELETE FROM fresh")
+            con.execute("DELETE FROM fresh")
             # only the rows of the subjects the level derived can be held already: the EXCEPT reads those
             # (a semi-join on the few new subjects), not every row of a key the whole batch fills
             con.execute(f"INSERT INTO fresh SELECT DISTINCT {cols}{', NULL' if kind == 't' else ''} FROM new "

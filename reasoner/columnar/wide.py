@@ -31,7 +31,7 @@ from liuyao_kg.namespaces import LYO, PROV
 from liuyao_kg.reasoner import conditions as C
 
 from .terms import q
-from .translate import RDF_TYPE, Translation, Unsupported, table_id
+from .translate import Unsupported, table_id
 
 EXT = "urn:liuyao-kg:wide#"
 TOPIC = LYO + "topic"
@@ -229,11 +229,9 @@ class _RuleSQL:
         """A plain line pattern's tokens as tests of the w_line row `alias`."""
         return " AND ".join(self.col(alias, self.comp.line_token(tok, self.table), not neg) for neg, tok in clause.tokens)
 
-    def candidates(self, clause: C.LineClause, hidden_reading: bool) -> tuple[str, bool]:
-        """SQL of a line pattern's solutions (cs, l, u): u the line its tokens read (舍飛從伏)."""
-        if not hidden_reading:
-            a = self.alias("s")
-            return f"SELECT {a}.cid AS cid, {a}.x AS l, {a}.x AS u FROM w_line {a} WHERE {self.tokens(a, clause)}", True
+    def candidates(self, clause: C.LineClause) -> str:
+        """SQL of a use-god pattern's solutions (cid, l, u): l the line it matches, u the line its tokens read,
+        the hidden line under l when the use-god is hidden (舍飛從伏, conditions._Compiler.line)."""
         rest = [(neg, tok) for neg, tok in clause.tokens if tok != "用神"]
         s = self.alias("s")
         shown = [self.col(s, self.comp.usegod_shown(), True)]
@@ -256,7 +254,7 @@ class _RuleSQL:
         if possible:
             parts.append(f"SELECT {f}.cid AS cid, {f}.x AS l, {h}.x AS u FROM w_ext {p} JOIN w_line {f} ON {f}.x = {p}.s "
                          f"JOIN w_hidden {h} ON {h}.x = {p}.o AND {h}.cid = {f}.cid WHERE {' AND '.join(hidden)}")
-        return " UNION ALL ".join(parts), len(parts) == 1
+        return " UNION ALL ".join(parts)
 
     def relation(self, r: C.RelClause, cols: dict[tuple[str, str], str], subjects: set[str], negated: bool) -> None:
         ext, ends = self.comp.relation(r, subjects)
@@ -282,7 +280,7 @@ class _RuleSQL:
             if isinstance(c, C.LineClause):
                 a = self.alias("m")
                 if c.name in subjects:
-                    sql, _ = self.candidates(c, True)
+                    sql = self.candidates(c)
                     self.joins.append(f"JOIN ({sql}) {a} ON {a}.cid = c.cid")
                     cols[("N", c.name)], cols[("S", c.name)] = f"{a}.l", f"{a}.u"
                 else:  # a line row itself, its tokens in the join (no derived table to plan)
@@ -300,7 +298,7 @@ class _RuleSQL:
                     a = self.alias("n")
                     self.where.append(f"NOT EXISTS (SELECT 1 FROM w_line {a} WHERE {a}.cid = c.cid AND {self.tokens(a, inner)})")
                 elif isinstance(inner, C.LineClause):
-                    sql, _ = self.candidates(inner, True)
+                    sql = self.candidates(inner)
                     a = self.alias("n")
                     self.where.append(f"NOT EXISTS (SELECT 1 FROM ({sql}) {a} WHERE {a}.cid = c.cid)")
                 elif isinstance(inner, C.RelClause):
