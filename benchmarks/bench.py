@@ -20,7 +20,7 @@ Stacks (each size of each stack runs in its own subprocess, so its peak memory i
   columnar-batch       reasoner/columnar ColumnarEngine.derive (rules as SQL on DuckDB), state + chapter rules,
                        all casts of the size in one batch (at most 10,000)
   columnar-cluster-N   liuyao_kg.parquet_load on a local Dask cluster of N workers (N = 1, 2), JSON Lines in,
-                       Parquet out, partitions of 2,000 casts; casts/s over the wall time, cluster start excluded
+                       Parquet out, partitions of parquet_load.BATCH casts; casts/s over the wall time, cluster start excluded
 
 Equality, recorded under "checks" and per run under "digest": the engine's states equal the oracle's
 (first `--check` casts); the inferred quads of engine-derive, engine-batch, engine-cast, rdflib-derive,
