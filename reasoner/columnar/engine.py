@@ -5,9 +5,10 @@ batch's cast triples, beside `r_<id>` holding the reference layers' (loaded once
 through `{T:<id>}` placeholders resolved here. Each rule's new triples (not yet in the tables) are
 appended to its keys' tables and to `out`; the batch's `out` is its inferred quads.
 
-A rule the translator refuses (`translate.Unsupported`), or a `typed` rule while the batch holds a literal
-of a datatype the SQL macros do not model, runs on pyoxigraph against a mirror store kept in step with
-the tables — so the result is the reference engine's whatever the generator covers (`paths`).
+Given the chapter rules' conditions, those rules run compiled from them over wide tables instead (wide.py:
+a 0/1 column per token, one SELECT a rule). A rule the translator refuses (`translate.Unsupported`), or a
+`typed` rule while the batch holds a literal of a datatype the SQL macros do not model, runs on pyoxigraph
+against a mirror store kept in step with the tables — so the result is the reference engine's whatever the generator covers (`paths`).
 No rule joins two casts (every rule's solutions are one cast's), so any partition of casts into
 batches derives the same quads.
 """
@@ -280,7 +281,8 @@ class ColumnarEngine:
 
     @property
     def paths(self) -> dict[str, int]:
-        """How many rules run as generated SQL and how many on pyoxigraph (the translator refused them)."""
+        """How many rules run compiled from their conditions over the wide tables (wide.py), as generated SQL,
+        and on pyoxigraph (the translator refused them)."""
         sql = sum(isinstance(t, Translation) for iri, t in self.sql.items() if iri not in self.wide)
         wide = len(self.wide)
         return {"wide": wide, "sql": sql, "pyoxigraph": len(self.sql) - sql - wide}
@@ -540,11 +542,8 @@ class ColumnarEngine:
             kind, key_iri = self._keys[tid]
             cols = "s" if kind == "t" else "s, o"
             con.execute("DELETE FROM fresh")
-            # only the rows of the subjects the level derived can be held already: the EXCEPT reads those
-            # (a semi-join on the few new subjects), not every row of a key the whole batch fills
             con.execute(f"INSERT INTO fresh SELECT DISTINCT {cols}{', NULL' if kind == 't' else ''} FROM new "
-                        f"WHERE k = '{tid}' EXCEPT SELECT {cols}{', NULL' if kind == 't' else ''} FROM c_{tid} "
-                        f"WHERE s IN (SELECT s FROM new WHERE k = '{tid}')")
+                        f"WHERE k = '{tid}' EXCEPT SELECT {cols}{', NULL' if kind == 't' else ''} FROM c_{tid}")
             (n,) = con.execute("SELECT count(*) FROM fresh").fetchone()
             if not n:
                 continue
