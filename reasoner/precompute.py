@@ -70,20 +70,23 @@ def reference_reads(reads) -> dict | None:
             "types": sorted({k[1] for k in keys if k[0] == "t"})}
 
 
+def write_or_check(path, text: str, module: str, args: list[str]) -> int:
+    """Write a generated package file, or with `--check` exit 1 when the file differs from `text`."""
+    if "--check" in args:
+        current = path.read_text(encoding="utf-8") if path.exists() else ""
+        if current != text:
+            print(f"{path} is out of date: run python -m {module}", file=sys.stderr)
+            return 1
+        return 0
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from liuyao_kg.reasoner.dependencies import PACKAGED
 
-    args = sys.argv[1:] if argv is None else argv
-    text = build()
-    if "--check" in args:
-        current = PACKAGED.read_text(encoding="utf-8") if PACKAGED.exists() else ""
-        if current != text:
-            print(f"{PACKAGED} is out of date: run python -m liuyao_kg.reasoner.precompute", file=sys.stderr)
-            return 1
-        return 0
-    PACKAGED.write_text(text, encoding="utf-8")
-    print(f"wrote {PACKAGED}")
-    return 0
+    return write_or_check(PACKAGED, build(), "liuyao_kg.reasoner.precompute", sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":

@@ -40,19 +40,12 @@ def build() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from liuyao_kg.reasoner.precompute import write_or_check
+
     from .engine import PACKAGED
 
-    args = sys.argv[1:] if argv is None else argv
-    text = build()
-    if "--check" in args:
-        current = PACKAGED.read_text(encoding="utf-8") if PACKAGED.exists() else ""
-        if current != text:
-            print(f"{PACKAGED} is out of date: run python -m liuyao_kg.reasoner.columnar.precompute", file=sys.stderr)
-            return 1
-        return 0
-    PACKAGED.write_text(text, encoding="utf-8")
-    print(f"wrote {PACKAGED}")
-    return 0
+    return write_or_check(PACKAGED, build(), "liuyao_kg.reasoner.columnar.precompute",
+                          sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":
