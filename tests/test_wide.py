@@ -70,6 +70,7 @@ def test_the_wide_tables_are_built_once_a_batch(engines):
     finally:
         del col._wide_build
     assert builds == [1]
+    assert col._wide_usable == {e for e, _t in col._extensions}  # every compiled rule ran compiled
 
 
 def _with_second_day(quads: list[ox.Quad]) -> list[ox.Quad]:

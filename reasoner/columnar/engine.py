@@ -248,7 +248,7 @@ class ColumnarEngine:
         """Fill the wide tables from the batch's facts as they now stand: every extension's rows, then a
         0/1 column each. An extension the batch's datatypes make inexact (as a `typed` or `ordered` rule) is
         left out, and the rules reading it run their generic way; so are all, should a cast of the batch have
-        two days, months, years or primary hexagrams (the compiled conditions read one of each)."""
+        two days, months, years or primary hexagrams, say (wide.FUNCTIONAL: the compiled conditions read one)."""
         from . import wide as W
 
         con = self.con

@@ -45,8 +45,10 @@ _DOMAIN = {
     "hidden": "?cast lyo:hasLine ?wl . ?wl lyo:hasHidden ?wx .",
     "cast": "?cast a lyo:Cast .",
 }
-#: per cast at most one of each: the patterns of two clauses share these variables (conditions._Compiler)
-FUNCTIONAL = (LYO + "hasDay", LYO + "hasMonth", LYO + "hasYear", LYO + "primaryHexagram")
+#: at most one value a subject: the patterns of two clauses share the variables these bind (conditions._Compiler:
+#: ?day ?month ?year, ?hexT ?lowT ?upT, ?innerEl ?outerEl), so a condition is its clauses' conjunction only then
+FUNCTIONAL = (LYO + "hasDay", LYO + "hasMonth", LYO + "hasYear", LYO + "primaryHexagram", LYO + "lowerTrigram",
+              LYO + "upperTrigram", LYO + "element")
 
 
 @dataclass(frozen=True)
