@@ -43,7 +43,9 @@ def engines(request):
     rules = load_rules(store, ns.GRAPH_RULES)
     reference = layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE]
     conditions = chapter_conditions(layers[ns.GRAPH_RULES]) if request.param.endswith("-wide") else None
-    return Engine(rules, reference), BACKENDS[request.param](rules, reference, conditions=conditions)
+    col = BACKENDS[request.param](rules, reference, conditions=conditions)
+    yield Engine(rules, reference), col
+    col.close()
 
 
 def per_cast(quads) -> dict[str, list[str]]:

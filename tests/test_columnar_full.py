@@ -38,7 +38,9 @@ def engines():
     rules = load_rules(store, ns.GRAPH_RULES)
     reference = layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE]
     # as `liuyao load --parquet` derives: the chapter rules compiled from their conditions (wide.py)
-    return Engine(rules, reference), ColumnarEngine(rules, reference, conditions=chapter_conditions(layers[ns.GRAPH_RULES]))
+    col = ColumnarEngine(rules, reference, conditions=chapter_conditions(layers[ns.GRAPH_RULES]))
+    yield Engine(rules, reference), col
+    col.close()
 
 
 def digests(quads) -> dict[str, str]:

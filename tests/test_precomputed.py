@@ -74,6 +74,7 @@ def test_a_fresh_read_only_cache_directory_starts_the_columnar_engine_without_tr
 
     monkeypatch.setattr(engine, "translate_entry", refuse)
     col = parquet_load.columnar_engine(threads=1)  # what liuyao load --parquet builds: rules and wide extensions
+    col.close()
     assert col.paths["pyoxigraph"] == 0 and col.paths["wide"] > 1_000
     assert not any(cache.iterdir())
 

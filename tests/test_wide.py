@@ -33,7 +33,9 @@ def package():
 @pytest.fixture(scope="module")
 def engines(package):
     rules, reference, conditions = package
-    return Engine(rules, reference), ColumnarEngine(rules, reference, conditions=conditions)
+    col = ColumnarEngine(rules, reference, threads=1, conditions=conditions)
+    yield Engine(rules, reference), col
+    col.close()
 
 
 def test_every_executable_chapter_rule_compiles_from_its_stored_condition(package):

@@ -277,6 +277,11 @@ class ColumnarEngine:
             self._wide_build(exact)
         return w.extensions <= self._wide_usable
 
+    def close(self) -> None:
+        """Close the database (its threads end with it: a process that forks later, as the endpoint does to
+        evaluate a query, then forks no database thread's held lock)."""
+        self.con.close()
+
     # --- layout ---------------------------------------------------------------------------------
 
     @property
