@@ -22,6 +22,8 @@ back ends cannot drift apart. Anything else raises `Unsupported`, and the rule k
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -64,13 +66,11 @@ class Extension:
         subj = "?cast" if self.kind == "cast" else "?wx"
         return f"CONSTRUCT {{ {subj} <{self.iri}> {obj} . }}\nWHERE {{\n  {self.body}\n}}"
 
-    @property
+    @functools.cached_property
     def iri(self) -> str:
-        import hashlib
-
         return EXT + self.kind + "-" + hashlib.sha1(self.body.encode()).hexdigest()[:16]
 
-    @property
+    @functools.cached_property
     def tid(self) -> str:
         return table_id(("p", self.iri))
 
@@ -114,17 +114,6 @@ def chapter_conditions(rule_quads) -> dict[str, tuple[str, str | None]]:
         elif p == LYO + "strengthTable":
             table[qd.subject.value] = qd.object.value.rsplit("School", 1)[-1]
     return {iri: (text, table.get(iri)) for iri, text in cond.items()}
-
-
-class _Names:
-    """Fresh SPARQL variables for one extension (never a name the condition compiler mints: ?wx ?wy ?wl…)."""
-
-    def __init__(self):
-        self.n = 0
-
-    def __call__(self) -> str:
-        self.n += 1
-        return f"?wl{self.n}"
 
 
 class WideCompiler:
@@ -179,13 +168,13 @@ class WideCompiler:
         names.update({base: v for (role, base), v in variables.items() if role == "N"})
         subj = {base: v for (role, base), v in variables.items() if role == "S"}
         body = C._Compiler().relation(r, names, subj)
-        fresh = _Names()
-        domains = []
+        domains, hidden = [], 0  # ?wl1, ?wl2: never a name the condition compiler mints
         for (role, _base), v in variables.items():
             if role == "N":
                 domains.append(f"?cast lyo:hasLine {v} .")
             else:
-                line = fresh()
+                hidden += 1
+                line = f"?wl{hidden}"
                 domains.append(f"{{ ?cast lyo:hasLine {v} . }} UNION {{ ?cast lyo:hasLine {line} . {line} lyo:hasHidden {v} . }}")
         if not variables:
             return self.cast_fact(body), []
@@ -204,7 +193,7 @@ class WideCompiler:
             raise Unsupported("not a chapter rule's CONSTRUCT (no judgment IRI)")
         vm = _VALUES.search(construct)
         listed = re.findall(r'"([^"]*)"', vm.group(1)) if vm else []
-        if set(listed) != set(topics or ()) and not (topics is None and not listed):
+        if set(listed) != set(topics or ()):
             raise Unsupported("the CONSTRUCT's topics are not the rule's")
         if C.compile_rule(condition, iri_path=m.group(1), topics=listed, strength_table=table) != construct:
             raise Unsupported("the stored CONSTRUCT is not what the condition compiles to")
@@ -342,8 +331,6 @@ def compile_rules(rules, conditions: dict[str, tuple[str, str | None]]) -> tuple
 
 
 def topic_column(topic: str) -> str:
-    import hashlib
-
     return "tp_" + hashlib.sha1(topic.encode()).hexdigest()[:12]
 
 
