@@ -9,6 +9,7 @@ same guarantee once the store has been opened again after a crash.
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import warnings
 from collections.abc import Iterable
@@ -64,6 +65,55 @@ _PENDING = ox.NamedNode(ns.LYO + "pendingCast")
 
 class InterruptedLoadWarning(UserWarning):
     """A store was opened after a batch load stopped mid-chunk; that chunk's casts were removed."""
+
+
+def _load(store: ox.Store, graph: str, parts: list[bytes], *, lenient: bool) -> None:
+    # lenient only for the eager parts: written by pyoxigraph from strictly parsed layers (lazy_build)
+    for data in parts:
+        store.load(data, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(graph), lenient=lenient)
+
+
+class _Fill:
+    """A layer parsed into an in-memory store by a thread (pyoxigraph parses without holding the GIL).
+
+    A fork waits for it (`os.register_at_fork`): a child would see half the layer and no thread to finish it.
+    """
+
+    _live: "set[_Fill]" = set()
+    _lock = threading.Lock()
+
+    def __init__(self, store: ox.Store, graph: str, parts: list[bytes], *, lenient: bool):
+        self._error: BaseException | None = None
+        self.graph = graph
+        self._thread = threading.Thread(target=self._run, args=(store, graph, parts, lenient),
+                                        name="liuyao-layer-fill", daemon=True)
+        with _Fill._lock:
+            _Fill._live.add(self)
+        self._thread.start()
+
+    def _run(self, store, graph, parts, lenient) -> None:
+        try:
+            _load(store, graph, parts, lenient=lenient)
+        except BaseException as exc:  # handed to whoever waits: never a store silently missing a layer
+            self._error = exc
+
+    def wait(self) -> None:
+        self._thread.join()
+        with _Fill._lock:
+            _Fill._live.discard(self)
+        if self._error is not None:
+            raise RuntimeError(f"the store's layer {self.graph} could not be parsed: {self._error}") from self._error
+
+    @classmethod
+    def wait_all(cls) -> None:
+        with cls._lock:
+            live = list(cls._live)
+        for fill in live:
+            fill._thread.join()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_Fill.wait_all)
 
 
 def _graph_nonempty(store: ox.Store, g: ox.NamedNode) -> bool:
@@ -123,22 +173,24 @@ class KnowledgeGraph:
         self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
         self._deferred = False  # True while the lazy layers lack what no cast reads (liuyao_kg.lazy_layers)
         self._completing = threading.Lock()
+        self._filling: _Fill | None = None  # the passages layer being parsed beside derivation (_ensure_layers)
+        self._raw: ox.Store | None = None
         try:
             if self.read_only:
                 if not Path(path).is_dir():
                     raise StoreAccessError(f"store {path}: no such directory")
-                self._ox = ox.Store.read_only(str(path))
+                self._raw = ox.Store.read_only(str(path))
             else:
-                self._ox = ox.Store(str(path)) if path is not None else ox.Store()
+                self._raw = ox.Store(str(path)) if path is not None else ox.Store()
             if path is not None and not self.read_only:
                 self._undo_interrupted_load()
             if not self.read_only:
                 self._ensure_layers()
         except OSError as exc:
-            self._ox = None
+            self._raw = None
             raise store_error(path, exc) from None
         #: {layer graph: (recorded version, package version)} when the store was written by another rule base
-        self.outdated = versioning.outdated_layers(self._ox)
+        self.outdated = versioning.outdated_layers(self._raw)  # the version records are in before any thread parses
         if self.outdated:
             warnings.warn(f"store {path}: layer(s) {', '.join(g.rsplit('/', 1)[1] for g in self.outdated)} differ from "
                           f"this package's; its casts were derived with another rule base. Reads work; writes are "
@@ -161,11 +213,16 @@ class KnowledgeGraph:
             from liuyao_kg.lazy_layers import eager_parts
 
             eager = eager_parts()
-            load_layers(self._ox, only_missing=False, atomic=False, skip=tuple(eager))
-            for graph, data in eager.items():  # lenient: written by pyoxigraph from strictly parsed layers (lazy_build)
-                self._ox.load(data, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(graph), lenient=True)
+            parts = {g: ([eager[g]] if g in eager else list(_layer_bytes(files))) for g, files in LAYERS}
+            for graph in (g for g in parts if g != ns.GRAPH_PASSAGES):
+                _load(self._raw, graph, parts[graph], lenient=graph in eager)
             self._deferred = bool(eager)
-            self._ox.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
+            self._raw.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
+            # the passages (~0.1 s of parsing, which pyoxigraph does without the GIL) are read only by queries, not
+            # by the engine: they are parsed in a thread while the engine is built and the cast derived, and
+            # every read of the store but the engine's and `has_cast` waits for them (`_ox`)
+            self._filling = _Fill(self._raw, ns.GRAPH_PASSAGES, parts[ns.GRAPH_PASSAGES],
+                                  lenient=ns.GRAPH_PASSAGES in eager)
             return
         if len(missing) == len(LAYERS):
             scratch = ox.Store()
@@ -181,6 +238,15 @@ class KnowledgeGraph:
             from liuyao_kg.upgrade import replace_layers
 
             replace_layers(self._ox, stale)
+
+    @property
+    def _ox(self) -> ox.Store | None:
+        """The pyoxigraph store, once the layers being parsed in a thread are in (what every reader but the
+        engine's and `has_cast` uses)."""
+        if self._filling is not None:
+            self._filling.wait()
+            self._filling = None
+        return self._raw
 
     @property
     def store(self) -> ox.Store:
@@ -216,7 +282,7 @@ class KnowledgeGraph:
                 self._ox.flush()
             except OSError:
                 pass  # e.g. disk full: what was committed is on disk; the journal covers the rest
-        self._ox = None
+        self._raw = None
         self.__dict__.pop("engine", None)
         if self.path is not None:
             gc.collect()  # iterators caught in reference cycles may still pin the on-disk store's lock
@@ -231,7 +297,8 @@ class KnowledgeGraph:
         return f"KnowledgeGraph({self.location!r})"
 
     def _has_graph(self, graph: str) -> bool:
-        return _graph_nonempty(self._ox, ox.NamedNode(graph))
+        # a cast's graph, or a layer before any is parsed in a thread: no need to wait for one (`_ox`)
+        return _graph_nonempty(self._raw, ox.NamedNode(graph))
 
     def layers(self) -> dict[str, list[ox.Quad]]:
         """{layer graph: quads} as this store holds them."""
@@ -242,7 +309,8 @@ class KnowledgeGraph:
     def engine(self):
         from liuyao_kg.derivation import build_engine
 
-        return build_engine(store=self._ox, chapter_rules=self.chapter_rules, backend=self.backend)
+        # the rules, ontology and reference are in before a thread parses the passages: no need to wait for it
+        return build_engine(store=self._raw, chapter_rules=self.chapter_rules, backend=self.backend)
 
     # -- the CastStore interface --------------------------------------------------------------------------
 
