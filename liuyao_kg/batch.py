@@ -57,6 +57,8 @@ def _init_worker(chapter_rules: bool, backend: str = "oxigraph") -> None:
     from liuyao_kg.derivation import build_engine
 
     _ENGINE = build_engine(chapter_rules=chapter_rules, backend=backend)
+    if hasattr(_ENGINE, "threads"):
+        _ENGINE.threads = 1  # the workers already take a core each
     _ENGINE.REBUILD_EVERY = min(getattr(_ENGINE, "REBUILD_EVERY", REBUILD_EVERY_CHUNKS), REBUILD_EVERY_CHUNKS)
 
 

@@ -259,17 +259,54 @@ class RulePlan:
     """
 
     def __init__(self, ios: dict[str, RuleIO], strata: list[list[str]], recursive: list[bool],
-                 reference_reads: dict | None = None):
+                 reference_reads: dict | None = None, levels: list[int] | None = None):
         self.ios = ios
         self.strata = strata
         self.recursive = recursive
         #: {"predicates", "types"} the rules can read, when known (the package's rule base); None: anything
         self.reference_reads = reference_reads
+        if levels is not None:
+            self.__dict__["levels"] = levels
 
     @cached_property
     def graph(self):
         """The rule dependency graph: an edge a → b when a writes something b reads."""
         return dependency_graph(self.ios)
+
+    @cached_property
+    def levels(self) -> list[int]:
+        """Each stratum's level (`stratum_levels`); stored with a packaged or cached plan, else from `graph`."""
+        return stratum_levels(self.graph, self.strata)
+
+    @cached_property
+    def groups(self) -> list[tuple[list[str], bool]]:
+        """The rules by level (`level_groups`): what an engine may evaluate together."""
+        return level_groups(self.strata, self.recursive, self.levels)
+
+
+def stratum_levels(graph, strata: list[list[str]], floor: dict[int, int] | None = None) -> list[int]:
+    """A stratum's level: one past the deepest stratum it reads from (at least `floor[i]`).
+
+    Strata of one level do not read each other's output, so their rules can be evaluated in any order, or at once.
+    """
+    index = {m: i for i, st in enumerate(strata) for m in st}
+    level: list[int] = []
+    for i, st in enumerate(strata):  # the strata are in dependency order: a stratum reads only earlier ones
+        deps = {index[a] for m in st for a in graph.predecessors(m) if index[a] != i}
+        level.append(max((floor or {}).get(i, 0), 1 + max((level[d] for d in deps), default=-1)))
+    return level
+
+
+def level_groups(strata: list[list[str]], recursive: list[bool], levels: list[int]) -> list[tuple[list[str], bool]]:
+    """[(rules, recursive)] in order: per level, its non-recursive strata's rules as one group, then each of its
+    recursive strata alone (run to its fixpoint)."""
+    out: list[tuple[list[str], bool]] = []
+    for lv in sorted(set(levels)):
+        flat = [m for i, st in enumerate(strata) if levels[i] == lv and not recursive[i] for m in st]
+        if flat:
+            out.append((flat, False))
+        out += [(st, True) for i, st in enumerate(strata) if levels[i] == lv and recursive[i]]
+    return out
 
 
 def dependency_graph(ios: dict[str, RuleIO]):
@@ -351,16 +388,21 @@ def plan(ios: dict[str, RuleIO], constructs: dict[str, str] | None = None) -> Ru
     """
     entry = _packaged().get("plan_by_rules", {}).get(rules_key(constructs)) if constructs is not None else None
     if entry is not None:
-        return RulePlan(ios, entry["strata"], entry["recursive"], entry.get("reference_reads"))
+        return RulePlan(ios, entry["strata"], entry["recursive"], entry.get("reference_reads"), entry.get("levels"))
     key = _plan_key(ios)
     entry = _packaged().get("plan", {}).get(key)
     if entry is None:
         entry = _read_json(_plan_cache_file()).get(key)
     if entry is not None:
-        return RulePlan(ios, entry["strata"], entry["recursive"])
+        return RulePlan(ios, entry["strata"], entry["recursive"], levels=entry.get("levels"))
     graph = dependency_graph(ios)
     strata, recursive = _stratify(graph)
     result = RulePlan(ios, strata, recursive)
     result.__dict__["graph"] = graph
-    _write_json(_plan_cache_file(), {key: {"strata": strata, "recursive": recursive}})
+    _write_json(_plan_cache_file(), {key: plan_entry(graph, strata, recursive)})
     return result
+
+
+def plan_entry(graph, strata: list[list[str]], recursive: list[bool]) -> dict:
+    """A plan as the packaged analysis and the cache keep it: the engine needs no dependency graph to run it."""
+    return {"strata": strata, "recursive": recursive, "levels": stratum_levels(graph, strata)}

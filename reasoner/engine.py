@@ -11,7 +11,9 @@ derivation, which keeps memory bounded however many casts pass through it.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -135,10 +137,7 @@ def run_strata(plan: RulePlan, rules: dict[str, Rule], topics: set[str], present
         while True:
             added = 0
             for iri in stratum:
-                rule = rules[iri]
-                if rule.topics is not None and not rule.topics & topics:
-                    continue
-                if not rule.io.required <= present:
+                if not runnable(rules, [iri], topics, present):
                     continue
                 fresh = apply(iri)
                 if fresh:
@@ -148,12 +147,28 @@ def run_strata(plan: RulePlan, rules: dict[str, Rule], topics: set[str], present
                 break
 
 
+def runnable(rules: dict[str, Rule], members: list[str], topics: set[str], present: set[Key]) -> list[str]:
+    """The rules of `members` worth evaluating: scoped to a topic some cast has (or to none), and every key
+    they require present (see run_strata)."""
+    return [iri for iri in members
+            if (rules[iri].topics is None or rules[iri].topics & topics) and rules[iri].io.required <= present]
+
+
 class Engine:
     """Derives the states of casts by running the rule base on a working store."""
 
-    def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad] | bytes):
+    #: threads evaluating the rules of one level at once: pyoxigraph parses, plans and evaluates a query
+    #: without holding the GIL, and the rules of a level do not read each other's output (RulePlan.groups)
+    THREADS = min(2, os.cpu_count() or 1)
+    #: a level with fewer rules to evaluate runs in the calling thread: handing rules over costs more
+    PARALLEL_FROM = 8
+
+    def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad] | bytes, *, threads: int | None = None):
         """`reference`: the ontology and reference quads, or their triples as N-Triples (what a store dumps
-        without a Python object per quad: ~25 ms less of every `liuyao cast`)."""
+        without a Python object per quad: ~25 ms less of every `liuyao cast`). `threads`: see THREADS (1: every
+        rule in the calling thread, as a batch worker process, one per core, does)."""
+        self.threads = self.THREADS if threads is None else max(1, threads)
+        self._pool: tuple[int, ThreadPoolExecutor] | None = None  # (the process that made it, the pool)
         self.rules = {r.iri: r for r in rules}
         self.plan: RulePlan = plan({r.iri: r.io for r in rules}, {r.iri: r.construct for r in rules})
         # ?rule is bound to the rule's own IRI by a trailing VALUES block (SPARQL 1.1 §10.2.2).
@@ -190,7 +205,15 @@ class Engine:
         run = _Run(graphs={q.graph_name for q in quads}, seen={q.triple for q in asserted})
         present = ox_keys(asserted, set(self._reference_keys))
         try:
-            run_strata(self.plan, self.rules, topics, present, lambda iri: self._apply(iri, run))
+            for members, recursive in self.plan.groups:
+                if recursive:  # one recursive stratum, to its fixpoint
+                    run_strata(_OneStratum(members), self.rules, topics, present, lambda iri: self._apply(iri, run))
+                    continue
+                iris = runnable(self.rules, members, topics, present)
+                for iri, triples in zip(iris, self._evaluate(iris)):  # in the level's order: the same output
+                    fresh = self._add(iri, triples, run)
+                    if fresh:
+                        ox_keys(fresh, present)
         finally:  # leave the working store as it was, whether derivation succeeded or not
             if len(run.seen) > self.REBUILD_ABOVE_QUADS:
                 self._fresh_store()
@@ -201,11 +224,39 @@ class Engine:
                     work.remove(ox.Quad(q.subject, q.predicate, q.object))
         return run.out
 
+    def _evaluate(self, iris: list[str]) -> list[list[ox.Triple]]:
+        """Each rule's triples, the rules of one level spread over `threads` threads (none writes the store)."""
+        work, queries = self._work, self._queries
+
+        def chunk(part: list[str]) -> list[list[ox.Triple]]:
+            return [list(work.query(queries[iri])) for iri in part]
+
+        n = self.threads
+        if n == 1 or len(iris) < self.PARALLEL_FROM:
+            return chunk(iris)
+        parts = [iris[i::n] for i in range(n)]  # interleaved: costly rules sit together in the plan's order
+        futures = [self._executor().submit(chunk, part) for part in parts[1:]]
+        done = [chunk(parts[0])] + [f.result() for f in futures]
+        out: list = [None] * len(iris)
+        for i, results in enumerate(done):
+            out[i::n] = results
+        return out
+
+    def _executor(self) -> ThreadPoolExecutor:
+        # a forked child has the pool object but none of its threads: it makes its own
+        if self._pool is None or self._pool[0] != os.getpid():
+            self._pool = (os.getpid(), ThreadPoolExecutor(self.threads - 1, thread_name_prefix="liuyao-rules"))
+        return self._pool[1]
+
     def _apply(self, iri: str, run: "_Run") -> list[ox.Quad]:
         """Evaluate one rule; add its new triples to the store and to `run.out`, and return them."""
+        return self._add(iri, self._work.query(self._queries[iri]), run)
+
+    def _add(self, iri: str, triples: Iterable[ox.Triple], run: "_Run") -> list[ox.Quad]:
+        """Add a rule's triples that are new to the store and to `run.out`, and return them."""
         seen, inferred = run.seen, run.inferred
         new = []
-        for t in self._work.query(self._queries[iri]):
+        for t in triples:
             if t in seen:
                 continue
             graph = inferred.get(t.subject)
@@ -217,6 +268,21 @@ class Engine:
             self._work.extend(ox.Quad(q.subject, q.predicate, q.object) for q in new)
             run.out.extend(new)
         return new
+
+
+@dataclass
+class _OneStratum:
+    """A recursive stratum as `run_strata` takes a plan."""
+
+    members: list[str]
+
+    @property
+    def strata(self) -> list[list[str]]:
+        return [self.members]
+
+    @property
+    def recursive(self) -> list[bool]:
+        return [True]
 
 
 @dataclass

@@ -5,7 +5,7 @@
 
 It holds, for every rule of the package's rule base, what `dependencies.rule_io` reads off its SPARQL
 text, and the strata `dependencies.plan` orders them into, both keyed exactly as the on-disk cache is,
-and the strata again under the hash of the rules' texts (`plan_by_rules`: no hash of the analysis to compute)
+with each stratum's level, and the strata again under the hash of the rules' texts (`plan_by_rules`: no hash of the analysis to compute)
 with the predicates and classes the rules read (`reference_reads`: what the engine keeps of the reference).
 A fresh install then starts without parsing a thousand rules with rdflib (about 20 s).
 """
@@ -38,12 +38,12 @@ def build() -> str:
     ios = {iri: d.rule_io_of(a) for iri, a in algebras.items()}
     reads = set().union(*(algebra_reads(a, NO_SELECTORS) for a in algebras.values()))
     entries = {hashlib.sha256(text.encode("utf-8")).hexdigest(): d.io_entry(ios[iri]) for iri, text in texts.items()}
-    strata, recursive = d._stratify(d.dependency_graph(ios))
     chapter_free = {iri: io for iri, io in ios.items() if iri not in chapter}
-    plans = {d._plan_key(ios): {"strata": strata, "recursive": recursive}}
+    plans = {}
     # the engine without chapter rules (KnowledgeGraph(chapter_rules=False)) plans the state rules alone
-    s2, r2 = d._stratify(d.dependency_graph(chapter_free))
-    plans[d._plan_key(chapter_free)] = {"strata": s2, "recursive": r2}
+    for subset in (ios, chapter_free):
+        graph = d.dependency_graph(subset)
+        plans[d._plan_key(subset)] = d.plan_entry(graph, *d._stratify(graph))
     # what the working store must hold of the reference: what some rule reads (a superset for the state rules)
     kept = reference_reads(reads)
     by_rules = {d.rules_key(texts): plans[d._plan_key(ios)] | {"reference_reads": kept},

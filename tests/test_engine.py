@@ -155,3 +155,68 @@ def test_the_working_store_keeps_the_reference_triples_some_rule_reads_and_only_
                 if q.predicate.value in reads["predicates"]
                 or (q.predicate.value == ns.RDF + "type" and q.object.value in reads["types"])}
     assert set(engine._work.quads_for_pattern(None, None, None)) == {ox.Quad(*t) for t in expected}
+
+
+def test_rules_of_one_level_never_read_each_others_output():
+    # what lets the engine evaluate a level's rules in any order, or in several threads at once
+    p = liuyao_kg.default_graph().engine.plan
+    for members, recursive in p.groups:
+        if not recursive:
+            inside = set(members)
+            assert not [(a, b) for b in members for a in p.graph.predecessors(b) if a in inside]
+
+
+def test_the_packaged_levels_are_those_of_the_dependency_graph():
+    from liuyao_kg.reasoner.dependencies import stratum_levels
+
+    p = liuyao_kg.default_graph().engine.plan
+    assert "levels" in p.__dict__, "the package's plan should carry its levels (no networkx at start)"
+    assert p.levels == stratum_levels(p.graph, p.strata)
+
+
+def _seeded_casts() -> list[list[ox.Quad]]:
+    from liuyao_kg.loaders.cast_input import make_cast_input
+    from liuyao_kg.loaders.rdf import cast_quads
+    from samples import sample_casts
+
+    return [cast_quads(make_cast_input(values, month=month, day=day, topic=topic))
+            for values, month, day, topic in sample_casts(24, seed=5)]
+
+
+def test_a_level_evaluated_in_two_threads_derives_exactly_what_one_thread_does():
+    engine = liuyao_kg.default_graph().engine
+    one, two = Engine(list(engine.rules.values()), engine._reference, threads=1), \
+        Engine(list(engine.rules.values()), engine._reference, threads=2)
+    two.PARALLEL_FROM = 1
+    for quads in _seeded_casts():
+        assert two.derive(quads) == one.derive(quads)  # the same quads, in the same order
+
+
+def test_a_forked_child_evaluates_a_level_with_threads_of_its_own():
+    import os
+    import pickle
+
+    engine = liuyao_kg.default_graph().engine
+    two = Engine(list(engine.rules.values()), engine._reference, threads=2)
+    two.PARALLEL_FROM = 1
+    first, second = _seeded_casts()[:2]
+    two.derive(first)  # the parent's pool now has a thread, which a child does not inherit
+    expected = two.derive(second)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover — the child
+        with os.fdopen(write, "wb") as out:
+            out.write(pickle.dumps([str(q) for q in two.derive(second)]))
+        os._exit(0)
+    os.close(write)
+    import select
+    import signal
+
+    ready, _, _ = select.select([read], [], [], 60)  # a child waiting on a thread it never had would hang
+    if not ready:
+        os.kill(pid, signal.SIGKILL)
+    with os.fdopen(read, "rb") as f:
+        data = f.read() if ready else b""
+    os.waitpid(pid, 0)
+    assert ready, "the forked child did not finish deriving"
+    assert pickle.loads(data) == [str(q) for q in expected]

@@ -23,7 +23,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from liuyao_kg.namespaces import CAST, LYO, sparql_prologue
-from liuyao_kg.reasoner.dependencies import _cache_dir, _read_json, _write_json, plan
+from liuyao_kg.reasoner.dependencies import _cache_dir, _read_json, _write_json, level_groups, plan, stratum_levels
 from liuyao_kg.reasoner.engine import Rule, RuleScopeError, ox_keys
 
 from . import terms
@@ -387,39 +387,24 @@ class ColumnarEngine:
     # --- derivation -----------------------------------------------------------------------------
 
     def _levels(self) -> list[tuple[list[str], bool]]:
-        """The strata grouped into levels: a stratum's level is one past the deepest stratum it reads from.
+        """The plan's level groups (`RulePlan.groups`), with the compiled chapter rules held back (below).
 
         Strata of one level do not read each other's output, so a level of non-recursive strata runs as
         one step: each rule one statement into `new`, whose triples are then made a set once per key
         (fusing a level's rules into fewer statements was measured slower: DuckDB's cost is per operator,
         ~9 ms a rule); a recursive stratum runs alone, to its fixpoint.
         """
-        g = self.plan.graph
-        index = {m: i for i, st in enumerate(self.plan.strata) for m in st}
-        deps = {i: {index[a] for m in st for a in g.predecessors(m) if index[a] != i}
-                for i, st in enumerate(self.plan.strata)}
-
-        def levels(floor: dict[int, int]) -> dict[int, int]:
-            level: dict[int, int] = {}
-            for i in range(len(self.plan.strata)):  # the strata are in dependency order
-                level[i] = max(floor.get(i, 0), 1 + max((level[d] for d in deps[i]), default=-1))
-            return level
-
-        level = levels({})
-        if self.wide:
-            # the compiled chapter rules wait until every rule writing what the wide tables hold has run, so
-            # the tables are built once a batch (else again whenever such a key grows: _apply)
-            writes = [i for i, st in enumerate(self.plan.strata)
-                      if any(table_id((k[0], k[1])) in self._wide_reads for m in st for k in self.rules[m].io.writes)]
-            last = max((level[i] for i in writes), default=-1)
-            level = levels({i: last + 1 for i, st in enumerate(self.plan.strata) if any(m in self.wide for m in st)})
-        out: list[tuple[list[str], bool]] = []
-        for lv in sorted(set(level.values())):
-            flat = [m for i, st in enumerate(self.plan.strata) if level[i] == lv and not self.plan.recursive[i] for m in st]
-            if flat:
-                out.append((flat, False))
-            out += [(st, True) for i, st in enumerate(self.plan.strata) if level[i] == lv and self.plan.recursive[i]]
-        return out
+        if not self.wide:
+            return self.plan.groups
+        # the compiled chapter rules wait until every rule writing what the wide tables hold has run, so
+        # the tables are built once a batch (else again whenever such a key grows: _apply)
+        strata, level = self.plan.strata, self.plan.levels
+        writes = [i for i, st in enumerate(strata)
+                  if any(table_id((k[0], k[1])) in self._wide_reads for m in st for k in self.rules[m].io.writes)]
+        last = max((level[i] for i in writes), default=-1)
+        level = stratum_levels(self.plan.graph, strata,
+                               {i: last + 1 for i, st in enumerate(strata) if any(m in self.wide for m in st)})
+        return level_groups(strata, self.plan.recursive, level)
 
     def derive(self, cast_quads: Iterable[ox.Quad]) -> list[ox.Quad]:
         """The inferred quads of the casts given (their asserted quads), as Engine.derive returns them."""
