@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from liuyao_kg import queries
+from liuyao_kg.reading import READING_QUERIES, add_reading
 
 ROLE_ORDER = ["世", "應", "卦身", "世身"]
 KIND_GENERATIONS = {"遊魂", "歸魂"}
@@ -33,13 +34,17 @@ def chart(kg, cast_iri: str, horizon: str = "日", *, reading: bool = True) -> d
     """Assemble the chart dict of a cast already derived in `kg`, with its reading (liuyao_kg.reading) unless
     `reading=False` (what benchmarks/reading.py compares)."""
     p = {"cast": cast_iri}
-    hex_rows = queries.run(kg, "chart-hexagrams", **p)
+    # every query the chart (and its reading) reads, asked at once: on the embedded store they run in parallel
+    names = ["cast-judgments", "cast-states", "chart-lines", "chart-use-god", "chart-relations", "chart-pillars",
+             "chart-hexagrams", "chart-question", "chart-roles"] + (list(READING_QUERIES) if reading else [])
+    ask = queries.Answers(kg, [(n, p) for n in names] + [("judgment-editions", {"judged": cast_iri})]).ask
+    hex_rows = ask("chart-hexagrams", **p)
     hexes = {r["which"]: _hexagram(r) for r in hex_rows}
     sex = next((r["sex"] for r in hex_rows if r["sex"]), None)
     birth = next((r["birth"] for r in hex_rows if r["birth"]), None)
     pillars: dict[str, dict] = {}
     void: list[str] = []
-    for r in queries.run(kg, "chart-pillars", **p):
+    for r in ask("chart-pillars", **p):
         entry = {"stem": r["stem"], "branch": r["branch"], "element": r["element"], "relative": r["relative"]}
         pillars.setdefault(r["which"], entry)
         if r["which"] == "day" and r["void"] and r["void"] not in void:
@@ -48,10 +53,10 @@ def chart(kg, cast_iri: str, horizon: str = "日", *, reading: bool = True) -> d
     if month is not None:
         month = {k: month[k] for k in ("branch", "element", "relative")} | {"stem": month["stem"]}
     roles = defaultdict(list)
-    for r in queries.run(kg, "chart-roles", **p):
+    for r in ask("chart-roles", **p):
         roles[r["position"]].append(r["role"])
     lines: dict[int, dict] = {}
-    for r in queries.run(kg, "chart-lines", **p):
+    for r in ask("chart-lines", **p):
         pos = r["position"]
         line = lines.setdefault(pos, {"position": pos, "value": r["value"], "change": None, "hidden": None,
                                       "hidden_palace": None})
@@ -69,13 +74,13 @@ def chart(kg, cast_iri: str, horizon: str = "日", *, reading: bool = True) -> d
             line[r["kind"]] = {k: facts[k] for k in ("stem", "branch", "element", "relative")}
     relations = [
         {"from": _endpoint(r["from"], r["fromPos"]), "to": _endpoint(r["to"], r["toPos"]), "relation": r["relation"]}
-        for r in queries.run(kg, "chart-relations", **p)
+        for r in ask("chart-relations", **p)
     ]
     relations.sort(key=lambda x: (x["from"], x["to"], x["relation"]))
     cast_states: dict[str, dict] = {}
     line_states: dict[tuple, dict] = {}
     shensha: dict[int, set] = defaultdict(set)
-    for r in queries.run(kg, "cast-states", **p):
+    for r in ask("cast-states", **p):
         base = {"term": r["term"], "school": r["school"], "rule": r["rule"], "source": _source(r)}
         if r["variant"]:
             base["kind"] = r["variant"]
@@ -101,7 +106,7 @@ def chart(kg, cast_iri: str, horizon: str = "日", *, reading: bool = True) -> d
     for pos, line in lines.items():  # 神煞 carried by the line, in the condition language's syntax (NAME[/School])
         line["shensha"] = sorted(shensha.get(pos, ()))
     judgments: dict[str, dict] = {}
-    for r in queries.run(kg, "cast-judgments", **p):
+    for r in ask("cast-judgments", **p):
         j = judgments.setdefault(r["judgment"], {
             "rule": r["rule"], "conclusion": {"zh": r["zh"], "en": r["en"], "ko": r["ko"]},
             "polarity": r["polarity"], "school": r["school"], "lines": [],
@@ -111,13 +116,13 @@ def chart(kg, cast_iri: str, horizon: str = "日", *, reading: bool = True) -> d
             j["lines"].append(r["position"])
     if judgments:  # the passage of each judgment in every loaded edition (docs/corpus.md)
         where: dict[str, list] = defaultdict(list)
-        for r in queries.run(kg, "judgment-editions", judged=cast_iri):
+        for r in ask("judgment-editions", judged=cast_iri):
             where[r["passage"]].append({k: r[k] for k in ("edition", "file", "exact", "start", "end", "method",
                                                           "reason")} | {"score": float(r["score"])})
         for j in judgments.values():
             j["source"]["editions"] = where.get(j["source"]["iri"], [])
-    question = next(iter(queries.run(kg, "chart-question", **p)), {})
-    use_god = _use_god(kg, p, cast_states.get(next((k for k in cast_states if k.endswith("/state/UseGod")), ""), None))
+    question = next(iter(ask("chart-question", **p)), {})
+    use_god = _use_god(ask, p, cast_states.get(next((k for k in cast_states if k.endswith("/state/UseGod")), ""), None))
     time = None if month is None and pillars.get("day") is None else {
         "month": None if month is None else (month["stem"] or "") + month["branch"],
         "day": None if pillars.get("day") is None else pillars["day"]["stem"] + pillars["day"]["branch"]}
@@ -145,14 +150,12 @@ def chart(kg, cast_iri: str, horizon: str = "日", *, reading: bool = True) -> d
     }
     if not reading:
         return out
-    from liuyao_kg.reading import add_reading
-
-    return add_reading(kg, out, horizon)
+    return add_reading(ask, out, horizon)
 
 
-def _use_god(kg, p: dict, state: dict | None) -> dict | None:
+def _use_god(ask, p: dict, state: dict | None) -> dict | None:
     """How the use-god was chosen: by the user (--use-god), or by which choice of the question (and its passage)."""
-    rows = queries.run(kg, "chart-use-god", **p)
+    rows = ask("chart-use-god", **p)
     if not rows:
         return None
     if any(r["userChoice"] is not None for r in rows):

@@ -36,7 +36,11 @@ def cast_quads(kg, cast_iri: str, layers: str = "all") -> list[ox.Quad]:
 
 
 def serialize_quads(quads: list[ox.Quad], fmt: str) -> str:
-    """Quads in `fmt` (one of FORMATS); Turtle drops the graph names (a union of the graphs given)."""
+    """Quads in `fmt` (one of FORMATS); Turtle drops the graph names (a union of the graphs given).
+
+    The quads are written sorted (by graph, subject, predicate, object), so the same graphs read the same
+    whatever order a store or an engine produced them in."""
+    quads = sorted(quads, key=lambda q: (str(q.graph_name), str(q.subject), str(q.predicate), str(q.object)))
     if fmt == "turtle":
         triples = {ox.Triple(q.subject, q.predicate, q.object) for q in quads}
         return ox.serialize(sorted(triples, key=str), format=ox.RdfFormat.TURTLE, prefixes=PREFIXES).decode()

@@ -254,6 +254,9 @@ class KnowledgeGraph:
         self._complete()
         return self._ox
 
+    #: named queries asked together run in this many threads (queries.run_many): pyoxigraph evaluates without the GIL
+    parallel_reads = min(2, os.cpu_count() or 1)
+
     @property
     def deferring(self) -> bool:
         """True while the passages and rules layers still lack the quads no cast reads (liuyao_kg.lazy_layers)."""

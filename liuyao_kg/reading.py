@@ -3,11 +3,13 @@ grouped by whom they concern. Every decision is made by the rules of rules/readi
 their facts back (named queries) into the JSON shape of docs/reading.md and adds calendar dates (timing.py)."""
 from __future__ import annotations
 
-from liuyao_kg import queries, timing
+from liuyao_kg import timing
 
 #: judgment groups, by the first of the chart roles a judgment's lines hold (the use-god first)
 GROUPS = ("用神", "世", "應", "他爻", "卦")
 HORIZONS = timing.UNITS
+#: the named queries a reading reads, each with the parameter `cast` (asked with the chart's: chart.py)
+READING_QUERIES = ("reading-factors", "reading-verdict", "cast-instant", "reading-timing")
 
 
 def _src(r: dict, key: str = "source") -> dict:
@@ -15,11 +17,13 @@ def _src(r: dict, key: str = "source") -> dict:
             "quote": r.get("quote"), "note": r.get("note")}
 
 
-def use_god_condition(kg, cast_iri: str, chart: dict) -> dict:
-    """Each use-god line (or hidden line): whether it is read and by which rule, and its factors."""
+def use_god_condition(ask, cast_iri: str, chart: dict) -> dict:
+    """Each use-god line (or hidden line): whether it is read and by which rule, and its factors.
+
+    `ask(name, **params)` answers a named query (queries.run on a store, or queries.Answers.ask)."""
     entries: dict[tuple, dict] = {}
     factors: dict[str, dict] = {}
-    for r in queries.run(kg, "reading-factors", cast=cast_iri):
+    for r in ask("reading-factors", cast=cast_iri):
         key = (r["position"], r["hidden"])
         e = entries.setdefault(key, {"position": r["position"], "hidden": r["hidden"], "read": r["read"],
                                      "read_rule": r["readRule"], "factors": []})
@@ -45,9 +49,9 @@ def use_god_condition(kg, cast_iri: str, chart: dict) -> dict:
             "factors": factors}
 
 
-def verdict(kg, cast_iri: str, condition: dict, judgments: list[dict], use_god: dict | None = None,
+def verdict(ask, cast_iri: str, condition: dict, judgments: list[dict], use_god: dict | None = None,
             topic: str | None = None) -> dict:
-    rows = queries.run(kg, "reading-verdict", cast=cast_iri)
+    rows = ask("reading-verdict", cast=cast_iri)
     if not rows:
         if condition["relative"] is None and not condition["lines"]:
             if topic is None:
@@ -107,13 +111,13 @@ def _summary(r0: dict, condition: dict, because: list[dict]) -> dict:
     return out
 
 
-def timing_candidates(kg, cast_iri: str, horizon: str = "日") -> list[dict]:
+def timing_candidates(ask, cast_iri: str, horizon: str = "日") -> list[dict]:
     """Ranked candidates: by the rule's priority (data), then by how many rules give the branch; one per branch."""
     if horizon not in HORIZONS:
         raise ValueError(f"horizon {horizon!r}: must be one of {', '.join(HORIZONS)}")
-    at = next(iter(queries.run(kg, "cast-instant", cast=cast_iri)), {}).get("at")
+    at = next(iter(ask("cast-instant", cast=cast_iri)), {}).get("at")
     by_branch: dict[str, dict] = {}
-    for r in queries.run(kg, "reading-timing", cast=cast_iri):
+    for r in ask("reading-timing", cast=cast_iri):
         c = by_branch.get(r["branch"])
         if c is None:
             c = by_branch[r["branch"]] = {"branch": r["branch"], "unit": "日" if r["immediate"] else horizon,
@@ -147,13 +151,13 @@ def group_judgments(chart: dict, condition: dict) -> None:
                       else "應" if lines & ying else "他爻")
 
 
-def add_reading(kg, chart: dict, horizon: str = "日") -> dict:
+def add_reading(ask, chart: dict, horizon: str = "日") -> dict:
     """Add use_god_condition, verdict, timing and the judgment groups to a chart dict (in place; returns it)."""
     cast_iri = chart["cast"]
-    cond = use_god_condition(kg, cast_iri, chart)
-    chart["verdict"] = verdict(kg, cast_iri, cond, chart["judgments"], chart.get("use_god"), chart.get("topic"))
+    cond = use_god_condition(ask, cast_iri, chart)
+    chart["verdict"] = verdict(ask, cast_iri, cond, chart["judgments"], chart.get("use_god"), chart.get("topic"))
     chart["use_god_condition"] = {"relative": cond["relative"], "lines": cond["lines"]}
-    chart["timing"] = timing_candidates(kg, cast_iri, horizon) if chart["verdict"]["polarity"] else []
+    chart["timing"] = timing_candidates(ask, cast_iri, horizon) if chart["verdict"]["polarity"] else []
     chart["horizon"] = horizon
     chart["timing_note"] = None
     if not chart["verdict"]["polarity"]:

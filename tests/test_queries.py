@@ -54,3 +54,44 @@ def test_nayin_and_branch_relations_come_from_the_reference_graph():
     assert liuyao_kg.branch_relations("未", "午") == {"合"}
     assert liuyao_kg.branch_relations("子", "卯") == {"刑"}
     assert liuyao_kg.branch_relations("辰", "辰") == {"刑"}
+
+
+CHART_QUERIES = ["cast-judgments", "cast-states", "chart-lines", "chart-use-god", "chart-relations", "chart-pillars",
+                 "chart-hexagrams", "chart-question", "chart-roles", "reading-factors", "reading-verdict",
+                 "cast-instant", "reading-timing"]
+
+
+def test_named_queries_asked_together_answer_as_each_asked_alone():
+    kg = liuyao_kg.default_graph()
+    cast = liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic="求財")["cast"]
+    assert kg.parallel_reads >= 1
+    calls = [(n, {"cast": cast}) for n in CHART_QUERIES] + [("judgment-editions", {"judged": cast})]
+    together = queries.run_many(kg, calls)
+    assert together == [queries.run(kg, n, **p) for n, p in calls]
+    assert all(together[:3])  # judgments, states and lines: answers worth comparing
+
+
+def test_a_bad_parameter_among_queries_asked_together_is_refused_before_any_runs():
+    class Counting:
+        parallel_reads = 2
+
+        def __init__(self):
+            self.kg, self.asked = liuyao_kg.default_graph(), 0
+
+        def select(self, text, bindings):
+            self.asked += 1
+            return self.kg.select(text, bindings)
+
+    kg = Counting()
+    with pytest.raises(QueryParameterError, match="has no parameter 'casts'"):
+        queries.run_many(kg, [("chart-lines", {"cast": "https://w3id.org/liuyao-kg/cast/x"}),
+                              ("chart-roles", {"casts": "https://w3id.org/liuyao-kg/cast/x"})])
+    assert kg.asked == 0
+
+
+def test_answers_run_a_query_they_were_not_asked_with_those_parameters():
+    kg = liuyao_kg.default_graph()
+    cast = liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic="求財")["cast"]
+    ask = queries.Answers(kg, [("chart-lines", {"cast": cast})]).ask
+    assert ask("chart-roles", cast=cast) == queries.run(kg, "chart-roles", cast=cast)
+    assert ask("chart-lines", cast=cast) == queries.run(kg, "chart-lines", cast=cast)
