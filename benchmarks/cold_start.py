@@ -1,6 +1,7 @@
 """The cold start of `liuyao cast` as a user meets it, and the warm cost of `liuyao_kg.cast` per cast.
 
-    python benchmarks/cold_start.py [--runs 5]          # or: python benchmarks/bench.py --only cold-start
+    python benchmarks/cold_start.py [--runs 5] [--out benchmarks/results-cold-start.json]
+    python benchmarks/bench.py --only cold-start        # the same, printed
 
 Wall time of the README's command in a new process, median of `--runs`, in three conditions: a fresh clone's
 first run (a new, empty HOME and XDG_CACHE_HOME every run: nothing cached anywhere), later runs (one cache
@@ -111,27 +112,37 @@ def phases() -> dict:
 
 
 def warm(casts: int = 40, repeats: int = 20) -> dict:
-    """ms per `liuyao_kg.cast` in a process that has cast once: new seeded casts, and one cast again."""
+    """ms per `liuyao_kg.cast` in a process that has cast once: new seeded casts, and one cast again; and the same
+    new casts, interleaved, into a second store whose engine and chart use one thread (`threads_1`)."""
     import liuyao_kg
+    from liuyao_kg.graph import KnowledgeGraph
 
-    liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic="求財")
+    serial = KnowledgeGraph()
+    serial.parallel_reads = 1
+    serial.engine.threads = 1
+    for kg in (None, serial):
+        liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic="求財", kg=kg)
     rng = random.Random(7)
     stems, branches = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
-    new = []
+    new, one = [], []
     for _ in range(casts):
         d = rng.randrange(60)
         spec, month, day = "".join(rng.choice("6789") for _ in range(6)), rng.choice(branches), stems[d % 10] + branches[d % 12]
         topic = rng.choice([None, "求財", "婚姻", "疾病", "功名", "晴"])
-        t = time.perf_counter()
-        liuyao_kg.cast(spec, month=month, day=day, topic=topic)
-        new.append(time.perf_counter() - t)
+        for kg, times in ((None, new), (serial, one)):
+            t = time.perf_counter()
+            liuyao_kg.cast(spec, month=month, day=day, topic=topic, kg=kg)
+            times.append(time.perf_counter() - t)
     again = []
     for _ in range(repeats):
         t = time.perf_counter()
         liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic="求財")
         again.append(time.perf_counter() - t)
     return {"new_cast_median_ms": round(statistics.median(new) * 1000, 1),
-            "repeated_cast_median_ms": round(statistics.median(again) * 1000, 1), "new_casts": casts}
+            "new_cast_threads_1_median_ms": round(statistics.median(one) * 1000, 1),
+            "threads_1_over_default": round(statistics.median(one) / statistics.median(new), 2),
+            "repeated_cast_median_ms": round(statistics.median(again) * 1000, 1), "new_casts": casts,
+            "threads": liuyao_kg.default_graph().engine.threads}
 
 
 def cold_start(runs: int = 5) -> dict:
@@ -143,7 +154,13 @@ def cold_start(runs: int = 5) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
-    print(json.dumps(cold_start(ap.parse_args().runs), indent=2, ensure_ascii=False))
+    ap.add_argument("--out", help="also write the JSON here (e.g. benchmarks/results-cold-start.json)")
+    args = ap.parse_args()
+    text = json.dumps({"date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(), **cold_start(args.runs)},
+                      indent=2, ensure_ascii=False)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
