@@ -243,8 +243,9 @@ class KnowledgeGraph:
     def _ox(self) -> ox.Store | None:
         """The pyoxigraph store, once the layers being parsed in a thread are in (what every reader but the
         engine's and `has_cast` uses)."""
-        if self._filling is not None:
-            self._filling.wait()
+        fill = self._filling  # read once: another thread may be clearing it
+        if fill is not None:
+            fill.wait()
             self._filling = None
         return self._raw
 

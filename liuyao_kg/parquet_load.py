@@ -26,8 +26,9 @@ BATCH = 5_000
 _ENGINE = None  # this process's (or Dask worker's) ColumnarEngine, built on first use
 
 
-def columnar_engine(threads: int | None = None):
-    """A ColumnarEngine over the package's rules and reference layers (what a load derives with)."""
+def columnar_engine(threads: int | None = None, *, chapter_rules: bool = True):
+    """A ColumnarEngine over the package's rules and reference layers (what a load derives with);
+    `chapter_rules=False`: the state rules only (no judgments), as KnowledgeGraph(chapter_rules=False)."""
     import pyoxigraph as ox
 
     from liuyao_kg import namespaces as ns
@@ -39,8 +40,9 @@ def columnar_engine(threads: int | None = None):
     layers = layer_quads()
     store = ox.Store()
     store.extend(layers[ns.GRAPH_RULES])
-    return ColumnarEngine(load_rules(store, ns.GRAPH_RULES), layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE],
-                          threads=threads, conditions=chapter_conditions(layers[ns.GRAPH_RULES]))
+    rules = [r for r in load_rules(store, ns.GRAPH_RULES) if chapter_rules or not r.chapter]
+    return ColumnarEngine(rules, layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE], threads=threads,
+                          conditions=chapter_conditions(layers[ns.GRAPH_RULES]) if chapter_rules else None)
 
 
 def _engine():

@@ -20,7 +20,7 @@ def _src(r: dict, key: str = "source") -> dict:
 def use_god_condition(ask, cast_iri: str, chart: dict) -> dict:
     """Each use-god line (or hidden line): whether it is read and by which rule, and its factors.
 
-    `ask(name, **params)` answers a named query (queries.run on a store, or queries.Answers.ask)."""
+    `ask(name, **params)` answers a named query: queries.Answers.ask, or functools.partial(queries.run, kg)."""
     entries: dict[tuple, dict] = {}
     factors: dict[str, dict] = {}
     for r in ask("reading-factors", cast=cast_iri):

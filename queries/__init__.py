@@ -25,6 +25,7 @@ from functools import cache
 from importlib import resources
 
 from liuyao_kg.namespaces import LYO, sparql_prologue
+from liuyao_kg.pools import ForkSafePool
 
 _HEADER = re.compile(r"^#\s*(answers|param)\s*(\w*)\s*:\s*(.*)$")
 KINDS = {"iri", "integer", "string", "state"}
@@ -183,21 +184,10 @@ def run_many(kg, calls: list[tuple[str, dict]]) -> list[list[dict]]:
     threads = getattr(kg, "parallel_reads", 1)
     if threads < 2 or len(bound) < 2:
         return [kg.select(text, b) for text, b in bound]
-    return list(_executor(threads).map(lambda tb: kg.select(*tb), bound))
+    return list(_POOL.get(threads).map(lambda tb: kg.select(*tb), bound))
 
 
-_POOL: tuple[int, int, object] | None = None  # (the process that made it, its threads, the pool)
-
-
-def _executor(threads: int):
-    # a forked child has the pool object but none of its threads: it makes its own
-    from concurrent.futures import ThreadPoolExecutor
-    import os
-
-    global _POOL
-    if _POOL is None or _POOL[0] != os.getpid() or _POOL[1] != threads:
-        _POOL = (os.getpid(), threads, ThreadPoolExecutor(threads, thread_name_prefix="liuyao-queries"))
-    return _POOL[2]
+_POOL = ForkSafePool("liuyao-queries")
 
 
 class Answers:

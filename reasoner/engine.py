@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
 from liuyao_kg.namespaces import CAST, LYO, sparql_prologue
+from liuyao_kg.pools import ForkSafePool
 from liuyao_kg.reasoner.dependencies import RDF_TYPE, Key, RuleIO, RulePlan, plan, rule_ios
 
 _PROLOGUE = sparql_prologue()
@@ -168,7 +168,7 @@ class Engine:
         without a Python object per quad: ~25 ms less of every `liuyao cast`). `threads`: see THREADS (1: every
         rule in the calling thread, as a batch worker process, one per core, does)."""
         self.threads = self.THREADS if threads is None else max(1, threads)
-        self._pool: tuple[int, ThreadPoolExecutor] | None = None  # (the process that made it, the pool)
+        self._pool = ForkSafePool("liuyao-rules")
         self.rules = {r.iri: r for r in rules}
         self.plan: RulePlan = plan({r.iri: r.io for r in rules}, {r.iri: r.construct for r in rules})
         # ?rule is bound to the rule's own IRI by a trailing VALUES block (SPARQL 1.1 §10.2.2).
@@ -235,18 +235,13 @@ class Engine:
         if n == 1 or len(iris) < self.PARALLEL_FROM:
             return chunk(iris)
         parts = [iris[i::n] for i in range(n)]  # interleaved: costly rules sit together in the plan's order
-        futures = [self._executor().submit(chunk, part) for part in parts[1:]]
+        pool = self._pool.get(n - 1)
+        futures = [pool.submit(chunk, part) for part in parts[1:]]
         done = [chunk(parts[0])] + [f.result() for f in futures]
         out: list = [None] * len(iris)
         for i, results in enumerate(done):
             out[i::n] = results
         return out
-
-    def _executor(self) -> ThreadPoolExecutor:
-        # a forked child has the pool object but none of its threads: it makes its own
-        if self._pool is None or self._pool[0] != os.getpid():
-            self._pool = (os.getpid(), ThreadPoolExecutor(self.threads - 1, thread_name_prefix="liuyao-rules"))
-        return self._pool[1]
 
     def _apply(self, iri: str, run: "_Run") -> list[ox.Quad]:
         """Evaluate one rule; add its new triples to the store and to `run.out`, and return them."""

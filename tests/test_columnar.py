@@ -180,3 +180,19 @@ def test_each_translated_construct_gives_pyoxigraphs_answer(name, backend):
 def test_a_variable_predicate_is_not_translated_but_named():
     with pytest.raises(Unsupported, match="variable predicate"):
         translate("CONSTRUCT { ?s <http://example.org/p> ?o } WHERE { ?s ?p ?o }", "http://example.org/r", "")
+
+
+def test_the_state_rules_alone_derive_on_duckdb_what_they_derive_on_pyoxigraph():
+    # liuyao_kg.parquet_load.columnar_engine(chapter_rules=False): benchmarks/bench.py's columnar-states-batch
+    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.parquet_load import columnar_engine
+
+    col = columnar_engine(threads=1, chapter_rules=False)
+    try:
+        assert col.paths["wide"] == 0 and not any(r.chapter for r in col.rules.values())
+        inputs = [make_cast_input(v, month=m, day=d, topic=t) for v, m, d, t in sample_casts(30, seed=17)]
+        quads = [q for ci in inputs for q in cast_quads(ci)]
+        expected = KnowledgeGraph(chapter_rules=False).engine.derive(quads)
+        assert per_cast(col.derive(quads)) == per_cast(expected)
+    finally:
+        col.close()
