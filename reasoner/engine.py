@@ -225,22 +225,24 @@ class Engine:
         return run.out
 
     def _evaluate(self, iris: list[str]) -> list[list[ox.Triple]]:
-        """Each rule's triples, the rules of one level spread over `threads` threads (none writes the store)."""
+        """Each rule's triples, the rules of one level shared by `threads` threads (none writes the store)."""
         work, queries = self._work, self._queries
+        out: list = [None] * len(iris)
+        todo = iter(range(len(iris)))  # shared: each thread takes the next rule (next() is atomic under the GIL)
 
-        def chunk(part: list[str]) -> list[list[ox.Triple]]:
-            return [list(work.query(queries[iri])) for iri in part]
+        def take() -> None:
+            for i in todo:
+                out[i] = list(work.query(queries[iris[i]]))
 
         n = self.threads
         if n == 1 or len(iris) < self.PARALLEL_FROM:
-            return chunk(iris)
-        parts = [iris[i::n] for i in range(n)]  # interleaved: costly rules sit together in the plan's order
+            take()
+            return out
         pool = self._pool.get(n - 1)
-        futures = [pool.submit(chunk, part) for part in parts[1:]]
-        done = [chunk(parts[0])] + [f.result() for f in futures]
-        out: list = [None] * len(iris)
-        for i, results in enumerate(done):
-            out[i::n] = results
+        helpers = [pool.submit(take) for _ in range(n - 1)]
+        take()
+        for h in helpers:
+            h.result()
         return out
 
     def _apply(self, iri: str, run: "_Run") -> list[ox.Quad]:
