@@ -4,9 +4,10 @@
     python -m liuyao_kg.reasoner.precompute --check  # exit 1 if it is out of date
 
 It holds, for every rule of the package's rule base, what `dependencies.rule_io` reads off its SPARQL
-text, and the strata `dependencies.plan` orders them into, both keyed exactly as the on-disk cache is,
-with each stratum's level, and the strata again under the hash of the rules' texts (`plan_by_rules`: no hash of the analysis to compute)
-with the predicates and classes the rules read (`reference_reads`: what the engine keeps of the reference).
+text, and the strata `dependencies.plan` orders them into with each stratum's level (what the engine may
+evaluate together), both keyed exactly as the on-disk cache is, and the strata again under the hash of the
+rules' texts (`plan_by_rules`: no hash of the analysis to compute) with the predicates and classes the rules
+read (`reference_reads`: what the engine keeps of the reference).
 A fresh install then starts without parsing a thousand rules with rdflib (about 20 s).
 """
 from __future__ import annotations
