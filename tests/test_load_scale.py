@@ -153,8 +153,8 @@ def test_a_chunk_whose_write_fails_is_taken_out_at_once(tmp_path, monkeypatch):
         real.load(data[: len(data) // 2].rsplit(b"\n", 1)[0] + b"\n", format=format)
         raise OSError("No space left on device")
 
-    # `store` is a property over the pyoxigraph store (KnowledgeGraph._ox): the fault goes under it
-    monkeypatch.setattr(kg, "_ox", _Wrapped(real, bulk_load=failing_bulk_load))
+    # `store` and `_ox` are properties over the pyoxigraph store (KnowledgeGraph._raw): the fault goes under them
+    monkeypatch.setattr(kg, "_raw", _Wrapped(real, bulk_load=failing_bulk_load))
     with pytest.warns(InterruptedLoadWarning), pytest.raises(StoreFullError, match="disk is full"):
         load_file(kg, batch, chunk=4)
     assert _quads(kg) == before
