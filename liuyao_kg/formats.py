@@ -40,10 +40,10 @@ def serialize_quads(quads: list[ox.Quad], fmt: str) -> str:
 
     The quads are written sorted (by graph, subject, predicate, object), so the same graphs read the same
     whatever order a store or an engine produced them in."""
-    quads = sorted(quads, key=lambda q: (str(q.graph_name), str(q.subject), str(q.predicate), str(q.object)))
     if fmt == "turtle":
         triples = {ox.Triple(q.subject, q.predicate, q.object) for q in quads}
         return ox.serialize(sorted(triples, key=str), format=ox.RdfFormat.TURTLE, prefixes=PREFIXES).decode()
+    quads = sorted(quads, key=lambda q: (str(q.graph_name), str(q.subject), str(q.predicate), str(q.object)))
     if fmt == "trig":
         return ox.serialize(quads, format=ox.RdfFormat.TRIG, prefixes=PREFIXES).decode()
     if fmt == "nquads":

@@ -125,19 +125,20 @@ def store_keys(store: ox.Store) -> set[Key]:
     return out
 
 
-def run_strata(plan: RulePlan, rules: dict[str, Rule], topics: set[str], present: set[Key], apply) -> None:
-    """Run the strata in order: a recursive one until `apply(iri)` adds nothing, the others once.
+def run_strata(strata: Iterable[tuple[list[str], bool]], rules: dict[str, Rule], topics: set[str],
+               present: set[Key], apply) -> None:
+    """Run (stratum, recursive) pairs in order: a recursive one until `apply(iri)` adds nothing, the others once.
 
     A rule is skipped when it is scoped to topics none of the casts has, or when the store has no
     triple for one of the keys it requires (`present`: the keys of every triple in the store, kept up
     to date here from the triples each `apply` returns as new). Shared by both evaluators (pyoxigraph
     here, rdflib in rdflib_engine), so they differ only in how one rule is evaluated.
     """
-    for stratum, recursive in zip(plan.strata, plan.recursive):
+    for stratum, recursive in strata:
         while True:
             added = 0
             for iri in stratum:
-                if not runnable(rules, [iri], topics, present):
+                if not _runs(rules[iri], topics, present):
                     continue
                 fresh = apply(iri)
                 if fresh:
@@ -147,11 +148,14 @@ def run_strata(plan: RulePlan, rules: dict[str, Rule], topics: set[str], present
                 break
 
 
+def _runs(rule: Rule, topics: set[str], present: set[Key]) -> bool:
+    """Worth evaluating: scoped to a topic some cast has (or to none), and every key it requires present."""
+    return (rule.topics is None or bool(rule.topics & topics)) and rule.io.required <= present
+
+
 def runnable(rules: dict[str, Rule], members: list[str], topics: set[str], present: set[Key]) -> list[str]:
-    """The rules of `members` worth evaluating: scoped to a topic some cast has (or to none), and every key
-    they require present (see run_strata)."""
-    return [iri for iri in members
-            if (rules[iri].topics is None or rules[iri].topics & topics) and rules[iri].io.required <= present]
+    """The rules of `members` worth evaluating (`_runs`)."""
+    return [iri for iri in members if _runs(rules[iri], topics, present)]
 
 
 class Engine:
@@ -207,7 +211,7 @@ class Engine:
         try:
             for members, recursive in self.plan.groups:
                 if recursive:  # one recursive stratum, to its fixpoint
-                    run_strata(_OneStratum(members), self.rules, topics, present, lambda iri: self._apply(iri, run))
+                    run_strata([(members, True)], self.rules, topics, present, lambda iri: self._apply(iri, run))
                     continue
                 iris = runnable(self.rules, members, topics, present)
                 for iri, triples in zip(iris, self._evaluate(iris)):  # in the level's order: the same output
@@ -265,21 +269,6 @@ class Engine:
             self._work.extend(ox.Quad(q.subject, q.predicate, q.object) for q in new)
             run.out.extend(new)
         return new
-
-
-@dataclass
-class _OneStratum:
-    """A recursive stratum as `run_strata` takes a plan."""
-
-    members: list[str]
-
-    @property
-    def strata(self) -> list[list[str]]:
-        return [self.members]
-
-    @property
-    def recursive(self) -> list[bool]:
-        return [True]
 
 
 @dataclass

@@ -98,7 +98,8 @@ class RdflibEngine:
             warnings.simplefilter("ignore", DeprecationWarning)
             try:
                 present = ox_keys(quads, set(self._reference_keys))
-                run_strata(self.plan, self.rules, topics, present, lambda iri: self._apply(iri, out, graphs))
+                run_strata(zip(self.plan.strata, self.plan.recursive), self.rules, topics, present,
+                           lambda iri: self._apply(iri, out, graphs))
             finally:
                 for g in graphs:
                     for name in (g.value, inferred_graph(g.value)):
