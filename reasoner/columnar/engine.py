@@ -531,16 +531,26 @@ class ColumnarEngine:
         for tid in keys:
             kind, key_iri = self._keys[tid]
             cols = "s" if kind == "t" else "s, o"
-            con.execute("DELETE FROM fresh")
-            con.execute(f"INSERT INTO fresh SELECT DISTINCT {cols}{', NULL' if kind == 't' else ''} FROM new "
-                        f"WHERE k = '{tid}' EXCEPT SELECT {cols}{', NULL' if kind == 't' else ''} FROM c_{tid}")
-            (n,) = con.execute("SELECT count(*) FROM fresh").fetchone()
-            if not n:
-                continue
-            con.execute(f"INSERT INTO c_{tid} SELECT {cols} FROM fresh")
+            null = ", NULL" if kind == "t" else ""
+            if tid in touched or tid in self._ref_ids:  # the table has rows: only what it lacks is new
+                con.execute("DELETE FROM fresh")
+                con.execute(f"INSERT INTO fresh SELECT DISTINCT {cols}{null} FROM new "
+                            f"WHERE k = '{tid}' EXCEPT SELECT {cols}{null} FROM c_{tid}")
+                (n,) = con.execute("SELECT count(*) FROM fresh").fetchone()
+                if not n:
+                    continue
+                con.execute(f"INSERT INTO c_{tid} SELECT {cols} FROM fresh")
+                src = "fresh"
+            else:  # an empty table (most keys: one rule writes them, once): every distinct row is new,
+                # written straight to it — half the statements, no set difference (~1/3 of a batch's time)
+                con.execute(f"INSERT INTO c_{tid} SELECT DISTINCT {cols} FROM new WHERE k = '{tid}'")
+                (n,) = con.execute(f"SELECT count(*) FROM c_{tid}").fetchone()
+                if not n:
+                    continue
+                src = f"(SELECT s, NULL AS o FROM c_{tid}) AS src" if kind == "t" else f"c_{tid}"
             # the batch's sequence number as a parameter: a statement's text is the same every time, so a
             # database that caches prepared statements by their text (SQLite) keeps them all
-            con.execute(f"INSERT INTO out SELECT '{tid}', s, o, ? FROM fresh", (self._seq,))
+            con.execute(f"INSERT INTO out SELECT '{tid}', s, o, ? FROM {src}", (self._seq,))
             touched.add(tid)
             total += n
             if tid in self._wide_reads:
@@ -553,7 +563,7 @@ class ColumnarEngine:
                 # some rule requires: fetching every object (each line a state is of) cost ~1 ms a cast
                 wanted = self._required_objects.get(key_iri)
                 if wanted:
-                    for (obj,) in con.execute(f"SELECT DISTINCT o FROM fresh WHERE o IN ({wanted})").fetchall():
+                    for (obj,) in con.execute(f"SELECT DISTINCT o FROM {src} WHERE o IN ({wanted})").fetchall():
                         present.add(("p", key_iri, obj[1:-1]))
         return total
 

@@ -63,9 +63,16 @@ def layout(rules: list[Rule], reference: Iterable[ox.Quad]) -> Layout:
             if o.startswith("<" + CAST):
                 local.add(key)
     reference_only = frozenset(ref - cast - written)
+    per_object: dict = {}
+    for qd in reference:
+        key = key_of(str(qd.predicate), str(qd.object))
+        if key in reference_only and key[0] == "p":
+            per_object.setdefault(key, {}).setdefault(str(qd.object), set()).add(str(qd.subject))
+    fanout = frozenset((k, round(sum(map(len, objs.values())) / len(objs), 1)) for k, objs in per_object.items()
+                       if sum(map(len, objs.values())) > len(objs))
     # a key only rules write, and no sample shows, counts as local (its objects unknown here)
     shared = frozenset(k for k in ref | cast if k[0] == "p" and k not in local and k not in reference_only)
-    return Layout(reference=reference_only, shared=shared)
+    return Layout(reference=reference_only, shared=shared, fanout=fanout)
 
 
 __all__ = ["layout", "key_of"]

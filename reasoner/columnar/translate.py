@@ -25,7 +25,7 @@ from .terms import q
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 #: bump when the generated SQL changes meaning: cached translations of older versions are ignored
-VERSION = "11"
+VERSION = "12"
 
 
 #: the message of a generated statement's run-time refusal (see ColumnarEngine._apply)
@@ -66,10 +66,18 @@ class Layout:
 
     reference: frozenset = frozenset()
     shared: frozenset = frozenset()
+    #: (key, rows per distinct object) of the reference keys whose objects repeat: how many rows a step
+    #: into the table through its object adds (`lyo:index ?n` reaches a position of every hexagram: 64)
+    fanout: frozenset = frozenset()
 
     @functools.cached_property
     def digest_text(self) -> str:
-        return hashlib.sha256(repr((sorted(self.reference), sorted(self.shared))).encode()).hexdigest()[:16]
+        return hashlib.sha256(repr((sorted(self.reference), sorted(self.shared),
+                                    sorted(self.fanout))).encode()).hexdigest()[:16]
+
+    @functools.cached_property
+    def fanout_of(self) -> dict:
+        return dict(self.fanout)
 
     def digest(self) -> str:
         """What the translation cache keys on (computed once: every rule's hash includes it)."""
@@ -294,7 +302,11 @@ class _Translator:
         if s_fixed:
             return 1  # forward: a node's own values
         if key in self.layout.reference:
-            return 1 if o_fixed else 4  # a small table
+            if not o_fixed:
+                return 4  # a small table
+            # through its object: a lookup where objects are (nearly) unique, else as many rows as share one
+            fan = self.layout.fanout_of.get(key, 1)
+            return 1 if fan <= self.FANOUT_LOOKUP else 5
         if o_fixed:
             if key[0] == "t" or not isinstance(positions[1][0], Variable):
                 return 3  # every cast node of a class, or with a constant: linear in the batch
@@ -303,6 +315,8 @@ class _Translator:
 
     #: the cost of a step into a table through a shared term (an unconnected reference table costs less)
     SHARED_STEP = 9
+    #: a reference key whose objects have at most this many subjects each is joined through them as a lookup
+    FANOUT_LOOKUP = 2
 
     def _join(self, left: _Pat, right: _Pat, kind: str = "JOIN", extra: str | None = None) -> _Pat:
         if not left.cols and kind == "JOIN" and left.sql == "SELECT 1 AS _one":
