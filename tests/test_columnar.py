@@ -196,3 +196,67 @@ def test_the_state_rules_alone_derive_on_duckdb_what_they_derive_on_pyoxigraph()
         assert per_cast(col.derive(quads)) == per_cast(expected)
     finally:
         col.close()
+
+
+# --- the join order (it steers the cost only: the tests above hold every order to pyoxigraph's answer) ----
+
+
+@pytest.fixture(scope="module")
+def package_layout():
+    from liuyao_kg.reasoner.columnar.layout import layout
+
+    layers = layer_quads()
+    store = ox.Store()
+    store.extend(layers[ns.GRAPH_RULES])
+    rules = {r.iri: r for r in load_rules(store, ns.GRAPH_RULES)}
+    return rules, layout(list(rules.values()), layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE])
+
+
+def _join_position(where: str, predicate: str) -> int:
+    from liuyao_kg.reasoner.columnar.translate import table_id
+
+    return where.index("{T:" + table_id(("p", ns.LYO + predicate)) + "}")
+
+
+def test_the_layout_counts_the_rows_a_reference_table_holds_per_object(package_layout):
+    _, lay = package_layout
+    # lyo:index 1..6 names a position of each of the 64 hexagrams
+    assert lay.fanout_of[("p", ns.LYO + "index")] == 64.0
+
+
+def test_a_repeated_reference_object_is_stepped_into_after_the_casts_own_links(package_layout):
+    """ChangedLine: from a moving line to its cast and the cast's changed hexagram, then that hexagram's
+    position — not through `?pos lyo:index ?n` first, which pairs the line with a position of every hexagram."""
+    rules, lay = package_layout
+    rule = rules[ns.LYRULE + "ChangedLine"]
+    where = translate(rule.construct, rule.iri, ns.sparql_prologue(), lay).where
+    assert _join_position(where, "hasLine") < _join_position(where, "index")
+
+
+def test_of_two_reference_steps_the_one_adding_fewer_rows_comes_first(package_layout):
+    """StageByDay: a stage entry found by its branch (15 entries a branch) before its element (36)."""
+    rules, lay = package_layout
+    assert lay.fanout_of[("p", ns.LYO + "atBranch")] < lay.fanout_of[("p", ns.LYO + "forElement")]
+    rule = rules[ns.LYRULE + "StageByDay"]
+    where = translate(rule.construct, rule.iri, ns.sparql_prologue(), lay).where
+    assert _join_position(where, "atBranch") < _join_position(where, "forElement")
+
+
+def test_a_boolean_compared_with_a_term_answers_as_the_generic_equality_on_every_term():
+    """`(?pol = "for") = ?fav`: the translator's short form, on every term of the macro corpus (canonical,
+    edge and malformed) and a true, false and error boolean, equals nt_eq(bool_term(x), t)."""
+    import duckdb
+
+    from liuyao_kg.reasoner.columnar import terms
+    from liuyao_kg.reasoner.columnar.translate import _Translator
+    from test_sqlite_terms import TERMS
+
+    con = duckdb.connect()
+    terms.install(con)
+    con.execute("CREATE TABLE t (t VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?)", [(x,) for x in TERMS])
+    for x in ("TRUE", "FALSE", "CAST(NULL AS BOOLEAN)"):
+        short = _Translator._bool_eq(x, "t")
+        differ = con.execute(f"SELECT t, {short}, nt_eq(bool_term({x}), t) FROM t "
+                             f"WHERE {short} IS DISTINCT FROM nt_eq(bool_term({x}), t)").fetchall()
+        assert differ == [], (x, differ[:5])
