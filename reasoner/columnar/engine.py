@@ -542,7 +542,7 @@ class ColumnarEngine:
                 con.execute(f"INSERT INTO c_{tid} SELECT {cols} FROM fresh")
                 src = "fresh"
             else:  # an empty table (most keys: one rule writes them, once): every distinct row is new,
-                # written straight to it — half the statements, no set difference (~1/3 of a batch's time)
+                # written straight to it: three statements instead of five, and no set difference
                 con.execute(f"INSERT INTO c_{tid} SELECT DISTINCT {cols} FROM new WHERE k = '{tid}'")
                 (n,) = con.execute(f"SELECT count(*) FROM c_{tid}").fetchone()
                 if not n:
