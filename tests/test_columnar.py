@@ -35,13 +35,18 @@ WITNESSES = yaml.safe_load((Path(__file__).parent / "data" / "rule_witnesses.yam
 BACKENDS = {"duckdb": ColumnarEngine, "sqlite": SqliteEngine, "duckdb-wide": ColumnarEngine, "sqlite-wide": SqliteEngine}
 
 
-@pytest.fixture(scope="module", params=sorted(BACKENDS))
-def engines(request):
+@pytest.fixture(scope="module")
+def package_rules():
+    """The package's rules and reference quads, and its layers."""
     layers = layer_quads()
     store = ox.Store()
     store.extend(layers[ns.GRAPH_RULES])
-    rules = load_rules(store, ns.GRAPH_RULES)
-    reference = layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE]
+    return load_rules(store, ns.GRAPH_RULES), layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE], layers
+
+
+@pytest.fixture(scope="module", params=sorted(BACKENDS))
+def engines(request, package_rules):
+    rules, reference, layers = package_rules
     conditions = chapter_conditions(layers[ns.GRAPH_RULES]) if request.param.endswith("-wide") else None
     col = BACKENDS[request.param](rules, reference, conditions=conditions)
     yield Engine(rules, reference), col
@@ -202,14 +207,11 @@ def test_the_state_rules_alone_derive_on_duckdb_what_they_derive_on_pyoxigraph()
 
 
 @pytest.fixture(scope="module")
-def package_layout():
+def package_layout(package_rules):
     from liuyao_kg.reasoner.columnar.layout import layout
 
-    layers = layer_quads()
-    store = ox.Store()
-    store.extend(layers[ns.GRAPH_RULES])
-    rules = {r.iri: r for r in load_rules(store, ns.GRAPH_RULES)}
-    return rules, layout(list(rules.values()), layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE])
+    rules, reference, _ = package_rules
+    return {r.iri: r for r in rules}, layout(rules, reference)
 
 
 def _join_position(where: str, predicate: str) -> int:

@@ -42,7 +42,7 @@ def _sample_quads() -> list[ox.Quad]:
 def layout(rules: list[Rule], reference: Iterable[ox.Quad]) -> Layout:
     """Reference keys: keys with reference rows that no rule writes and no cast asserts. Shared keys: keys
     whose objects, in the reference rows and the sample casts (asserted and derived), are never a cast's
-    own node.
+    own node. Fan-out: a reference key's rows per distinct object, where objects repeat.
 
     The samples are derived (by the pyoxigraph engine) so that a key only rules write is classed by what
     they write: `?f lyo:factorKind ?k` relates a cast's factor to a shared kind, and a join stepping into
@@ -68,8 +68,8 @@ def layout(rules: list[Rule], reference: Iterable[ox.Quad]) -> Layout:
         key = key_of(str(qd.predicate), str(qd.object))
         if key in reference_only and key[0] == "p":
             per_object.setdefault(key, {}).setdefault(str(qd.object), set()).add(str(qd.subject))
-    fanout = frozenset((k, round(sum(map(len, objs.values())) / len(objs), 1)) for k, objs in per_object.items()
-                       if sum(map(len, objs.values())) > len(objs))
+    rows = {k: sum(map(len, objs.values())) for k, objs in per_object.items()}
+    fanout = frozenset((k, round(rows[k] / len(objs), 1)) for k, objs in per_object.items() if rows[k] > len(objs))
     # a key only rules write, and no sample shows, counts as local (its objects unknown here)
     shared = frozenset(k for k in ref | cast if k[0] == "p" and k not in local and k not in reference_only)
     return Layout(reference=reference_only, shared=shared, fanout=fanout)

@@ -31,6 +31,9 @@ def _in(values) -> str:
     return "(" + ", ".join(q(v) for v in values) + ")"
 
 
+#: a literal's lexical form by regular expression (nt_lex: the forms without a fast path)
+_LEX_BY_RE = "nt_unesc(regexp_extract(t, '^\"(.*)\"(@[^\"]*|\\^\\^<[^>]*>)?$', 1))"
+
 MACROS = [
     # the integer value of an xsd:integer literal, else NULL
     f"CREATE OR REPLACE MACRO nt_int(t) AS CASE WHEN suffix(t, {q(INT_SUFFIX)}) "
@@ -46,10 +49,10 @@ MACROS = [
     # (canonical N-Triples escapes it) still takes the expression, whose `.` stops there, so even a
     # malformed term decodes as before.
     "CREATE OR REPLACE MACRO nt_lex(t) AS CASE WHEN t[1] = '<' THEN substr(t, 2, length(t) - 2) "
-    "WHEN t[1] <> '\"' THEN NULL WHEN contains(t, chr(10)) THEN nt_unesc(regexp_extract(t, '^\"(.*)\"(@[^\"]*|\\^\\^<[^>]*>)?$', 1)) "
+    f"WHEN t[1] <> '\"' THEN NULL WHEN contains(t, chr(10)) THEN {_LEX_BY_RE} "
     "WHEN t[-1] = '\"' AND length(t) > 1 THEN nt_unesc(substr(t, 2, length(t) - 2)) "
     f"WHEN suffix(t, {q(INT_SUFFIX)}) AND length(t) > {len(INT_SUFFIX)} THEN nt_unesc(substr(t, 2, length(t) - {len(INT_SUFFIX) + 1})) "
-    "ELSE nt_unesc(regexp_extract(t, '^\"(.*)\"(@[^\"]*|\\^\\^<[^>]*>)?$', 1)) END",
+    f"ELSE {_LEX_BY_RE} END",
     # the lexical form of a simple literal (xsd:string), else NULL
     "CREATE OR REPLACE MACRO nt_simple(t) AS CASE WHEN t[1] = '\"' AND t[-1] = '\"' "
     "THEN nt_unesc(substr(t, 2, length(t) - 2)) END",

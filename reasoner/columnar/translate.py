@@ -291,12 +291,8 @@ class _Translator:
         from rdflib import Variable
 
         key, positions = pat[0], pat[1]
-
-        def fixed(term) -> bool:
-            return not isinstance(term, Variable) and not type(term).__name__ == "BNode" or self.vname(term) in bound
-
-        s_fixed = fixed(positions[0][0])
-        o_fixed = key[0] == "t" or fixed(positions[1][0])
+        s_fixed = self._fixed(positions[0][0], bound)
+        o_fixed = key[0] == "t" or self._fixed(positions[1][0], bound)
         if s_fixed and o_fixed:
             return 0  # a lookup
         if s_fixed:
@@ -313,17 +309,19 @@ class _Translator:
             return self.SHARED_STEP if key in self.layout.shared else 2  # through a shared term: every cast's nodes
         return 6
 
+    def _fixed(self, term, bound: set) -> bool:
+        """A constant, or a variable (or blank node) already bound."""
+        from rdflib import BNode, Variable
+
+        return not isinstance(term, (Variable, BNode)) or self.vname(term) in bound
+
     def _fan(self, pat, bound: set) -> float:
         """Between steps of one cost, the one adding fewer rows: a reference table's rows per object when
         joined through its object only (`?entry lyo:atBranch ?db` before `?entry lyo:forElement ?el`:
         15 rows a solution, not 36), else 0."""
-        from rdflib import Variable
-
         key, positions = pat[0], pat[1]
-        if key not in self.layout.reference or key[0] != "p":
-            return 0
-        s, o = positions[0][0], positions[1][0]
-        if isinstance(s, Variable) and self.vname(s) not in bound and (not isinstance(o, Variable) or self.vname(o) in bound):
+        if (key[0] == "p" and key in self.layout.reference and not self._fixed(positions[0][0], bound)
+                and self._fixed(positions[1][0], bound)):
             return self.layout.fanout_of.get(key, 1)
         return 0
 
