@@ -7,11 +7,13 @@ Wall time of the README's command in a new process, median of `--runs`, in three
 first run (a new, empty HOME and XDG_CACHE_HOME every run: nothing cached anywhere), later runs (one cache
 directory, filled by a first run before timing), and a cache directory that cannot be written (it stays empty:
 each run is a first run). Then one process's phases (imports, store, input, SHACL check, engine, derivation,
-chart, text), and `liuyao_kg.cast` warm: seeded new casts after a first one, and one cast repeated.
+chart, text), and `liuyao_kg.cast` warm: seeded new casts after a first one per topic (on the default engine,
+one thread, and SQLite), and one cast repeated.
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import random
@@ -112,43 +114,66 @@ def phases() -> dict:
 
 
 def warm(casts: int = 40, repeats: int = 20) -> dict:
-    """ms per `liuyao_kg.cast` in a process that has cast once: new seeded casts, and one cast again; and the same
-    new casts, interleaved, into a second store whose engine and chart use one thread (`threads_1`)."""
+    """ms per `liuyao_kg.cast` in a process that has cast once per topic: new seeded casts, and one cast again;
+    the same new casts, interleaved, into a store whose engine and chart use one thread (`threads_1`) and into
+    one whose engine is the rules' SQL on SQLite (`sqlite`: `--backend sqlite`)."""
     import liuyao_kg
     from liuyao_kg.graph import KnowledgeGraph
 
     serial = KnowledgeGraph()
     serial.parallel_reads = 1
     serial.engine.threads = 1
-    for kg in (None, serial):
-        liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic="求財", kg=kg)
+    sqlite = KnowledgeGraph(backend="sqlite")
+    topics = [None, "求財", "婚姻", "疾病", "功名", "晴"]
+    stores = {"default": None, "threads_1": serial, "sqlite": sqlite}
+    for kg in stores.values():  # SQLite prepares a topic's statements at its first cast
+        for topic in topics:
+            liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic=topic, kg=kg)
     rng = random.Random(7)
     stems, branches = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
-    new, one = [], []
+    times: dict[str, list[float]] = {name: [] for name in stores}
     for _ in range(casts):
         d = rng.randrange(60)
         spec, month, day = "".join(rng.choice("6789") for _ in range(6)), rng.choice(branches), stems[d % 10] + branches[d % 12]
-        topic = rng.choice([None, "求財", "婚姻", "疾病", "功名", "晴"])
-        for kg, times in ((None, new), (serial, one)):
+        topic = rng.choice(topics)
+        for name, kg in stores.items():
             t = time.perf_counter()
             liuyao_kg.cast(spec, month=month, day=day, topic=topic, kg=kg)
-            times.append(time.perf_counter() - t)
+            times[name].append(time.perf_counter() - t)
     again = []
     for _ in range(repeats):
         t = time.perf_counter()
         liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic="求財")
         again.append(time.perf_counter() - t)
-    return {"new_cast_median_ms": round(statistics.median(new) * 1000, 1),
-            "new_cast_threads_1_median_ms": round(statistics.median(one) * 1000, 1),
-            "threads_1_over_default": round(statistics.median(one) / statistics.median(new), 2),
+    new, one, lite = (statistics.median(times[k]) for k in ("default", "threads_1", "sqlite"))
+    return {"new_cast_median_ms": round(new * 1000, 1),
+            "new_cast_threads_1_median_ms": round(one * 1000, 1),
+            "threads_1_over_default": round(one / new, 2),
+            "new_cast_sqlite_median_ms": round(lite * 1000, 1),
+            "sqlite_over_default": round(lite / new, 2),
             "repeated_cast_median_ms": round(statistics.median(again) * 1000, 1), "new_casts": casts,
             "threads": liuyao_kg.default_graph().engine.threads}
+
+
+def bytecode() -> dict:
+    """How many of the package's modules have cached bytecode (the editable install compiles them:
+    build_backend/liuyao_build.py); without it, where PYTHONDONTWRITEBYTECODE is set, every run compiles them."""
+    import importlib.util
+
+    import liuyao_kg
+
+    dirs = {Path(d) for name in ("", ".ontology", ".loaders", ".reasoner", ".queries")
+            for d in importlib.import_module("liuyao_kg" + name).__path__}
+    modules = {m for d in dirs for m in d.rglob("*.py")}
+    cached = [m for m in modules if Path(importlib.util.cache_from_source(str(m))).exists()]
+    return {"modules": len(modules), "with_bytecode": len(cached),
+            "PYTHONDONTWRITEBYTECODE": os.environ.get("PYTHONDONTWRITEBYTECODE")}
 
 
 def cold_start(runs: int = 5) -> dict:
     """Everything above, as benchmarks/bench.py records it under "cli_cold_start"."""
     return {"command": "liuyao " + " ".join(ARGS), "runs": runs, "loadavg_at_start": os.getloadavg(),
-            **wall_times(runs), "phases_s": phases(), "warm_api": warm()}
+            "bytecode": bytecode(), **wall_times(runs), "phases_s": phases(), "warm_api": warm()}
 
 
 def main() -> None:

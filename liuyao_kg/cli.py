@@ -33,6 +33,10 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
                    help="the question's horizon (易冒: 此月之得 / 彼月之得): timing in days, months or years (default 日)")
 
 
+#: liuyao_kg.derivation.BACKENDS (not imported here: building the parser must not import pyoxigraph)
+BACKENDS = ("oxigraph", "rdflib", "sqlite")
+
+
 def _store(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--store", help="directory of a persistent store (default: in memory)")
@@ -48,6 +52,10 @@ def _store(p: argparse.ArgumentParser) -> None:
     p.add_argument("--read-only", action="store_true",
                    help="--store: open without taking the store's lock (reads only; a read-only directory, "
                         "or beside a running writer)")
+    p.add_argument("--backend", choices=BACKENDS, default="oxigraph",
+                   help="what derives new casts' states and judgments (the same rules; default oxigraph): sqlite runs "
+                        "their generated SQL on SQLite, faster per cast once warm but ~1 s more to start "
+                        "(docs/columnar.md); rdflib, a slow cross-check")
 
 
 def _positive(text: str) -> float:
@@ -222,10 +230,14 @@ def _graph(args):
 
     if getattr(args, "_kg", None) is not None:
         return args._kg
+    backend = getattr(args, "backend", "oxigraph")
     if getattr(args, "endpoint", None):
-        args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout)
+        args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout, backend=backend)
     elif getattr(args, "store", None):
-        args._kg = open_store(args.store, read_only=getattr(args, "read_only", False), wait=getattr(args, "wait", 0.0) or 0.0)
+        args._kg = open_store(args.store, read_only=getattr(args, "read_only", False), wait=getattr(args, "wait", 0.0) or 0.0,
+                              backend=backend)
+    elif backend != "oxigraph":
+        args._kg = open_store("memory", backend=backend)
     else:
         return default_graph()
     return args._kg

@@ -274,3 +274,33 @@ def test_unknown_question_is_an_error_listing_the_scheme(capsys):
 def test_use_god_chosen_by_the_user_is_said_so(capsys):
     code, out, _ = run(capsys, "cast", "乾", "--month", "寅", "--day", "甲子", "--topic", "晴雨", "--use-god", "3")
     assert code == 0 and "占 天時  用神 爻3 — chosen by the user" in out
+
+
+def test_the_backend_choices_are_the_engines_the_graph_accepts():
+    from liuyao_kg import cli, derivation
+
+    assert cli.BACKENDS == derivation.BACKENDS
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_cast_derived_on_sqlite_prints_what_the_default_engine_prints(capsys, fmt):
+    argv = ("cast", "大畜之小畜", "--month", "午", "--day", "己巳", "--topic", "婚姻", "--format", fmt)
+    code, default, _ = run(capsys, *argv)
+    code_sqlite, sqlite, _ = run(capsys, *argv, "--backend", "sqlite")
+    assert code == code_sqlite == 0
+    if fmt == "json":  # each run mints its own cast IRI
+        default, sqlite = json.loads(default), json.loads(sqlite)
+        default.pop("cast"), sqlite.pop("cast")
+    assert sqlite == default
+
+
+def test_serve_and_load_open_their_store_with_the_backend_named(tmp_path):
+    from liuyao_kg.cli import _graph, build_parser
+
+    for argv in (["serve", "--backend", "sqlite"], ["load", "x.jsonl", "--store", str(tmp_path / "kg"), "--backend", "sqlite"]):
+        args = build_parser().parse_args(argv)
+        kg = _graph(args)
+        try:
+            assert kg.backend == "sqlite" and kg.engine.__class__.__name__ == "SqliteEngine"
+        finally:
+            kg.close()
