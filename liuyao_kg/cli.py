@@ -395,6 +395,9 @@ def _cmd_load(args) -> int:
         if not args.parquet or getattr(args, "store", None) or getattr(args, "endpoint", None):
             raise CastInputError("--cluster needs --parquet DIR, and --parquet writes Parquet only (no --store/--endpoint)",
                                  field="parquet")
+        if args.backend != "oxigraph":
+            raise CastInputError("--parquet derives with the rules' SQL on DuckDB (docs/columnar.md): no --backend",
+                                 field="backend")
         report = load_parquet(args.file, args.parquet, on_error=args.on_error, cluster=args.cluster, progress=bar)
         bar.close()
         if not args.quiet:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -304,3 +305,9 @@ def test_serve_and_load_open_their_store_with_the_backend_named(tmp_path):
             assert kg.backend == "sqlite" and kg.engine.__class__.__name__ == "SqliteEngine"
         finally:
             kg.close()
+
+
+def test_a_parquet_load_refuses_a_backend_it_would_not_use(capsys, tmp_path):
+    batch = Path(__file__).parent / "data" / "batches" / "casts.jsonl"
+    code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--backend", "sqlite")
+    assert code == 2 and "--parquet derives with the rules' SQL on DuckDB" in err and not (tmp_path / "p").exists()
