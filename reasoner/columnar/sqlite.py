@@ -36,8 +36,8 @@ class SqliteEngine(ColumnarEngine):
         self.too_deep: set[str] = set()
         self._staged: dict[str, list[str]] = {}  # staging table → its columns
 
-    def _create(self, table: str, columns: list[str]) -> None:
-        self.con.execute(f"CREATE TABLE {table} ({', '.join(c + ' TEXT' for c in columns)})")
+    def _create(self, table: str, columns: list[str], ints: tuple[str, ...] = ()) -> None:
+        self.con.execute(f"CREATE TABLE {table} ({', '.join([c + ' TEXT' for c in columns] + [c + ' INTEGER' for c in ints])})")
         if table.startswith("c_"):  # a rule's pattern looks rows up by subject or by object
             for c in columns:
                 self.con.execute(f"CREATE INDEX {table}_{c} ON {table} ({c})")
@@ -65,7 +65,7 @@ class SqliteEngine(ColumnarEngine):
 
     def _refill(self, tid: str) -> None:
         self.con.execute(f"DELETE FROM c_{tid}")
-        self.con.execute(f"INSERT INTO c_{tid} SELECT * FROM r_{tid}")
+        self.con.execute(f"INSERT INTO c_{tid} ({'s' if self._keys[tid][0] == 't' else 's, o'}) SELECT * FROM r_{tid}")
 
     def _run_sql(self, iri: str) -> bool:
         """As ColumnarEngine's. A statement nested deeper than SQLite's parser allows ("parser stack
