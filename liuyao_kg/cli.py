@@ -33,11 +33,9 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
                    help="the question's horizon (易冒: 此月之得 / 彼月之得): timing in days, months or years (default 日)")
 
 
-#: liuyao_kg.derivation.BACKENDS (not imported here: building the parser must not import pyoxigraph)
-BACKENDS = ("oxigraph", "rdflib", "sqlite")
-
-
 def _store(p: argparse.ArgumentParser) -> None:
+    from liuyao_kg.derivation import BACKENDS  # ~4 ms (pyoxigraph), which every command opening a store imports anyway
+
     where = p.add_mutually_exclusive_group()
     where.add_argument("--store", help="directory of a persistent store (default: in memory)")
     where.add_argument("--endpoint", metavar="URL",

@@ -277,12 +277,6 @@ def test_use_god_chosen_by_the_user_is_said_so(capsys):
     assert code == 0 and "占 天時  用神 爻3 — chosen by the user" in out
 
 
-def test_the_backend_choices_are_the_engines_the_graph_accepts():
-    from liuyao_kg import cli, derivation
-
-    assert cli.BACKENDS == derivation.BACKENDS
-
-
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_cast_derived_on_sqlite_prints_what_the_default_engine_prints(capsys, fmt):
     argv = ("cast", "大畜之小畜", "--month", "午", "--day", "己巳", "--topic", "婚姻", "--format", fmt)
