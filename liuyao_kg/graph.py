@@ -179,7 +179,7 @@ class KnowledgeGraph:
             if self.read_only:
                 if not Path(path).is_dir():
                     raise StoreAccessError(f"store {path}: no such directory")
-                self._raw = ox.Store.read_only(str(path))
+                self._raw = _open_read_only(path)
             else:
                 self._raw = ox.Store(str(path)) if path is not None else ox.Store()
             if path is not None and not self.read_only:
@@ -472,3 +472,36 @@ def _py(term):
             return term.value in ("true", "1")
         return term.value
     return term.value
+
+
+#: a read-only open that finds a file the writer's compaction just removed is tried again this many times
+READ_ONLY_ATTEMPTS = 8
+#: how a store is opened without its lock (a name of its own, so a test can stand in for RocksDB's race)
+_store_read_only = ox.Store.read_only
+
+
+def _open_read_only(path) -> ox.Store:
+    """The store at `path` opened without its lock, beside a process that may be writing it.
+
+    RocksDB opens read-only from the file list in the MANIFEST; a writer compacting meanwhile (`liuyao serve`
+    just after it opened the store, a `load`) may delete a file that list names, and the open then fails with
+    "Corruption … No such file or directory" though nothing is corrupt (seen in CI: `query --read-only` beside
+    `serve`). Opening again reads the new MANIFEST; a store that still fails after a few tries is reported."""
+    import time
+
+    from liuyao_kg.store import StoreError
+
+    for attempt in range(READ_ONLY_ATTEMPTS):
+        try:
+            return _store_read_only(str(path))
+        except OSError:
+            raise
+        except RuntimeError as exc:
+            text = str(exc)
+            if "No such file or directory" not in text:
+                raise StoreError(f"store {path}: cannot open it read-only: {' '.join(text.split())[:200]}") from None
+            if attempt == READ_ONLY_ATTEMPTS - 1:
+                raise StoreError(f"store {path}: cannot open it read-only: its files kept changing under another "
+                                 f"process writing it (tried {READ_ONLY_ATTEMPTS} times); try again") from None
+            time.sleep(0.05 * (attempt + 1))
+    raise AssertionError("unreachable")

@@ -206,3 +206,45 @@ def test_a_full_disk_stops_the_load_clearly_and_the_next_run_completes(tmp_path,
                                capture_output=True, text=True, timeout=900)
         assert again.returncode == 0, again.stderr
         assert _check_whole(store, casts) == set(casts)
+
+
+def _flaky_read_only(monkeypatch, failures: int) -> list:
+    """ox.Store.read_only failing `failures` times as RocksDB does when a writer's compaction removed a file the
+    MANIFEST it read still named (the race of `query --read-only` beside `serve`); then the real open."""
+    import liuyao_kg.graph as graph_module
+
+    real, calls = graph_module._store_read_only, []
+
+    def read_only(path):
+        calls.append(path)
+        if len(calls) <= failures:
+            raise RuntimeError(f"Corruption: IO error: No such file or directory: While open a file for "
+                               f"random read: {path}/000022.sst: No such file or directory")
+        return real(path)
+
+    monkeypatch.setattr(graph_module, "_store_read_only", read_only)
+    monkeypatch.setattr(time, "sleep", lambda s: None)
+    return calls
+
+
+def test_a_read_only_open_racing_a_compaction_opens_again(tmp_path, monkeypatch):
+    store = tmp_path / "kg"
+    KnowledgeGraph(store).close()
+    calls = _flaky_read_only(monkeypatch, failures=2)
+    kg = KnowledgeGraph(store, read_only=True)
+    try:
+        assert len(calls) == 3 and kg.read_only
+    finally:
+        kg.close()
+
+
+def test_a_read_only_open_that_keeps_failing_names_the_store(tmp_path, monkeypatch):
+    from liuyao_kg.graph import READ_ONLY_ATTEMPTS
+    from liuyao_kg.store import StoreError
+
+    store = tmp_path / "kg"
+    KnowledgeGraph(store).close()
+    calls = _flaky_read_only(monkeypatch, failures=READ_ONLY_ATTEMPTS)
+    with pytest.raises(StoreError, match=f"store {store}: cannot open it read-only"):
+        KnowledgeGraph(store, read_only=True)
+    assert len(calls) == READ_ONLY_ATTEMPTS

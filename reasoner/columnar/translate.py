@@ -25,7 +25,7 @@ from .terms import KNOWN as KNOWN_TYPES, q
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 #: bump when the generated SQL changes meaning: cached translations of older versions are ignored
-VERSION = "14"
+VERSION = "15"
 
 
 #: the message of a generated statement's run-time refusal (see ColumnarEngine._apply)
@@ -105,6 +105,33 @@ class _Ex:
 
 #: characters that keep an absolute IRI valid when appended to it (RFC 3987 unreserved, sub-delims, / : @)
 _IRI_TAIL = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]*")
+#: SQL a let leaves as it is: a column, a string or number constant, a typed NULL
+_SIMPLE = re.compile(r"\w+\.\w+|'(?:[^']|'')*'|-?\d+|TRUE|FALSE|NULL|CAST\(NULL AS \w+\)")
+_QUOTED = re.compile(r"'(?:[^']|'')*'")
+#: a column reference's alias (the generator's aliases: a1, a2 …, CTEs ma…)
+_ALIAS_REF = re.compile(r"\b(m?a\d+)\.")
+_LET_REF = re.compile(r"\bm?a\d+\.(x\d+)\b")
+
+
+@dataclass
+class _Lets:
+    """The operands lifted out of one BIND's or FILTER's expression: SQL → column name, and each one's level
+    (1 + the highest level of the lets it reads; a pattern's own columns are level 0)."""
+
+    alias: str
+    defs: dict = field(default_factory=dict)
+    level: dict = field(default_factory=dict)
+
+
+def _requalify(sql: str, old: str, new: str) -> str:
+    """`sql` with its column references `old.c` written `new.c` (string constants untouched)."""
+    parts = _QUOTED.split(sql)
+    quoted = _QUOTED.findall(sql)
+    ref = re.compile(rf"\b{re.escape(old)}\.")
+    out = [ref.sub(f"{new}.", parts[0])]
+    for lit, rest in zip(quoted, parts[1:]):
+        out += [lit, ref.sub(f"{new}.", rest)]
+    return "".join(out)
 
 
 def _nt(term) -> str:
@@ -135,6 +162,9 @@ class _Translator:
         self.subjects: set[str] = set()
         #: (CTE name, pattern) of the FILTER whose condition is being compiled, for its EXISTS seeds
         self._exists_source: tuple[str, _Pat] | None = None
+        #: the lets of the BIND or FILTER whose expression is being compiled (`let`); None: none taken
+        self._lets: _Lets | None = None
+        self._let_n = 0
 
     def alias(self) -> str:
         self.n += 1
@@ -161,11 +191,16 @@ class _Translator:
         fn = getattr(self, "p_" + str(name), None)
         if fn is None:
             raise Unsupported(f"algebra operator {name}")
-        if seed is None:
-            return fn(node, outer)
-        if name in self.SEEDED:
-            return fn(node, outer, seed=seed)
-        return self._join(seed, fn(node, outer))
+        # a sub-pattern (an EXISTS's, say) is its own query: the enclosing expression's lets are not its columns
+        saved, self._lets = self._lets, None
+        try:
+            if seed is None:
+                return fn(node, outer)
+            if name in self.SEEDED:
+                return fn(node, outer, seed=seed)
+            return self._join(seed, fn(node, outer))
+        finally:
+            self._lets = saved
 
     def _cte(self, pat: _Pat) -> tuple[str, str]:
         """(`WITH` clause, name) materialising a pattern once, for a part that reads it twice."""
@@ -466,12 +501,17 @@ class _Translator:
         # an EXISTS in the condition is evaluated from the filtered solutions' values (see _exists)
         with_, m = self._cte(inner) if _has_exists(node.expr) else ("", None)
         saved, self._exists_source = self._exists_source, (m, inner) if m else None
+        self._lets = lets = _Lets(a)
         try:
             cond = self.as_bool(self.expr(node.expr, env, inner.nullable))
         finally:
-            self._exists_source = saved
+            self._exists_source, self._lets = saved, None
         src = m if m else f"({inner.sql})"
-        return _Pat(f"{with_}SELECT * FROM {src} AS {a} WHERE {cond.sql}", inner.cols, inner.nullable, inner.nodes)
+        if not lets.defs:
+            return _Pat(f"{with_}SELECT * FROM {src} AS {a} WHERE {cond.sql}", inner.cols, inner.nullable, inner.nodes)
+        src = self._layered(f"SELECT * FROM {m}" if m else inner.sql, lets)
+        sel = ", ".join(f"{a}.{c} AS {c}" for c in inner.cols.values())  # not the lets' columns
+        return _Pat(f"{with_}SELECT {sel} FROM ({src}) AS {a} WHERE {cond.sql}", inner.cols, inner.nullable, inner.nodes)
 
     def p_Extend(self, node, outer, seed: _Pat | None = None):
         inner = self.pattern(node.p, outer, seed)
@@ -481,7 +521,11 @@ class _Translator:
         a = self.alias()
         env = {**outer, **{x: f"{a}.{c}" for x, c in inner.cols.items()}}
         self.subjects = inner.nodes
-        e = self.as_term(self.expr(node.expr, env, inner.nullable))
+        self._lets = lets = _Lets(a)
+        try:
+            e = self.as_term(self.expr(node.expr, env, inner.nullable))
+        finally:
+            self._lets = None
         c = self.col(node.var)
         keep = ", ".join(f"{a}.{cc} AS {cc}" for cc in inner.cols.values())
         sel = (keep + ", " if keep else "") + f"{e.sql} AS {c}"
@@ -489,7 +533,7 @@ class _Translator:
         src = self.vname(node.expr) if type(node.expr).__name__ == "Variable" else None
         copied = src is not None and src in inner.cols and src not in inner.nullable
         nodes = inner.nodes | ({v} if copied and src in inner.nodes else set())
-        return _Pat(f"SELECT {sel} FROM ({inner.sql}) AS {a}", {**inner.cols, v: c},
+        return _Pat(f"SELECT {sel} FROM ({self._layered(inner.sql, lets)}) AS {a}", {**inner.cols, v: c},
                     inner.nullable | (set() if copied else {v}), nodes)
 
     def p_ToMultiSet(self, node, outer, seed: _Pat | None = None):
@@ -588,6 +632,49 @@ class _Translator:
         # COUNT is always bound, SAMPLE of a group key as bound as the key; MAX/MIN of an empty group is not
         return _Pat(f"SELECT {', '.join(out)} FROM ({inner.sql}) AS {a}{by}", cols, maybe_unbound)
 
+    # --- lets: a compound operand computed once, in a projection below the expression -------------
+
+    def let(self, sql: str) -> str:
+        """`sql` as a column of the pattern whose expression is being compiled, computed in a projection
+        beneath it (`_layered`), or `sql` itself when it is already a column or a constant, or reads
+        anything but that pattern's columns (an outer query's, a sub-query).
+
+        Why: a term macro names its argument many times (nt_lex ~12, nt_eq ~20), and DuckDB expands macros
+        textually, so a macro of a macro's result grows the expression multiplicatively: DuckDB then spent
+        ~75 ms binding and optimising a rule like TimingWeak (`IRI(CONCAT(STR(?l), …, STRAFTER(STR(?f), …)))`)
+        every batch, and evaluated the repeated operands again per row (its common-subexpression pass costs
+        as much). As a column, each operand is written and computed once; the rows are the same."""
+        lets = self._lets
+        if lets is None or _SIMPLE.fullmatch(sql):
+            return sql
+        bare = _QUOTED.sub("''", sql)
+        aliases = set(_ALIAS_REF.findall(bare))
+        if aliases != {lets.alias} or "SELECT" in bare:
+            return sql
+        if sql not in lets.defs:
+            level = 1 + max((lets.level[n] for n in _LET_REF.findall(bare) if n in lets.level), default=0)
+            self._let_n += 1
+            name = f"x{self._let_n}"
+            lets.defs[sql] = name
+            lets.level[name] = level
+        return f"{lets.alias}.{lets.defs[sql]}"
+
+    def call(self, fn: str, *args: str) -> str:
+        """A macro applied to its operands, each compound one a let (the call itself stays inline: a FILTER's
+        cheap conjuncts before it still spare most rows its evaluation)."""
+        return f"{fn}({', '.join(self.let(x) for x in args)})"
+
+    def _layered(self, sql: str, lets: "_Lets") -> str:
+        """The query `sql` (the pattern aliased `lets.alias`) with its lets as further columns, one
+        projection per level of nesting; every alias is new (sqlite.hoist needs them unique)."""
+        top = max(lets.level.values(), default=0)
+        for level in range(1, top + 1):
+            b = self.alias()
+            defs = ", ".join(f"{_requalify(x, lets.alias, b)} AS {n}" for x, n in lets.defs.items()
+                             if lets.level[n] == level)
+            sql = f"SELECT {b}.*, {defs} FROM ({sql}) AS {b}"
+        return sql
+
     # --- expressions ----------------------------------------------------------------------------
 
     def as_term(self, e: _Ex) -> _Ex:
@@ -596,9 +683,9 @@ class _Translator:
         if e.const is not None:
             return _Ex(q(e.const), "term", e.const)
         if e.kind == "int":
-            return _Ex(f"int_term({e.sql})", "term")
+            return _Ex(self.call("int_term", e.sql), "term")
         if e.kind == "bool":
-            return _Ex(f"bool_term({e.sql})", "term")
+            return _Ex(self.call("bool_term", e.sql), "term")
         raise Unsupported("a computed string bound to a variable")
 
     def as_bool(self, e: _Ex) -> _Ex:
@@ -611,7 +698,7 @@ class _Translator:
         if e.kind == "node":
             return _Ex("CAST(NULL AS BOOLEAN)", "bool")  # an IRI has no effective boolean value
         self.typed = True
-        return _Ex(f"nt_ebv({e.sql})", "bool")
+        return _Ex(self.call("nt_ebv", e.sql), "bool")
 
     def as_int(self, e: _Ex) -> _Ex:
         if e.kind == "int":
@@ -620,7 +707,7 @@ class _Translator:
             return _Ex("CAST(NULL AS BIGINT)", "int")  # an IRI is no number: an error
         if e.kind == "term":
             self.typed = True
-            return _Ex(f"nt_int({e.sql})", "int")
+            return _Ex(self.call("nt_int", e.sql), "int")
         raise Unsupported("arithmetic on a non-number")
 
     def as_str(self, e: _Ex) -> _Ex:
@@ -685,8 +772,8 @@ class _Translator:
         self.typed = self.ordered = True
         if {a.kind, b.kind} == {"bool", "term"}:
             x, t = (a, b) if a.kind == "bool" else (b, a)
-            return self._bool_eq(x.sql, t.sql)
-        return f"nt_eq({ta.sql}, {tb.sql})"
+            return self._bool_eq(self.let(x.sql), self.let(t.sql))
+        return self.call("nt_eq", ta.sql, tb.sql)
 
     @staticmethod
     def _bool_eq(x: str, t: str) -> str:
@@ -725,10 +812,10 @@ class _Translator:
             # integers by value, simple literals by code point, anything else an error; exact while the
             # batch holds no other ordered datatype (xsd:dateTime, decimal …): the engine checks that
             self.typed = self.ordered = True
-            return _Ex(f"(CASE WHEN nt_int({a.sql}) IS NOT NULL AND nt_int({b.sql}) IS NOT NULL "
-                       f"THEN nt_int({a.sql}) {sqlop} nt_int({b.sql}) WHEN nt_simple({a.sql}) IS NOT NULL "
-                       f"AND nt_simple({b.sql}) IS NOT NULL THEN nt_simple({a.sql}) {sqlop} nt_simple({b.sql}) END)",
-                       "bool")
+            ia, ib = (self.let(self.call("nt_int", x.sql)) for x in (a, b))
+            sa, sb = (self.let(self.call("nt_simple", x.sql)) for x in (a, b))
+            return _Ex(f"(CASE WHEN {ia} IS NOT NULL AND {ib} IS NOT NULL THEN {ia} {sqlop} {ib} "
+                       f"WHEN {sa} IS NOT NULL AND {sb} IS NOT NULL THEN {sa} {sqlop} {sb} END)", "bool")
         raise Unsupported("an ordering comparison between a string and a term")
 
     def e_AdditiveExpression(self, node, env, nullable):
@@ -762,21 +849,22 @@ class _Translator:
         if e.kind == "bool":
             raise Unsupported("STR of a computed boolean")
         if e.kind == "node":  # an IRI or a blank node: no literal parsing needed
-            return _Ex(f"(CASE WHEN substr({e.sql}, 1, 1) = '<' THEN substr({e.sql}, 2, length({e.sql}) - 2) END)", "str",
-                       iri_text=e.sql)
-        return _Ex(f"nt_lex({e.sql})", "str")
+            x = self.let(e.sql)
+            return _Ex(f"(CASE WHEN substr({x}, 1, 1) = '<' THEN substr({x}, 2, length({x}) - 2) END)", "str",
+                       iri_text=x)
+        return _Ex(self.call("nt_lex", e.sql), "str")
 
     def e_Builtin_IRI(self, node, env, nullable):
         e = self.expr(node.arg, env, nullable)
         if e.kind == "str" and e.iri_suffix is not None:
             # STR(<iri>) followed by constant IRI characters is a valid IRI: no validation needed
-            base = e.iri_suffix[0]
+            base = self.let(e.iri_suffix[0])
             return _Ex(f"(CASE WHEN substr({base}, 1, 1) = '<' THEN substr({base}, 1, length({base}) - 1) || "
                        f"{q(e.iri_suffix[1])} || '>' END)", "node")
         if e.kind == "str":
-            return _Ex(f"iri_of({e.sql})", "term")
+            return _Ex(self.call("iri_of", e.sql), "term")
         if e.kind in ("term", "node"):
-            return _Ex(f"nt_iri({e.sql})", "term")
+            return _Ex(self.call("nt_iri", e.sql), "term")
         raise Unsupported("IRI of a non-string")
 
     e_Builtin_URI = e_Builtin_IRI
@@ -786,7 +874,7 @@ class _Translator:
         if any(e.kind == "str" for e in exs):
             # with one simple-literal argument the result is a simple literal, and a term argument counts by
             # its lexical form if it is a string literal (simple or language-tagged), else it is an error
-            exs = [_Ex(f"nt_strlex({e.sql})", "str") if e.kind == "term" and e.const is None else e for e in exs]
+            exs = [_Ex(self.call("nt_strlex", e.sql), "str") if e.kind == "term" and e.const is None else e for e in exs]
         exs = [self.as_str(e) for e in exs]
         out = _Ex("(" + " || ".join(e.sql for e in exs) + ")" if exs else "''", "str")
         rest = exs[1:]
@@ -797,13 +885,13 @@ class _Translator:
         return out
 
     def e_Builtin_STRAFTER(self, node, env, nullable):
-        a = self.as_str(self.expr(node.arg1, env, nullable)).sql
-        b = self.as_str(self.expr(node.arg2, env, nullable)).sql
+        a = self.let(self.as_str(self.expr(node.arg1, env, nullable)).sql)
+        b = self.let(self.as_str(self.expr(node.arg2, env, nullable)).sql)
         return _Ex(f"(CASE WHEN strpos({a}, {b}) > 0 THEN substr({a}, strpos({a}, {b}) + length({b})) "
                    f"ELSE '' END)", "str")
 
     def e_Builtin_IF(self, node, env, nullable):
-        c = self.as_bool(self.expr(node.arg1, env, nullable)).sql
+        c = self.let(self.as_bool(self.expr(node.arg1, env, nullable)).sql)
         x, y = self.expr(node.arg2, env, nullable), self.expr(node.arg3, env, nullable)
         if x.kind != y.kind:
             x, y = self.as_term(x), self.as_term(y)
