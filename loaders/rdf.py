@@ -48,7 +48,8 @@ def cast_graph(ci: CastInput) -> NamedNode:
 
 def cast_quads(ci: CastInput) -> list[Quad]:
     """Exactly the asserted triples of one cast, in the graph ``<cast>``."""
-    cast = NamedNode(ci.iri)
+    iri = ci.iri  # a hash of the cast's content: computed once here, not again for each line and pillar IRI
+    cast = NamedNode(iri)
     g = cast
     out: list[Quad] = []
 
@@ -74,7 +75,7 @@ def cast_quads(ci: CastInput) -> list[Quad]:
     elif ci.use_god is not None:
         add(cast, _lyo("userUseGodRelative"), NamedNode(LYR + _RELATIVE_ID[ci.use_god]))
     for pos, value in enumerate(ci.values, 1):
-        line = NamedNode(f"{ci.iri}/line/{pos}")
+        line = NamedNode(f"{iri}/line/{pos}")
         add(cast, _lyo("hasLine"), line)
         add(line, _TYPE, _lyo("Line"))
         add(line, in_cast, cast)
@@ -82,7 +83,7 @@ def cast_quads(ci: CastInput) -> list[Quad]:
         add(line, _lyo("lineValue"), Literal(str(value), datatype=_INT))
 
     def pillar(kind: str, gz: str | None, branch: str | None = None) -> None:
-        node = NamedNode(f"{ci.iri}/{kind.lower()}")
+        node = NamedNode(f"{iri}/{kind.lower()}")
         add(cast, _lyo("has" + kind), node)
         add(node, _TYPE, _lyo(kind + "Pillar"))
         add(node, in_cast, cast)
