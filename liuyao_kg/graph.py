@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import os
 import threading
+import time
 import warnings
 from collections.abc import Iterable
 from functools import cached_property
@@ -487,21 +488,16 @@ def _open_read_only(path) -> ox.Store:
     just after it opened the store, a `load`) may delete a file that list names, and the open then fails with
     "Corruption … No such file or directory" though nothing is corrupt (seen in CI: `query --read-only` beside
     `serve`). Opening again reads the new MANIFEST; a store that still fails after a few tries is reported."""
-    import time
-
     from liuyao_kg.store import StoreError
 
-    for attempt in range(READ_ONLY_ATTEMPTS):
+    for attempt in range(1, READ_ONLY_ATTEMPTS + 1):
         try:
             return _store_read_only(str(path))
-        except OSError:
-            raise
-        except RuntimeError as exc:
-            text = str(exc)
+        except RuntimeError as exc:  # RocksDB's errors; an OSError goes to the caller's store_error
+            text = " ".join(str(exc).split())
             if "No such file or directory" not in text:
-                raise StoreError(f"store {path}: cannot open it read-only: {' '.join(text.split())[:200]}") from None
-            if attempt == READ_ONLY_ATTEMPTS - 1:
+                raise StoreError(f"store {path}: cannot open it read-only: {text[:200]}") from None
+            if attempt == READ_ONLY_ATTEMPTS:
                 raise StoreError(f"store {path}: cannot open it read-only: its files kept changing under another "
                                  f"process writing it (tried {READ_ONLY_ATTEMPTS} times); try again") from None
-            time.sleep(0.05 * (attempt + 1))
-    raise AssertionError("unreachable")
+            time.sleep(0.05 * attempt)

@@ -10,6 +10,7 @@ casts are in test_columnar_full.py (marker `columnar_full`).
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -282,8 +283,8 @@ def test_a_boolean_compared_with_a_term_answers_as_the_generic_equality_on_every
 
 
 #: a term macro's call in generated SQL, and an operand that is a column or a constant
-_MACRO = __import__("re").compile(r"\b(nt_lex|iri_of|nt_iri|nt_strlex|nt_int|nt_eq|nt_simple|nt_ebv|int_term|bool_term)\(")
-_OPERANDS = __import__("re").compile(r"(\w+\.\w+|'(?:[^']|'')*'|-?\d+)(, (\w+\.\w+|'(?:[^']|'')*'|-?\d+))*")
+_MACRO = re.compile(r"\b(nt_lex|iri_of|nt_iri|nt_strlex|nt_int|nt_eq|nt_simple|nt_ebv|int_term|bool_term)\(")
+_OPERANDS = re.compile(r"(\w+\.\w+|'(?:[^']|'')*'|-?\d+)(, (\w+\.\w+|'(?:[^']|'')*'|-?\d+))*")
 
 
 def _operands(sql: str, start: int) -> str:

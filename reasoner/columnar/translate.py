@@ -125,13 +125,8 @@ class _Lets:
 
 def _requalify(sql: str, old: str, new: str) -> str:
     """`sql` with its column references `old.c` written `new.c` (string constants untouched)."""
-    parts = _QUOTED.split(sql)
-    quoted = _QUOTED.findall(sql)
-    ref = re.compile(rf"\b{re.escape(old)}\.")
-    out = [ref.sub(f"{new}.", parts[0])]
-    for lit, rest in zip(quoted, parts[1:]):
-        out += [lit, ref.sub(f"{new}.", rest)]
-    return "".join(out)
+    ref = re.compile(rf"({_QUOTED.pattern})|\b{re.escape(old)}\.")
+    return ref.sub(lambda m: m.group(1) or f"{new}.", sql)
 
 
 def _nt(term) -> str:
