@@ -176,6 +176,7 @@ class KnowledgeGraph:
         self._completing = threading.Lock()
         self._filling: _Fill | None = None  # the passages layer being parsed beside derivation (_ensure_layers)
         self._raw: ox.Store | None = None
+        self._disk_full = False  # a write hit a full disk: close without flushing (see _write_derived)
         try:
             if self.read_only:
                 if not Path(path).is_dir():
@@ -282,7 +283,7 @@ class KnowledgeGraph:
 
     def close(self) -> None:
         """Release the store (and, on disk, its lock) so another process or handle can open it."""
-        if self._ox is not None and self.path is not None and not self.read_only:
+        if self._ox is not None and self.path is not None and not self.read_only and not self._disk_full:
             try:
                 self._ox.flush()
             except OSError:
@@ -354,7 +355,6 @@ class KnowledgeGraph:
     def add_quads(self, asserted: list[ox.Quad]) -> list[str]:
         """Derive and store casts given as asserted quads (one named graph each); skip known casts."""
         from liuyao_kg.derivation import derive_quads
-        from liuyao_kg.store import store_error
 
         by_cast: dict[str, list[ox.Quad]] = {}
         for q in asserted:
@@ -372,7 +372,7 @@ class KnowledgeGraph:
             try:
                 self._ox.extend(fresh + inferred)  # one transaction: every cast in completely or not at all
             except OSError as exc:
-                raise store_error(self.path, exc, "write") from None
+                raise self._write_error(exc) from None
         return list(by_cast)
 
     def write_derived(self, nquads: bytes, casts: list[str] | None = None) -> None:
@@ -385,17 +385,25 @@ class KnowledgeGraph:
         is journaled: its casts are recorded as pending in one transaction before and cleared in one
         after; a store opened with pending casts removes them first (`_undo_interrupted_load`), so
         after a crash every cast is in completely or not at all. An OSError (disk full, read-only
-        file system) becomes a StoreError after the chunk is taken out again.
+        file system) becomes a StoreError after the chunk is taken out again (on a full disk: at the
+        next open, since no further write is tried).
         """
-        from liuyao_kg.store import store_error
-
         self._check_writable()
         self._check_current()
         self._complete()  # quads from elsewhere may name anything
         try:
             self._write_derived(nquads, casts)
         except OSError as exc:
-            raise store_error(self.path, exc, "write") from None
+            raise self._write_error(exc) from None
+
+    def _write_error(self, exc: OSError) -> Exception:
+        from liuyao_kg.store import is_disk_full, store_error
+
+        if is_disk_full(exc):
+            # no further write, not even close's flush: RocksDB's flush on a full disk can wait forever (seen
+            # under load); the journal still names an unfinished chunk, so the next open takes it out
+            self._disk_full = True
+        return store_error(self.path, exc, "write")
 
     def _write_derived(self, nquads: bytes, casts: list[str] | None) -> None:
         if self.path is None or casts is None:
@@ -409,9 +417,13 @@ class KnowledgeGraph:
         self._ox.extend([ox.Quad(chunk, _PENDING, ox.NamedNode(c), _JOURNAL) for c in casts])
         try:
             self._ox.bulk_load(nquads, format=ox.RdfFormat.N_QUADS)
-        except Exception:
+        except Exception as exc:
+            from liuyao_kg.store import is_disk_full
+
+            if is_disk_full(exc):
+                raise  # no undo: it writes (see _write_error)
             try:
-                self._undo_interrupted_load()  # e.g. disk full: take the chunk out now, not at the next open
+                self._undo_interrupted_load()  # take the chunk out now, not at the next open
             except OSError:
                 pass  # the journal still names the chunk: the next open removes it
             raise

@@ -122,6 +122,11 @@ def open_store(where: str | Path | None = "memory", *, chapter_rules: bool = Tru
             time.sleep(0.2)
 
 
+def is_disk_full(exc: BaseException) -> bool:
+    """True for the error a write to a full disk raises (RocksDB reports it as an OSError or in its message)."""
+    return getattr(exc, "errno", None) == errno.ENOSPC or "no space left" in str(exc).lower()
+
+
 def store_error(path, exc: OSError, doing: str = "open") -> StoreError:
     """A clear StoreError for an OSError raised by RocksDB or the file system (no traceback, no LOCK jargon)."""
     text = str(exc)
@@ -131,7 +136,7 @@ def store_error(path, exc: OSError, doing: str = "open") -> StoreError:
         return StoreBusyError(f"store {path} is in use by another process (a running `liuyao serve`, `load` or "
                               f"`upgrade`?): stop it, or wait for it (`--wait SECONDS`); `liuyao query` can read "
                               f"it meanwhile with --read-only")
-    if getattr(exc, "errno", None) == errno.ENOSPC or "no space left" in low:
+    if is_disk_full(exc):
         return StoreFullError(f"store {path}: the disk is full while trying to {doing}; nothing half-written was "
                               f"kept — free some space and run the command again")
     if (getattr(exc, "errno", None) in (errno.EROFS, errno.EACCES, errno.EPERM) or "read-only file system" in low
@@ -147,4 +152,4 @@ def _short(text: str, limit: int = 200) -> str:
 
 
 __all__ = ["CastStore", "open_store", "StoreError", "StoreBusyError", "StoreAccessError", "StoreFullError",
-           "is_url", "store_error"]
+           "is_disk_full", "is_url", "store_error"]

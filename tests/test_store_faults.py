@@ -6,6 +6,7 @@ Every check runs the real `liuyao` command in a subprocess and reads the store b
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import shutil
@@ -206,6 +207,40 @@ def test_a_full_disk_stops_the_load_clearly_and_the_next_run_completes(tmp_path,
                                capture_output=True, text=True, timeout=900)
         assert again.returncode == 0, again.stderr
         assert _check_whole(store, casts) == set(casts)
+
+
+class _FullDisk:
+    """A pyoxigraph store whose disk fills during a bulk load, recording every write tried after it."""
+
+    def __init__(self, real):
+        self.real, self.after = real, None
+
+    def bulk_load(self, *args, **kw):
+        self.after = []
+        raise OSError(errno.ENOSPC, "IO error: No space left on device: While appending to file: 000042.sst")
+
+    def __getattr__(self, name):
+        if self.after is not None and name in ("flush", "remove_graph", "update", "extend", "load"):
+            return lambda *a, **k: self.after.append(name)
+        return getattr(self.real, name)
+
+
+def test_after_a_disk_fills_no_write_is_tried_and_the_next_open_takes_the_chunk_out(tmp_path, expected):
+    """RocksDB's flush on a full disk can wait forever (a load hung 900 s in CI): the undo waits for the next open."""
+    from liuyao_kg.store import StoreFullError
+
+    batch, casts = expected
+    store = tmp_path / "kg"
+    kg = KnowledgeGraph(store)
+    cast, quads = next(iter(casts.items()))
+    nquads = "".join(f"{q} .\n" for q in quads).encode()
+    full = kg._raw = _FullDisk(kg._raw)
+    with pytest.raises(StoreFullError, match="the disk is full"):
+        kg.write_derived(nquads, [cast])
+    kg.close()
+    assert full.after == []
+    del full
+    assert _check_whole(store, casts) == set()
 
 
 def _flaky_read_only(monkeypatch, failures: int) -> list:
