@@ -10,19 +10,21 @@ lists means a rule cannot lie about what it uses.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
-
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from pathlib import Path
 
-from liuyao_kg.namespaces import LYO, PROV, sparql_prologue
+from liuyao_kg.namespaces import LYO, LYR, PROV, RDF, sparql_prologue
 
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+RDF_TYPE = RDF + "type"
+#: a local name the analysis files may write after a prefix (else the IRI is written whole)
+_LOCAL = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 
 #: Properties written only together with a state's type; a dependency on them is carried by the type.
 #: (rdflib and networkx are imported only where needed: a warm start reads plans from the cache.)
@@ -143,7 +145,7 @@ def rule_io_of(algebra) -> RuleIO:
     )
 
 
-_CACHE_VERSION = "3"  # 3: EXISTS bodies walked through their translated pattern (nested FILTERs)
+_CACHE_VERSION = "4"  # 3: EXISTS bodies walked through their translated pattern (nested FILTERs); 4: keys as text
 
 
 #: The rule analysis of the package's own rule base, shipped precomputed (python -m
@@ -201,10 +203,57 @@ def _write_json(path: Path, entries: dict, keep: int | None = 8) -> None:
 _IO_FIELDS = ("reads", "negated", "writes", "required")
 #: a first start that must analyse this many rules says so on stderr (it takes seconds)
 PROGRESS_ABOVE = 50
+#: prefixes of the keys' IRIs as the analysis files write them (any other IRI is written <in brackets>)
+_KEY_PREFIXES = {"lyo": LYO, "lyr": LYR, "rdf": RDF}
+
+
+def _key_term(iri: str) -> str:
+    if iri == "*":
+        return iri
+    for prefix, base in _KEY_PREFIXES.items():
+        if iri.startswith(base) and _LOCAL.fullmatch(iri[len(base):]):
+            return f"{prefix}:{iri[len(base):]}"
+    return f"<{iri}>"
+
+
+def key_text(key: Key) -> str:
+    """A key as the analysis files write it: `p lyo:relative lyr:Wealth`, `p lyo:hasLine`, `t lyo:Cast`, `p *`."""
+    return " ".join([key[0]] + [_key_term(part) for part in key[1:] if part])
+
+
+@lru_cache(maxsize=None)
+def parse_key(text: str) -> Key:
+    """The key `key_text` wrote (ValueError for anything else)."""
+    kind, *terms = text.split(" ")
+    if kind not in ("p", "t") or not 1 <= len(terms) <= (2 if kind == "p" else 1):
+        raise ValueError(f"not a rule key: {text!r}")
+    iris = []
+    for term in terms:
+        if term.startswith("<") and term.endswith(">"):
+            iris.append(term[1:-1])
+        elif term == "*":
+            iris.append(term)
+        else:
+            prefix, _, local = term.partition(":")
+            iris.append(_KEY_PREFIXES[prefix] + local)  # KeyError: not a prefix of ours
+    return (kind, iris[0], iris[1] if len(iris) > 1 else "")
 
 
 def io_entry(io: RuleIO) -> dict:
-    return {k: sorted(map(list, getattr(io, k))) for k in _IO_FIELDS}
+    """A rule's analysis as the files keep it: each field one string of keys (`key_text`) joined by `|`,
+    which no IRI contains; ~1/4 the size of the keys as lists of IRIs, and decoded ~10× faster."""
+    return {k: "|".join(sorted(key_text(key) for key in getattr(io, k))) for k in _IO_FIELDS}
+
+
+@lru_cache(maxsize=None)
+def _field_keys(text: str) -> frozenset[Key]:
+    # memoised by the field's text: many rules read, write or require the very same keys
+    return frozenset(parse_key(t) for t in text.split("|")) if text else frozenset()
+
+
+def io_of_entry(entry: dict) -> RuleIO:
+    """The RuleIO an `io_entry` holds (KeyError, ValueError, TypeError for a malformed one)."""
+    return RuleIO(*(_field_keys(entry[k]) for k in _IO_FIELDS))
 
 
 def rule_ios(constructs: dict[str, str]) -> dict[str, RuleIO]:
@@ -229,12 +278,16 @@ def rule_ios(constructs: dict[str, str]) -> dict[str, RuleIO]:
                     print(f"liuyao: analysing {todo} rule(s) not in the package's precomputed analysis "
                           f"(about {todo * 15 // 1000 + 1} s; cached in {_cache_dir()})", file=sys.stderr, flush=True)
             entry = cache.get(key)
-        if entry is None:
+        io = None
+        if entry is not None:
+            try:
+                io = io_of_entry(entry)
+            except (KeyError, ValueError, TypeError, AttributeError):
+                io = None  # a cache entry of another format: analysed again
+        if io is None:
             io = rule_io(text)
             fresh[key] = io_entry(io)
-            out[iri] = io
-        else:
-            out[iri] = RuleIO(*(frozenset(map(tuple, entry[k])) for k in _IO_FIELDS))
+        out[iri] = io
     if fresh:
         _write_json(_cache_file(), fresh, keep=None)
     return out

@@ -41,26 +41,28 @@ class RuleScopeError(RuntimeError):
     """A rule produced a triple whose subject belongs to no cast: rules may only describe casts."""
 
 
-#: what `load_rules` asks of a store (liuyao_kg.lazy_build counts it among what a cast reads)
-RULES_QUERY = _PROLOGUE + """
-        SELECT ?rule ?text ?chapter (GROUP_CONCAT(?topic; separator="\u001f") AS ?topics)
-        WHERE { ?rule lyo:sparqlConstruct ?text . OPTIONAL { ?rule lyo:appliesToTopic ?topic }
-                BIND(EXISTS { ?rule a lyo:ChapterRule } AS ?chapter) }
-        GROUP BY ?rule ?text ?chapter ORDER BY ?rule"""
+#: what `load_rules` asks of a store (liuyao_kg.lazy_build counts them among what a cast reads): three flat
+#: SELECTs joined here rather than one grouped query with an OPTIONAL and an EXISTS (~2× its time at start)
+RULE_TEXTS = _PROLOGUE + "SELECT ?rule ?text WHERE { ?rule lyo:sparqlConstruct ?text }"
+RULE_TOPICS = _PROLOGUE + "SELECT ?rule ?topic WHERE { ?rule lyo:appliesToTopic ?topic }"
+CHAPTER_RULES = _PROLOGUE + "SELECT ?rule WHERE { ?rule a lyo:ChapterRule }"
+RULES_QUERIES = (RULE_TEXTS, RULE_TOPICS, CHAPTER_RULES)
 
 
 def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
-    """Read every rule with an executable CONSTRUCT from the store (optionally one graph)."""
+    """Read every rule with an executable CONSTRUCT from the store (optionally one graph), in IRI order."""
     kwargs = {"default_graph": ox.NamedNode(graph)} if graph else {"use_default_graph_as_union": True}
-    rows = list(store.query(RULES_QUERY, **kwargs))
-    texts = {row["rule"].value: row["text"].value for row in rows}
-    ios = rule_ios(texts)
+    rows = sorted({(r[0].value, r[1].value) for r in store.query(RULE_TEXTS, **kwargs)})
+    topics: dict[str, set[str]] = {}
+    for rule, topic in store.query(RULE_TOPICS, **kwargs):
+        topics.setdefault(rule.value, set()).add(topic.value)
+    chapter = {r[0].value for r in store.query(CHAPTER_RULES, **kwargs)}
+    ios = rule_ios(dict(rows))
     out = []
-    for row in rows:
-        topics = frozenset(t for t in row["topics"].value.split("\u001f") if t) if row["topics"] else frozenset()
-        scope = None if not topics or "any" in topics else topics
-        out.append(Rule(iri=row["rule"].value, construct=row["text"].value, io=ios[row["rule"].value], topics=scope,
-                        chapter=row["chapter"].value == "true"))
+    for iri, text in rows:
+        scope = topics.get(iri)
+        out.append(Rule(iri=iri, construct=text, io=ios[iri], chapter=iri in chapter,
+                        topics=None if not scope or "any" in scope else frozenset(scope)))
     return out
 
 

@@ -50,6 +50,35 @@ def test_a_rule_missing_from_the_package_is_analysed_with_a_message(tmp_path, mo
     assert "analysing 1 rule(s)" in capsys.readouterr().err
 
 
+def test_a_cached_analysis_reads_back_as_the_analysis_itself(tmp_path, monkeypatch):
+    """The analysis files write keys as text (`p lyo:relative lyr:Wealth`); IRIs outside the prefixes, a
+    variable predicate and a local name no prefix can carry come back unchanged, from the cache as analysed."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    text = ("CONSTRUCT { ?s a <urn:x:Out> ; lyo:involves ?l } WHERE { ?s lyo:relative lyr:Wealth ; ?p ?o ; "
+            "<http://example.org/a%20b#c> ?x . ?l a lyo:Line . FILTER NOT EXISTS { ?s a <https://w3id.org/liuyao-kg/ref/x/y> } }")
+    first = dependencies.rule_ios({"urn:x": text})["urn:x"]
+    assert ("p", ns.LYO + "relative", ns.LYR + "Wealth") in first.reads
+    assert ("p", "http://example.org/a%20b#c", "") in first.required and ("t", "urn:x:Out", "") in first.writes
+    assert ("p", "*", "") in first.reads and ("t", ns.LYR + "x/y", "") in first.negated
+    monkeypatch.setattr(dependencies, "rule_io", lambda _t: pytest.fail("analysed again: not read from the cache"))
+    dependencies._field_keys.cache_clear()
+    assert dependencies.rule_ios({"urn:x": text})["urn:x"] == first
+
+
+def test_a_cache_entry_of_another_format_is_analysed_again(tmp_path, monkeypatch):
+    import hashlib
+    import json
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    text = "CONSTRUCT { ?s a lyo:Cast } WHERE { ?s lyo:castId ?id }"
+    old = {"reads": [["p", ns.LYO + "castId", ""]], "negated": [], "writes": [["t", ns.LYO + "Cast", ""]],
+           "required": [["p", ns.LYO + "castId", ""]]}  # lists of IRIs, as version 3 wrote them
+    dependencies._cache_file().parent.mkdir(parents=True)
+    dependencies._cache_file().write_text(json.dumps({hashlib.sha256(text.encode()).hexdigest(): old}))
+    io = dependencies.rule_ios({"urn:x": text})["urn:x"]
+    assert io.required == {("p", ns.LYO + "castId", "")}
+
+
 # --- the columnar back end's SQL (reasoner/columnar/translations.json) ------------------------------------
 
 
