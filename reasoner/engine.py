@@ -105,17 +105,28 @@ def ox_keys(triples: Iterable, out: set[Key] | None = None) -> set[Key]:
 def kept_triples(ntriples: bytes, reads: dict | None) -> bytes:
     """The lines of canonical N-Triples a rule can match (`RulePlan.reference_reads`; all of them when unknown):
     a third of the reference, so the working store is built and scanned faster and no rule sees less."""
+    return kept_reference(ntriples, reads)[0]
+
+
+def kept_reference(ntriples: bytes, reads: dict | None) -> tuple[bytes, set[Key] | None]:
+    """`kept_triples`, with the keys (`ox_keys`) of the lines kept read in the same pass (None when every line is
+    kept unread: `store_keys` then asks the store). Canonical N-Triples, as a store dumps it: `s p o .` a line."""
     if reads is None:
-        return ntriples
+        return ntriples, None
     predicates = {f"<{p}>".encode() for p in reads["predicates"]}
     types = {f"<{t}>".encode() for t in reads["types"]}
     rdf_type = f"<{RDF_TYPE}>".encode()
-    kept = []
+    kept, pairs = [], set()
     for line in ntriples.splitlines(keepends=True):
         _, p, rest = line.split(b" ", 2)
-        if p in predicates or (p == rdf_type and rest.rstrip()[:-1].rstrip() in types):
+        obj = rest.rstrip()[:-1].rstrip()
+        if p in predicates or (p == rdf_type and obj in types):
             kept.append(line)
-    return b"".join(kept)
+            pairs.add((p, obj if obj[:1] == b"<" else None))
+    keys: set[Key] = set()
+    for p, obj in pairs:
+        triple_keys(p[1:-1].decode(), None if obj is None else obj[1:-1].decode(), keys)
+    return b"".join(kept), keys
 
 
 def store_keys(store: ox.Store) -> set[Key]:
@@ -179,10 +190,10 @@ class Engine:
         self.plan: RulePlan = plan({r.iri: r.io for r in rules}, {r.iri: r.construct for r in rules})
         # ?rule is bound to the rule's own IRI by a trailing VALUES block (SPARQL 1.1 §10.2.2).
         self._queries = {r.iri: f"{_PROLOGUE}{r.construct}\nVALUES ?rule {{ <{r.iri}> }}" for r in rules}
-        self._reference = kept_triples(reference if isinstance(reference, bytes) else ox.serialize(
+        self._reference, keys = kept_reference(reference if isinstance(reference, bytes) else ox.serialize(
             [q.triple for q in reference], format=ox.RdfFormat.N_TRIPLES), self.plan.reference_reads)
         self._fresh_store()
-        self._reference_keys = store_keys(self._work)
+        self._reference_keys = store_keys(self._work) if keys is None else keys
 
     #: pyoxigraph's in-memory store keeps removed quads as history, which slows every later scan;
     #: the working store is rebuilt from the reference after this many derivations.

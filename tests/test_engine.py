@@ -145,6 +145,24 @@ def test_the_keys_a_store_reads_of_its_triples_in_one_query_are_those_of_each_tr
     assert store_keys(store) == ox_keys(triples)
 
 
+def test_the_keys_read_while_keeping_the_reference_are_those_the_kept_store_holds():
+    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.reasoner.engine import kept_reference, store_keys
+
+    kg = KnowledgeGraph()
+    try:
+        engine = kg.engine
+        dumped = b"".join(kg.store.dump(format=ox.RdfFormat.N_TRIPLES, from_graph=ox.NamedNode(g))
+                          for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE))
+        kept, keys = kept_reference(dumped, engine.plan.reference_reads)
+        store = ox.Store()
+        store.load(kept, format=ox.RdfFormat.N_TRIPLES)
+        assert keys == store_keys(store) and ("t", ns.LYO + "JinShenPillar", "") in keys
+        assert kept_reference(dumped, None) == (dumped, None)
+    finally:
+        kg.close()
+
+
 def test_the_working_store_keeps_the_reference_triples_some_rule_reads_and_only_those():
     from liuyao_kg.graph import KnowledgeGraph, layer_quads
 
