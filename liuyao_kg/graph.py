@@ -385,8 +385,8 @@ class KnowledgeGraph:
         is journaled: its casts are recorded as pending in one transaction before and cleared in one
         after; a store opened with pending casts removes them first (`_undo_interrupted_load`), so
         after a crash every cast is in completely or not at all. An OSError (disk full, read-only
-        file system) becomes a StoreError after the chunk is taken out again (on a full disk: at the
-        next open, since no further write is tried).
+        file system) becomes a StoreError after the chunk is taken out again (on a full disk without a
+        flush: the journal redoes whatever did not reach the disk at the next open).
         """
         self._check_writable()
         self._check_current()
@@ -400,8 +400,8 @@ class KnowledgeGraph:
         from liuyao_kg.store import is_disk_full, store_error
 
         if is_disk_full(exc):
-            # no further write, not even close's flush: RocksDB's flush on a full disk can wait forever (seen
-            # under load); the journal still names an unfinished chunk, so the next open takes it out
+            # no flush from now on, not even close's: RocksDB's flush on a full disk can wait forever (a load
+            # hung so in CI); what was not written is redone from the journal at the next open
             self._disk_full = True
         return store_error(self.path, exc, "write")
 
@@ -420,10 +420,9 @@ class KnowledgeGraph:
         except Exception as exc:
             from liuyao_kg.store import is_disk_full
 
-            if is_disk_full(exc):
-                raise  # no undo: it writes (see _write_error)
             try:
-                self._undo_interrupted_load()  # take the chunk out now, not at the next open
+                # take the chunk out now, not at the next open; on a full disk without flushing (see _write_error)
+                self._undo_interrupted_load(flush=not is_disk_full(exc))
             except OSError:
                 pass  # the journal still names the chunk: the next open removes it
             raise
@@ -431,8 +430,10 @@ class KnowledgeGraph:
         self._ox.update(f"DELETE WHERE {{ GRAPH {_JOURNAL} {{ {chunk} {_PENDING} ?cast }} }}")
         # no flush: the bulk loader wrote files, not memtables (flushing cost 0.1 s per chunk)
 
-    def _undo_interrupted_load(self) -> None:
-        """Remove the casts of a chunk whose bulk load did not finish (see write_derived)."""
+    def _undo_interrupted_load(self, flush: bool = True) -> None:
+        """Remove the casts of a chunk whose bulk load did not finish (see write_derived); `flush=False` leaves
+        the removal in RocksDB's log and memtable (visible at once, durable by the log, or else redone from
+        the journal at the next open)."""
         pending = self.pending()
         if not pending:
             return
@@ -440,7 +441,8 @@ class KnowledgeGraph:
             for graph in (cast, inferred_graph(cast)):
                 self._ox.remove_graph(ox.NamedNode(graph))
         self._ox.remove_graph(_JOURNAL)
-        self._ox.flush()
+        if flush:
+            self._ox.flush()
         warnings.warn(f"store {self.path}: a batch load stopped while writing {len(pending)} cast(s); they were "
                       f"removed (load the file again to add them)", InterruptedLoadWarning, stacklevel=3)
 

@@ -119,7 +119,7 @@ def kept_reference(ntriples: bytes, reads: dict | None) -> tuple[bytes, set[Key]
     kept, pairs = [], set()
     for line in ntriples.splitlines(keepends=True):
         _, p, rest = line.split(b" ", 2)
-        obj = rest.rstrip()[:-1].rstrip()
+        obj = rest[:-3] if rest.endswith(b" .\n") else rest.rstrip()[:-1].rstrip()
         if p in predicates or (p == rdf_type and obj in types):
             kept.append(line)
             pairs.add((p, obj if obj[:1] == b"<" else None))

@@ -210,23 +210,28 @@ def test_a_full_disk_stops_the_load_clearly_and_the_next_run_completes(tmp_path,
 
 
 class _FullDisk:
-    """A pyoxigraph store whose disk fills during a bulk load, recording every write tried after it."""
+    """A pyoxigraph store whose disk fills during a bulk load, counting the flushes asked of it after that."""
 
     def __init__(self, real):
-        self.real, self.after = real, None
+        self.real, self.flushes = real, None
 
     def bulk_load(self, *args, **kw):
-        self.after = []
+        self.flushes = 0
         raise OSError(errno.ENOSPC, "IO error: No space left on device: While appending to file: 000042.sst")
 
+    def flush(self):
+        if self.flushes is None:
+            return self.real.flush()
+        self.flushes += 1
+
     def __getattr__(self, name):
-        if self.after is not None and name in ("flush", "remove_graph", "update", "extend", "load"):
-            return lambda *a, **k: self.after.append(name)
         return getattr(self.real, name)
 
 
-def test_after_a_disk_fills_no_write_is_tried_and_the_next_open_takes_the_chunk_out(tmp_path, expected):
-    """RocksDB's flush on a full disk can wait forever (a load hung 900 s in CI): the undo waits for the next open."""
+def test_after_a_disk_fills_the_chunk_is_taken_out_without_a_flush(tmp_path, expected):
+    """RocksDB's flush on a full disk can wait forever (a load hung 900 s in CI): neither the chunk's undo nor
+    close flushes after it; the removal is seen at once, and the journal redoes it at the next open if need be."""
+    from liuyao_kg.graph import InterruptedLoadWarning
     from liuyao_kg.store import StoreFullError
 
     batch, casts = expected
@@ -235,10 +240,11 @@ def test_after_a_disk_fills_no_write_is_tried_and_the_next_open_takes_the_chunk_
     cast, quads = next(iter(casts.items()))
     nquads = "".join(f"{q} .\n" for q in quads).encode()
     full = kg._raw = _FullDisk(kg._raw)
-    with pytest.raises(StoreFullError, match="the disk is full"):
+    with pytest.warns(InterruptedLoadWarning), pytest.raises(StoreFullError, match="the disk is full"):
         kg.write_derived(nquads, [cast])
+    assert kg.pending() == set() and not kg.has_cast(cast)
     kg.close()
-    assert full.after == []
+    assert full.flushes == 0
     del full
     assert _check_whole(store, casts) == set()
 
