@@ -191,6 +191,7 @@ def _named_query_rows(store, cis) -> dict:
     """Rows of named queries, as comparable values (sorted; booleans and integers as Python values)."""
     calls = [("chart-lines", {"cast": cis[0].iri}), ("line-states", {"cast": cis[1].iri, "position": 4}),
              ("cast-judgments", {"cast": cis[0].iri}), ("chart-pillars", {"cast": cis[3].iri}),
+             ("chart-relations", {"cast": cis[2].iri}),
              ("casts-where-use-god", {"first": "月破", "second": "旬空"}), ("nayin", {"gz": "甲子"}),
              ("rules-by-topic", {"topic": "婚姻"})]
     out = {}
@@ -205,7 +206,7 @@ def test_named_queries_give_the_rows_of_the_memory_store(adapter, engine, refere
     store = adapter.open()
     _write(store, engine, cis)
     expected = _named_query_rows(ref, cis)
-    assert all(expected[k] for k in ("chart-lines", "cast-judgments", "nayin"))
+    assert all(expected[k] for k in ("chart-lines", "cast-judgments", "nayin", "chart-pillars", "chart-relations"))
     assert _named_query_rows(store, cis) == expected
 
 
