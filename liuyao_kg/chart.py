@@ -30,13 +30,17 @@ def _source(row: dict) -> dict | None:
     return {"iri": row["source"], "seed": row["seed"], "quote": row["quote"]}
 
 
+#: the named queries of one cast a chart reads (with the reading's, READING_QUERIES, and `judgment-editions`)
+CHART_QUERIES = ("cast-judgments", "cast-states", "chart-lines", "chart-use-god", "chart-relations", "chart-pillars",
+                 "chart-hexagrams", "chart-question", "chart-roles")
+
+
 def chart(kg, cast_iri: str, horizon: str = "日", *, reading: bool = True) -> dict:
     """Assemble the chart dict of a cast already derived in `kg`, with its reading (liuyao_kg.reading) unless
     `reading=False` (what benchmarks/reading.py compares)."""
     p = {"cast": cast_iri}
     # every query the chart (and its reading) reads, asked at once: on the embedded store they run in parallel
-    names = ["cast-judgments", "cast-states", "chart-lines", "chart-use-god", "chart-relations", "chart-pillars",
-             "chart-hexagrams", "chart-question", "chart-roles"] + (list(READING_QUERIES) if reading else [])
+    names = list(CHART_QUERIES) + (list(READING_QUERIES) if reading else [])
     ask = queries.Answers(kg, [(n, p) for n in names] + [("judgment-editions", {"judged": cast_iri})]).ask
     hex_rows = ask("chart-hexagrams", **p)
     hexes = {r["which"]: _hexagram(r) for r in hex_rows}

@@ -38,3 +38,14 @@ def test_bench_runs_at_size_one(tmp_path):
     assert results["profile"]["rules_run"] > 0
     if "najia" in stacks:
         assert results["checks"]["najia"]["vs_engine"]["disagreements"] == 0
+
+
+def test_chart_scaling_runs_and_checks_the_answers_do_not_depend_on_other_casts(tmp_path):
+    out = tmp_path / "scaling.json"
+    subprocess.run([sys.executable, str(BENCH.parent / "chart_scaling.py"), "--sizes", "1,3", "--sample", "1",
+                    "--out", str(out)], check=True, capture_output=True, text=True, timeout=600)
+    results = json.loads(out.read_text(encoding="utf-8"))
+    from liuyao_kg.chart import CHART_QUERIES
+
+    assert results["sizes"] == [1, 3] and set(CHART_QUERIES) <= set(results["ms_median"]["3"])
+    assert all(v > 0 for v in results["ms_median"]["1"].values())
