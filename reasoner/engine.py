@@ -102,15 +102,11 @@ def ox_keys(triples: Iterable, out: set[Key] | None = None) -> set[Key]:
     return out
 
 
-def kept_triples(ntriples: bytes, reads: dict | None) -> bytes:
-    """The lines of canonical N-Triples a rule can match (`RulePlan.reference_reads`; all of them when unknown):
-    a third of the reference, so the working store is built and scanned faster and no rule sees less."""
-    return kept_reference(ntriples, reads)[0]
-
-
 def kept_reference(ntriples: bytes, reads: dict | None) -> tuple[bytes, set[Key] | None]:
-    """`kept_triples`, with the keys (`ox_keys`) of the lines kept read in the same pass (None when every line is
-    kept unread: `store_keys` then asks the store). Canonical N-Triples, as a store dumps it: `s p o .` a line."""
+    """The lines of canonical N-Triples (`s p o .` a line, as a store dumps them) a rule can match
+    (`RulePlan.reference_reads`; all of them when unknown): a third of the reference, so the working store is
+    built and scanned faster and no rule sees less. With them the keys (`ox_keys`) of the lines kept, read in
+    the same pass (None when every line is kept unread: `store_keys` then asks the store)."""
     if reads is None:
         return ntriples, None
     predicates = {f"<{p}>".encode() for p in reads["predicates"]}
