@@ -14,22 +14,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import time
 from pathlib import Path
 
-STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
-TOPICS = (None, "求財", "婚姻", "疾病", "功名", "晴")
+def seeded_casts(n: int):
+    """(spec, month, day, year, topic): the benchmarks' seeded casts (`bench.casts`), every fourth with a year
+    pillar so the year's relations are among those queried."""
+    from bench import casts
 
-
-def seeded_casts(n: int, seed: int = 7):
-    """(spec, month, day, year, topic) of n seeded casts: every fourth with a year pillar."""
-    rng = random.Random(seed)
-    for i in range(n):
-        d = rng.randrange(60)
-        yield ("".join(rng.choice("6789") for _ in range(6)), rng.choice(BRANCHES), STEMS[d % 10] + BRANCHES[d % 12],
-               "甲子" if i % 4 == 0 else None, rng.choice(TOPICS))
+    for i, (spec, month, day, topic) in enumerate(casts(n)):
+        yield spec, month, day, "甲子" if i % 4 == 0 else None, topic
 
 
 def measure(sizes: list[int], sample: int) -> dict:

@@ -19,6 +19,7 @@ from liuyao_kg.loaders.batch import iter_batch
 from liuyao_kg.progress import Progress
 
 from samples import sample_casts
+from store_doubles import Wrapped
 
 
 def _write_batch(path, n, seed=11, bad_every=0):
@@ -154,23 +155,13 @@ def test_a_chunk_whose_write_fails_is_taken_out_at_once(tmp_path, monkeypatch):
         raise OSError("No space left on device")
 
     # `store` and `_ox` are properties over the pyoxigraph store (KnowledgeGraph._raw): the fault goes under them
-    monkeypatch.setattr(kg, "_raw", _Wrapped(real, bulk_load=failing_bulk_load))
+    monkeypatch.setattr(kg, "_raw", Wrapped(real, bulk_load=failing_bulk_load))
     with pytest.warns(InterruptedLoadWarning), pytest.raises(StoreFullError, match="disk is full"):
         load_file(kg, batch, chunk=4)
     assert _quads(kg) == before
 
 
-class _Wrapped:
-    """A pyoxigraph store with some methods replaced (its C type cannot be patched)."""
 
-    def __init__(self, store, **methods):
-        self._store, self._methods = store, methods
-
-    def __getattr__(self, name):
-        return self._methods.get(name) or getattr(self._store, name)
-
-    def __iter__(self):
-        return iter(self._store)
 
 
 def test_abort_loads_nothing_even_with_workers(tmp_path):

@@ -25,6 +25,7 @@ from liuyao_kg.graph import KnowledgeGraph
 from liuyao_kg.loaders.batch import iter_batch
 from liuyao_kg.loaders.rdf import cast_quads
 from samples import sample_casts
+from store_doubles import Wrapped
 
 LIUYAO = [sys.executable, "-m", "liuyao_kg.cli"]
 
@@ -209,25 +210,6 @@ def test_a_full_disk_stops_the_load_clearly_and_the_next_run_completes(tmp_path,
         assert _check_whole(store, casts) == set(casts)
 
 
-class _FullDisk:
-    """A pyoxigraph store whose disk fills during a bulk load, counting the flushes asked of it after that."""
-
-    def __init__(self, real):
-        self.real, self.flushes = real, None
-
-    def bulk_load(self, *args, **kw):
-        self.flushes = 0
-        raise OSError(errno.ENOSPC, "IO error: No space left on device: While appending to file: 000042.sst")
-
-    def flush(self):
-        if self.flushes is None:
-            return self.real.flush()
-        self.flushes += 1
-
-    def __getattr__(self, name):
-        return getattr(self.real, name)
-
-
 def test_after_a_disk_fills_the_chunk_is_taken_out_without_a_flush(tmp_path, expected):
     """RocksDB's flush on a full disk can wait forever (a load hung 900 s in CI): neither the chunk's undo nor
     close flushes after it; the removal is seen at once, and the journal redoes it at the next open if need be."""
@@ -239,13 +221,20 @@ def test_after_a_disk_fills_the_chunk_is_taken_out_without_a_flush(tmp_path, exp
     kg = KnowledgeGraph(store)
     cast, quads = next(iter(casts.items()))
     nquads = "".join(f"{q} .\n" for q in quads).encode()
-    full = kg._raw = _FullDisk(kg._raw)
+    flushes = []
+
+    def full_disk(*_a, **_k):  # the disk fills during the bulk load; every flush asked after it is counted
+        kg._raw = Wrapped(real, flush=lambda: flushes.append(1))
+        raise OSError(errno.ENOSPC, "IO error: No space left on device: While appending to file: 000042.sst")
+
+    real = kg._raw
+    kg._raw = Wrapped(real, bulk_load=full_disk)
     with pytest.warns(InterruptedLoadWarning), pytest.raises(StoreFullError, match="the disk is full"):
         kg.write_derived(nquads, [cast])
     assert kg.pending() == set() and not kg.has_cast(cast)
     kg.close()
-    assert full.flushes == 0
-    del full
+    assert flushes == []
+    del real
     assert _check_whole(store, casts) == set()
 
 
