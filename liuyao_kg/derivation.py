@@ -26,7 +26,7 @@ def check_backend(backend: str) -> str:
 
 
 def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_rules: bool = True,
-                 backend: str = "oxigraph", store: ox.Store | None = None):
+                 backend: str = "oxigraph", store: ox.Store | None = None, packaged: bool = False):
     """An engine for the rule base of `layers` ({layer graph: quads}; default: the package's own).
 
     A store passes its own layers, so a store whose rules were changed derives with those rules
@@ -35,12 +35,20 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
     query it cost ~60 ms of every `liuyao cast`). `chapter_rules=False`: the chart states only (no
     judgments). `backend="rdflib"` evaluates the same rules with rdflib (~30x slower; a cross-check);
     `backend="sqlite"` runs their generated SQL on SQLite (reasoner/columnar/sqlite.py: faster for one cast,
-    ~0.3 s more to start).
+    ~0.3 s more to start). `packaged`: the store holds the package's own layers as its files are, untouched, so
+    the engine may start from the shipped rule base (reasoner/rule_base.py) when that was built from those files.
     """
     from liuyao_kg.reasoner.engine import Engine, load_rules
 
     check_backend(backend)
-    if store is not None:
+    start = None
+    if packaged or (layers is None and store is None):  # the package's own layers
+        from liuyao_kg.reasoner import rule_base
+
+        start = rule_base.current()
+    if start is not None:
+        rules, reference = start
+    elif store is not None:
         rules = load_rules(store, ns.GRAPH_RULES)
         # as N-Triples dumped by the store: no Python object per quad (~25 ms of every `liuyao cast`)
         reference = b"".join(store.dump(format=ox.RdfFormat.N_TRIPLES, from_graph=ox.NamedNode(g))

@@ -75,7 +75,8 @@ def _load(store: ox.Store, graph: str, parts: list[bytes], *, lenient: bool) -> 
 
 
 class _Fill:
-    """A layer parsed into an in-memory store by a thread (pyoxigraph parses without holding the GIL).
+    """Layers parsed into an in-memory store by a thread, one after another (pyoxigraph parses without holding
+    the GIL; two loads into one store mostly wait for each other, measured: one thread does as well).
 
     A fork waits for it (`os.register_at_fork`): a child would see half the layer and no thread to finish it.
     """
@@ -83,18 +84,20 @@ class _Fill:
     _live: "set[_Fill]" = set()
     _lock = threading.Lock()
 
-    def __init__(self, store: ox.Store, graph: str, parts: list[bytes], *, lenient: bool):
+    def __init__(self, store: ox.Store, layers: list[tuple[str, list[bytes], bool]]):
+        """`layers`: (graph, its Turtle parts, lenient) in the order parsed."""
         self._error: BaseException | None = None
-        self.graph = graph
-        self._thread = threading.Thread(target=self._run, args=(store, graph, parts, lenient),
+        self.graph = None  # the layer being parsed, or that failed
+        self._thread = threading.Thread(target=self._run, args=(store, layers),
                                         name="liuyao-layer-fill", daemon=True)
         with _Fill._lock:
             _Fill._live.add(self)
         self._thread.start()
 
-    def _run(self, store, graph, parts, lenient) -> None:
+    def _run(self, store, layers) -> None:
         try:
-            _load(store, graph, parts, lenient=lenient)
+            for self.graph, parts, lenient in layers:
+                _load(store, self.graph, parts, lenient=lenient)
         except BaseException as exc:  # handed to whoever waits: never a store silently missing a layer
             self._error = exc
 
@@ -174,7 +177,10 @@ class KnowledgeGraph:
         self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
         self._deferred = False  # True while the lazy layers lack what no cast reads (liuyao_kg.lazy_layers)
         self._completing = threading.Lock()
-        self._filling: _Fill | None = None  # the passages layer being parsed beside derivation (_ensure_layers)
+        self._filling: _Fill | None = None  # the layers being parsed beside derivation (_ensure_layers)
+        #: the store holds the package's layers, parsed from its files and not written since: its engine may start
+        #: from the rule base shipped for those files (reasoner/rule_base.py) instead of reading it out of the store
+        self._pristine = False
         self._raw: ox.Store | None = None
         self._disk_full = False  # a write hit a full disk: close without flushing (see _write_derived)
         try:
@@ -216,15 +222,13 @@ class KnowledgeGraph:
 
             eager = eager_parts()
             parts = {g: ([eager[g]] if g in eager else list(_layer_bytes(files))) for g, files in LAYERS}
-            for graph in (g for g in parts if g != ns.GRAPH_PASSAGES):
-                _load(self._raw, graph, parts[graph], lenient=graph in eager)
             self._deferred = bool(eager)
             self._raw.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
-            # the passages (~0.1 s of parsing, which pyoxigraph does without the GIL) are read only by queries, not
-            # by the engine: they are parsed in a thread while the engine is built and the cast derived, and
-            # every read of the store but the engine's and `has_cast` waits for them (`_ox`)
-            self._filling = _Fill(self._raw, ns.GRAPH_PASSAGES, parts[ns.GRAPH_PASSAGES],
-                                  lenient=ns.GRAPH_PASSAGES in eager)
+            # the layers (~0.2 s of parsing, which pyoxigraph does without the GIL) are parsed in a thread while the
+            # engine is built from the package's shipped rule base and the cast derived; every read of the store
+            # but `has_cast` waits for them (`_ox`), and so does an engine that must read its rules out of it
+            self._filling = _Fill(self._raw, [(g, parts[g], g in eager) for g in parts])
+            self._pristine = True
             return
         if len(missing) == len(LAYERS):
             scratch = ox.Store()
@@ -243,8 +247,8 @@ class KnowledgeGraph:
 
     @property
     def _ox(self) -> ox.Store | None:
-        """The pyoxigraph store, once the layers being parsed in a thread are in (what every reader but the
-        engine's and `has_cast` uses)."""
+        """The pyoxigraph store, once the layers being parsed in a thread are in (what every reader but `has_cast`
+        uses, and an engine that reads its rules out of the store)."""
         fill = self._filling  # read once: another thread may be clearing it
         if fill is not None:
             fill.wait()
@@ -253,8 +257,9 @@ class KnowledgeGraph:
 
     @property
     def store(self) -> ox.Store:
-        """The pyoxigraph store, holding every layer whole (whoever uses it directly may read anything)."""
+        """The pyoxigraph store, holding every layer whole (whoever uses it directly may read or write anything)."""
         self._complete()
+        self._pristine = False
         return self._ox
 
     #: named queries asked together run in this many threads (queries.run_many): pyoxigraph evaluates without the GIL
@@ -314,9 +319,12 @@ class KnowledgeGraph:
     @cached_property
     def engine(self):
         from liuyao_kg.derivation import build_engine
+        from liuyao_kg.reasoner import rule_base
 
-        # the rules, ontology and reference are in before a thread parses the passages: no need to wait for it
-        return build_engine(store=self._raw, chapter_rules=self.chapter_rules, backend=self.backend)
+        if self._pristine and rule_base.current() is not None:  # the layers may still be being parsed
+            return build_engine(chapter_rules=self.chapter_rules, backend=self.backend, packaged=True)
+        self._complete()  # the rules read out of the store: its layers whole
+        return build_engine(store=self._ox, chapter_rules=self.chapter_rules, backend=self.backend)
 
     # -- the CastStore interface --------------------------------------------------------------------------
 
@@ -339,6 +347,7 @@ class KnowledgeGraph:
     def update(self, text: str) -> None:
         self._check_writable()
         self._complete()
+        self._pristine = False  # it may change a layer: an engine built later reads the rules the store holds
         self._ox.update(text)
 
     def _check_writable(self) -> None:

@@ -3,8 +3,8 @@
     python -m liuyao_kg.lazy_build          # rewrite ontology/*-eager.ttl and queries/reads.json
     python -m liuyao_kg.lazy_build --check  # exit 1 if any is out of date (tests/test_lazy_layers.py)
 
-A deferred part is every quad of its layer whose predicate none of the queries of `liuyao cast` (CAST_QUERIES,
-and the engine's RULES_QUERIES) can read, as `liuyao_kg.query_reads` finds from their algebra, or reads only of
+A deferred part is every quad of its layer whose predicate none of the queries of `liuyao cast` (CAST_QUERIES) can
+read, as `liuyao_kg.query_reads` finds from their algebra, or reads only of
 subjects other than the layer's own nodes while the quad's subject is one (the labels of passages, selectors
 and rules); objects all literals, rdf:type always stays. The eager parts are written as Turtle; reads.json
 says, for the text of every named query, whether it may read a deferred part. A store loads the rest before
@@ -87,14 +87,12 @@ def build() -> dict[str, bytes]:
     from liuyao_kg import queries
     from liuyao_kg.graph import layer_quads
     from liuyao_kg.query_reads import query_reads
-    from liuyao_kg.reasoner.engine import RULES_QUERIES
     from liuyao_kg.versioning import package_versions
 
     layers = layer_quads()
     found = deferred_subjects(layers)
     where = nodes(layers, found)
-    cast_reads = set().union(*(query_reads(q, where) for q in RULES_QUERIES),
-                             *(query_reads(queries.get(n).text, where) for n in CAST_QUERIES))
+    cast_reads = set().union(*(query_reads(queries.get(n).text, where) for n in CAST_QUERIES))
     parts = {graph: deferred_predicates(layers[graph], graph, cast_reads, found) for graph in LAZY}
     out, deferred = {}, {}
     for graph, (whole, of_nodes) in parts.items():

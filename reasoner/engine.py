@@ -49,21 +49,31 @@ CHAPTER_RULES = _PROLOGUE + "SELECT ?rule WHERE { ?rule a lyo:ChapterRule }"
 RULES_QUERIES = (RULE_TEXTS, RULE_TOPICS, CHAPTER_RULES)
 
 
-def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
-    """Read every rule with an executable CONSTRUCT from the store (optionally one graph), in IRI order."""
+def rule_rows(store: ox.Store, graph: str | None = None) -> tuple[list[tuple[str, str]], list[tuple[str, str]], set[str]]:
+    """What RULES_QUERIES answer on a store (optionally one graph): (rule, text) sorted, (rule, topic), chapter rules."""
     kwargs = {"default_graph": ox.NamedNode(graph)} if graph else {"use_default_graph_as_union": True}
-    rows = sorted({(r[0].value, r[1].value) for r in store.query(RULE_TEXTS, **kwargs)})
+    texts = sorted({(r[0].value, r[1].value) for r in store.query(RULE_TEXTS, **kwargs)})
+    topics = sorted({(r[0].value, r[1].value) for r in store.query(RULE_TOPICS, **kwargs)})
+    return texts, topics, {r[0].value for r in store.query(CHAPTER_RULES, **kwargs)}
+
+
+def rules_of_rows(texts: list[tuple[str, str]], topic_rows: list[tuple[str, str]], chapter: set[str]) -> list[Rule]:
+    """The rules `rule_rows` describes, in IRI order (also what reasoner/rule_base.json ships)."""
     topics: dict[str, set[str]] = {}
-    for rule, topic in store.query(RULE_TOPICS, **kwargs):
-        topics.setdefault(rule.value, set()).add(topic.value)
-    chapter = {r[0].value for r in store.query(CHAPTER_RULES, **kwargs)}
-    ios = rule_ios(dict(rows))
+    for rule, topic in topic_rows:
+        topics.setdefault(rule, set()).add(topic)
+    ios = rule_ios(dict(texts))
     out = []
-    for iri, text in rows:
+    for iri, text in texts:
         scope = topics.get(iri)
         out.append(Rule(iri=iri, construct=text, io=ios[iri], chapter=iri in chapter,
                         topics=None if not scope or "any" in scope else frozenset(scope)))
     return out
+
+
+def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
+    """Read every rule with an executable CONSTRUCT from the store (optionally one graph), in IRI order."""
+    return rules_of_rows(*rule_rows(store, graph))
 
 
 def inferred_graph(cast_iri: str) -> str:
@@ -297,4 +307,5 @@ def _inferred_graph_of(t: ox.Triple, iri: str, graphs: set) -> ox.NamedNode:
     return ox.NamedNode(inferred_graph(cast))
 
 
-__all__ = ["Engine", "Rule", "run_strata", "ox_keys", "triple_keys", "RuleScopeError", "load_rules", "inferred_graph", "cast_of", "LYO"]
+__all__ = ["Engine", "Rule", "run_strata", "ox_keys", "triple_keys", "RuleScopeError", "load_rules", "rule_rows",
+           "rules_of_rows", "inferred_graph", "cast_of", "LYO"]

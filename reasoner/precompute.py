@@ -8,7 +8,8 @@ text, and the strata `dependencies.plan` orders them into with each stratum's le
 evaluate together), both keyed exactly as the on-disk cache is, and the strata again under the hash of the
 rules' texts (`plan_by_rules`: no hash of the analysis to compute) with the predicates and classes the rules
 read (`reference_reads`: what the engine keeps of the reference).
-A fresh install then starts without parsing a thousand rules with rdflib (about 20 s).
+A fresh install then starts without parsing a thousand rules with rdflib (about 20 s). It writes the rule base
+and the reference as the engine starts from them too (`rule_base`: reasoner/rule_base.json, reasoner/reference_kept.nt).
 """
 from __future__ import annotations
 
@@ -71,23 +72,30 @@ def reference_reads(reads) -> dict | None:
             "types": sorted({k[1] for k in keys if k[0] == "t"})}
 
 
-def write_or_check(path, text: str, module: str, args: list[str]) -> int:
+def write_or_check(path, text: str | bytes, module: str, args: list[str]) -> int:
     """Write a generated package file, or with `--check` exit 1 when the file differs from `text`."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
     if "--check" in args:
-        current = path.read_text(encoding="utf-8") if path.exists() else ""
-        if current != text:
+        current = path.read_bytes() if path.exists() else b""
+        if current != data:
             print(f"{path} is out of date: run python -m {module}", file=sys.stderr)
             return 1
         return 0
-    path.write_text(text, encoding="utf-8")
+    path.write_bytes(data)
     print(f"wrote {path}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
+    from liuyao_kg.reasoner import rule_base
     from liuyao_kg.reasoner.dependencies import PACKAGED
 
-    return write_or_check(PACKAGED, build(), "liuyao_kg.reasoner.precompute", sys.argv[1:] if argv is None else argv)
+    args = sys.argv[1:] if argv is None else argv
+    module = "liuyao_kg.reasoner.precompute"
+    status = write_or_check(PACKAGED, build(), module, args)
+    rules, reference = rule_base.build()
+    status |= write_or_check(rule_base.RULES, rules, module, args)
+    return status | write_or_check(rule_base.REFERENCE, reference, module, args)
 
 
 if __name__ == "__main__":

@@ -100,6 +100,7 @@ def test_a_cast_naming_a_passage_node_where_the_layers_never_do_loads_the_rest_f
 
 
 PASSAGES = "https://w3id.org/liuyao-kg/graph/passages"
+RULES = "https://w3id.org/liuyao-kg/graph/rules"
 
 
 def _passage_count(store: ox.Store) -> int:
@@ -131,21 +132,24 @@ def _eager_passages() -> ox.Store:
     return store
 
 
-def test_a_fork_right_after_the_store_is_made_sees_the_whole_passages():
+def test_a_fork_right_after_the_store_is_made_sees_every_layer_whole():
     import os
 
     eager = _passage_count(_eager_passages())
+    whole = KnowledgeGraph()._ox  # the store once the thread has parsed its layers
+    rules = len(list(whole.quads_for_pattern(None, None, None, ox.NamedNode(RULES))))
     kg = KnowledgeGraph()
     assert kg.deferring
     raw = kg._raw  # what a child forked now inherits, whether or not the thread parsing into it has finished
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover — the child
-        os.write(write, str(_passage_count(raw)).encode())
+        n = len(list(raw.quads_for_pattern(None, None, None, ox.NamedNode(RULES))))
+        os.write(write, f"{_passage_count(raw)} {n}".encode())
         os._exit(0)
     os.close(write)
     os.waitpid(pid, 0)
-    assert int(os.read(read, 64)) == eager
+    assert os.read(read, 64).decode().split() == [str(eager), str(rules)]
 
 
 def test_a_passages_layer_that_fails_to_parse_fails_every_read_and_names_the_layer(monkeypatch):
@@ -157,3 +161,27 @@ def test_a_passages_layer_that_fails_to_parse_fails_every_read_and_names_the_lay
     for _ in range(2):  # never a store that answers without the layer
         with pytest.raises(RuntimeError, match="graph/passages could not be parsed"):
             kg.select("ASK { ?s ?p ?o }")
+
+
+def test_a_rules_layer_that_fails_to_parse_fails_the_cast_and_names_the_layer(monkeypatch):
+    # the engine starts from the shipped rule base while the store parses its layers; the cast is refused when
+    # it is written, not stored beside a rules graph that is missing
+    from liuyao_kg import lazy_layers
+
+    parts = lazy_layers.eager_parts()
+    monkeypatch.setattr(lazy_layers, "eager_parts", lambda: {**parts, RULES: b"<a> <b> ."})
+    kg = KnowledgeGraph()
+    with pytest.raises(RuntimeError, match="graph/rules could not be parsed"):
+        _cast(kg)
+
+
+def test_a_rule_written_into_a_new_store_before_its_first_cast_is_run_by_its_engine():
+    kg = KnowledgeGraph()
+    rule = "https://w3id.org/liuyao-kg/rule/test/every-cast-is-marked"
+    construct = "CONSTRUCT { ?c a lyo:Marked } WHERE { ?c a lyo:Cast }"
+    kg.update(f"""PREFIX lyo: <https://w3id.org/liuyao-kg/ontology#>
+        INSERT DATA {{ GRAPH <{RULES}> {{ <{rule}> a lyo:Rule ; lyo:sparqlConstruct {construct!r} }} }}""".replace(
+        repr(construct), '"' + construct + '"'))
+    assert rule in kg.engine.rules
+    cast = _cast(kg)
+    assert bool(kg.sparql(f"ASK {{ GRAPH <{cast}/inferred> {{ <{cast}> a <https://w3id.org/liuyao-kg/ontology#Marked> }} }}"))

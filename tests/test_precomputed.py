@@ -21,6 +21,73 @@ def test_the_precomputed_rule_analysis_matches_the_rules():
         "reasoner/rule_analysis.json is out of date: run python -m liuyao_kg.reasoner.precompute"
 
 
+# --- the rule base and reference the engine starts from (reasoner/rule_base.py) --------------------------
+
+
+def test_the_shipped_rule_base_and_kept_reference_match_the_layers():
+    from liuyao_kg.reasoner import rule_base
+
+    rules, reference = rule_base.build()
+    assert rule_base.RULES.read_text(encoding="utf-8") == rules and rule_base.REFERENCE.read_bytes() == reference, \
+        "reasoner/rule_base.json or reference_kept.nt is out of date: run python -m liuyao_kg.reasoner.precompute"
+
+
+def _store_rules_and_reference():
+    layers = layer_quads()
+    store = ox.Store()
+    for graph in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES):
+        store.extend(layers[graph])
+    rules = load_rules(store, ns.GRAPH_RULES)
+    reference = b"".join(store.dump(format=ox.RdfFormat.N_TRIPLES, from_graph=ox.NamedNode(g))
+                         for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE))
+    return rules, reference
+
+
+def test_the_shipped_rule_base_is_the_rules_graph_as_the_engine_reads_it():
+    from liuyao_kg.reasoner import rule_base
+
+    rules, reference = _store_rules_and_reference()
+    shipped, kept = rule_base.current()
+    assert shipped == rules  # IRIs, CONSTRUCTs, analyses, topics and chapter flags, in the same order
+    ours, theirs = Engine(shipped, kept), Engine(rules, reference)
+    assert sorted(ours._reference.splitlines()) == sorted(theirs._reference.splitlines())
+    assert ours._reference_keys == theirs._reference_keys
+
+
+def test_an_engine_from_the_shipped_rule_base_derives_what_one_reading_the_store_derives():
+    from liuyao_kg.derivation import build_engine
+    from liuyao_kg.loaders.cast_input import make_cast_input
+    from liuyao_kg.loaders.rdf import cast_quads
+
+    rules, reference = _store_rules_and_reference()
+    casts = [make_cast_input("節之中孚", month="寅", day="辛亥", topic="求財"),
+             make_cast_input("787986", month="卯", day="壬子", topic="疾病", sex="女"),
+             make_cast_input("乾之坤", month="午", day="甲子", topic="婚姻", year="庚午")]
+    shipped, read = build_engine(packaged=True), Engine(rules, reference)
+    for ci in casts:
+        quads = cast_quads(ci)
+        assert sorted(map(str, shipped.derive(quads))) == sorted(map(str, read.derive(quads)))
+
+
+def test_a_layer_file_changed_since_the_rule_base_was_built_is_read_from_the_store(monkeypatch):
+    from liuyao_kg import versioning
+    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.reasoner import rule_base
+
+    versions = dict(versioning.package_versions())
+    versions[ns.GRAPH_RULES] = "sha256:other"
+    rule_base.current.cache_clear()
+    monkeypatch.setattr(versioning, "package_versions", lambda: versions)
+    try:
+        assert rule_base.current() is None
+        kg = KnowledgeGraph()
+        rules = kg.engine.rules
+        assert not kg.deferring  # the store's layers whole before the engine read its rules out of them
+    finally:
+        rule_base.current.cache_clear()
+    assert list(rules.values()) == _store_rules_and_reference()[0]
+
+
 def test_a_fresh_read_only_cache_directory_starts_the_engine_without_parsing_a_rule(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     cache.mkdir()
