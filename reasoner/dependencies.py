@@ -53,6 +53,10 @@ class RuleIO:
     #: one-sided UNION branches): while the store holds no triple for one of them the rule cannot
     #: fire, so the engine does not evaluate it. A subset of `reads`.
     required: frozenset[Key] = frozenset()
+    #: groups of `required` keys one node must carry together (the patterns of one subject variable, say
+    #: `?L lyo:relative lyr:Wealth . ?L a lyo:MovingLine`): a rule whose keys are each present, but never on one
+    #: node, cannot fire either (the engine's guard for single casts, `engine.Holders`). Two keys or more each.
+    together: frozenset[frozenset[Key]] = frozenset()
 
 
 def _key(triple) -> Key | None:
@@ -125,6 +129,37 @@ def _required(node) -> set[Key]:
     return set()
 
 
+def _together(node) -> dict[str, set[Key]]:
+    """{subject variable: the keys every solution needs one node to carry} of an algebra node (see
+    RuleIO.together), as conservative as `_required`; a sub-select keeps only the variables it projects, so
+    a name reused inside it is never taken for the outer one."""
+    from rdflib import BNode, URIRef, Variable
+
+    name = getattr(node, "name", "")
+    if name == "BGP":
+        out: dict[str, set[Key]] = {}
+        for s, p, o in node.get("triples") or []:
+            if isinstance(s, (Variable, BNode)) and isinstance(p, URIRef) and (k := _key((s, p, o))) is not None:
+                out.setdefault(f"{type(s).__name__}:{s}", set()).add(k)
+        return out
+    if name == "Join":
+        a, b = _together(node.get("p1")), _together(node.get("p2"))
+        for var, keys in b.items():
+            a.setdefault(var, set()).update(keys)
+        return a
+    if name in ("LeftJoin", "Minus"):
+        return _together(node.get("p1"))
+    if name == "Union":
+        a, b = _together(node.get("p1")), _together(node.get("p2"))
+        return {v: a[v] & b[v] for v in a.keys() & b.keys() if a[v] & b[v]}
+    if name == "Project":
+        kept = {f"Variable:{v}" for v in node.get("PV") or []}
+        return {v: keys for v, keys in _together(node.get("p")).items() if v in kept}
+    if name in ("Filter", "Extend", "Distinct", "Reduced", "Slice", "OrderBy", "ToMultiSet", "Graph"):
+        return _together(node.get("p"))
+    return {}
+
+
 def rule_io(construct: str) -> RuleIO:
     """Parse a CONSTRUCT rule and return what it reads, reads negatively and writes."""
     from rdflib.plugins.sparql import prepareQuery  # slow to import; only needed on a cache miss
@@ -142,10 +177,12 @@ def rule_io_of(algebra) -> RuleIO:
         negated=frozenset(k for k, neg in seen.items() if neg),
         writes=frozenset(writes),
         required=frozenset(_required(algebra.get("p"))),
+        together=frozenset(frozenset(g) for g in _together(algebra.get("p")).values() if len(g) > 1),
     )
 
 
-_CACHE_VERSION = "4"  # 3: EXISTS bodies walked through their translated pattern (nested FILTERs); 4: keys as text
+_CACHE_VERSION = "5"  # 3: EXISTS bodies walked through their translated pattern (nested FILTERs); 4: keys as text;
+# 5: `together`
 
 
 #: The rule analysis of the package's own rule base, shipped precomputed (python -m
@@ -239,10 +276,17 @@ def parse_key(text: str) -> Key:
     return (kind, iris[0], iris[1] if len(iris) > 1 else "")
 
 
+def _keys_text(keys) -> str:
+    return "|".join(sorted(key_text(key) for key in keys))
+
+
 def io_entry(io: RuleIO) -> dict:
     """A rule's analysis as the files keep it: each field one string of keys (`key_text`) joined by `|`,
-    which no IRI contains; ~1/4 the size of the keys as lists of IRIs, and decoded ~10× faster."""
-    return {k: "|".join(sorted(key_text(key) for key in getattr(io, k))) for k in _IO_FIELDS}
+    which no IRI contains (`together`: its groups joined by `||`); ~1/4 the size of the keys as lists of IRIs,
+    and decoded ~10× faster."""
+    entry = {k: _keys_text(getattr(io, k)) for k in _IO_FIELDS}
+    entry["together"] = "||".join(sorted(_keys_text(g) for g in io.together))
+    return entry
 
 
 @lru_cache(maxsize=None)
@@ -251,9 +295,14 @@ def _field_keys(text: str) -> frozenset[Key]:
     return frozenset(parse_key(t) for t in text.split("|")) if text else frozenset()
 
 
+@lru_cache(maxsize=None)
+def _groups(text: str) -> frozenset[frozenset[Key]]:
+    return frozenset(_field_keys(g) for g in text.split("||")) if text else frozenset()
+
+
 def io_of_entry(entry: dict) -> RuleIO:
     """The RuleIO an `io_entry` holds (KeyError, ValueError, TypeError for a malformed one)."""
-    return RuleIO(*(_field_keys(entry[k]) for k in _IO_FIELDS))
+    return RuleIO(*(_field_keys(entry[k]) for k in _IO_FIELDS), together=_groups(entry["together"]))
 
 
 def rule_ios(constructs: dict[str, str]) -> dict[str, RuleIO]:

@@ -4,14 +4,15 @@ Rules are read from the rules graph, ordered by their dependencies (see `depende
 stratum by stratum on a working pyoxigraph store that holds the ontology and reference graphs plus
 the casts being derived. Recursive strata are iterated until nothing new appears; the others run
 once. A rule is not evaluated while the store has no triple for a pattern every solution of it needs
-(`RuleIO.required`), nor a chapter rule when no cast has its topic: an evaluation costs ~0.1 ms even
-when it finds nothing. Every inferred triple goes to the named graph `<cast>/inferred` of the cast its subject belongs
+(`RuleIO.required`) or no one node carries a group of keys it needs together (`RuleIO.together`, `Holders`),
+nor a chapter rule when no cast has its topic: an evaluation costs ~0.1 ms even when it finds nothing. Every inferred triple goes to the named graph `<cast>/inferred` of the cast its subject belongs
 to, so asserted and inferred facts are never mixed. The working store is emptied of casts after each
 derivation, which keeps memory bounded however many casts pass through it.
 """
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -145,36 +146,88 @@ def store_keys(store: ox.Store) -> set[Key]:
 
 
 def run_strata(strata: Iterable[tuple[list[str], bool]], rules: dict[str, Rule], topics: set[str],
-               present: set[Key], apply) -> None:
+               present: set[Key], apply, holders: "Holders | None" = None) -> None:
     """Run (stratum, recursive) pairs in order: a recursive one until `apply(iri)` adds nothing, the others once.
 
     A rule is skipped when it is scoped to topics none of the casts has, or when the store has no
     triple for one of the keys it requires (`present`: the keys of every triple in the store, kept up
-    to date here from the triples each `apply` returns as new). Shared by both evaluators (pyoxigraph
-    here, rdflib in rdflib_engine), so they differ only in how one rule is evaluated.
+    to date here from the triples each `apply` returns as new), or, given `holders`, when no one node carries
+    the keys of one of its groups. Shared by both evaluators (pyoxigraph here, rdflib in rdflib_engine), so
+    they differ only in how one rule is evaluated.
     """
     for stratum, recursive in strata:
         while True:
             added = 0
             for iri in stratum:
-                if not _runs(rules[iri], topics, present):
+                if not _runs(rules[iri], topics, present, holders):
                     continue
                 fresh = apply(iri)
                 if fresh:
                     ox_keys(fresh, present)
+                    if holders is not None:
+                        holders.add(fresh)
                     added += len(fresh)
             if not recursive or added == 0:
                 break
 
 
-def _runs(rule: Rule, topics: set[str], present: set[Key]) -> bool:
-    """Worth evaluating: scoped to a topic some cast has (or to none), and every key it requires present."""
-    return (rule.topics is None or bool(rule.topics & topics)) and rule.io.required <= present
+def _runs(rule: Rule, topics: set[str], present: set[Key], holders: "Holders | None" = None) -> bool:
+    """Worth evaluating: scoped to a topic some cast has (or to none), every key it requires present, and
+    (given `holders`) each of its groups of keys carried by one node."""
+    return ((rule.topics is None or bool(rule.topics & topics)) and rule.io.required <= present
+            and (holders is None or holders.allow(rule.iri)))
 
 
-def runnable(rules: dict[str, Rule], members: list[str], topics: set[str], present: set[Key]) -> list[str]:
+def runnable(rules: dict[str, Rule], members: list[str], topics: set[str], present: set[Key],
+             holders: "Holders | None" = None) -> list[str]:
     """The rules of `members` worth evaluating (`_runs`)."""
-    return [iri for iri in members if _runs(rules[iri], topics, present)]
+    return [iri for iri in members if _runs(rules[iri], topics, present, holders)]
+
+
+class Holders:
+    """Which of the casts' nodes carry each key a rule's `together` groups name, kept from a derivation's own
+    triples (asserted, then derived), so a rule is skipped while no node carries one of its groups (RuleIO.together).
+
+    Sound without the reference's nodes: only groups with a key the reference has no triple for are kept
+    (`groups`), so a node carrying one is a cast's node, every triple about which is a cast's; the reference
+    describes no cast node (checked by the engine) and a rule describes only casts (RuleScopeError). A subject
+    that is not a cast's node switches the guard off for the derivation.
+    """
+
+    def __init__(self, groups: dict[str, tuple[frozenset[Key], ...]], keys: frozenset[Key]):
+        self._groups, self._keys = groups, keys
+        self._by_key: dict[Key, set] = {}
+        self._off = False
+
+    def add(self, triples: Iterable) -> None:
+        keys, by_key = self._keys, self._by_key
+        for t in triples:
+            s = t.subject
+            if not (isinstance(s, ox.NamedNode) and s.value.startswith(CAST)):
+                self._off = True
+                continue
+            p, o = t.predicate.value, t.object
+            obj = o.value if isinstance(o, ox.NamedNode) else None
+            for k in (("p", RDF_TYPE, ""), ("t", obj, "")) if p == RDF_TYPE else (("p", p, ""), ("p", p, obj)):
+                if k in keys:
+                    by_key.setdefault(k, set()).add(s)
+
+    def allow(self, iri: str) -> bool:
+        """False when some group of the rule's is carried by no single node."""
+        groups = self._groups.get(iri)
+        if not groups or self._off:
+            return True
+        by_key = self._by_key
+        for group in groups:
+            nodes = sorted((by_key.get(k, ()) for k in group), key=len)
+            common = set(nodes[0])
+            for other in nodes[1:]:
+                if not common:
+                    break
+                common &= other
+            if not common:
+                return False
+        return True
 
 
 class Engine:
@@ -200,6 +253,11 @@ class Engine:
             [q.triple for q in reference], format=ox.RdfFormat.N_TRIPLES), self.plan.reference_reads)
         self._fresh_store()
         self._reference_keys = store_keys(self._work) if keys is None else keys
+        # the groups a Holders can check: a key of each the reference lacks, and no cast node in the reference
+        describes_casts = re.search(rb"(?m)^<" + re.escape(CAST.encode()), self._reference) is not None
+        self._groups = {} if describes_casts else {
+            r.iri: kept for r in rules if (kept := tuple(g for g in r.io.together if not g <= self._reference_keys))}
+        self._group_keys = frozenset(k for groups in self._groups.values() for g in groups for k in g)
 
     #: pyoxigraph's in-memory store keeps removed quads as history, which slows every later scan;
     #: the working store is rebuilt from the reference after this many derivations.
@@ -227,16 +285,20 @@ class Engine:
         work.extend(asserted)
         run = _Run(graphs={q.graph_name for q in quads}, seen={q.triple for q in asserted})
         present = ox_keys(asserted, set(self._reference_keys))
+        holders = Holders(self._groups, self._group_keys)
+        holders.add(asserted)
         try:
             for members, recursive in self.plan.groups:
                 if recursive:  # one recursive stratum, to its fixpoint
-                    run_strata([(members, True)], self.rules, topics, present, lambda iri: self._apply(iri, run))
+                    run_strata([(members, True)], self.rules, topics, present, lambda iri: self._apply(iri, run),
+                               holders)
                     continue
-                iris = runnable(self.rules, members, topics, present)
+                iris = runnable(self.rules, members, topics, present, holders)
                 for iri, triples in zip(iris, self._evaluate(iris)):  # in the level's order: the same output
                     fresh = self._add(iri, triples, run)
                     if fresh:
                         ox_keys(fresh, present)
+                        holders.add(fresh)
         finally:  # leave the working store as it was, whether derivation succeeded or not
             if len(run.seen) > self.REBUILD_ABOVE_QUADS:
                 self._fresh_store()
@@ -308,4 +370,4 @@ def _inferred_graph_of(t: ox.Triple, iri: str, graphs: set) -> ox.NamedNode:
 
 
 __all__ = ["Engine", "Rule", "run_strata", "ox_keys", "triple_keys", "RuleScopeError", "load_rules", "rule_rows",
-           "rules_of_rows", "inferred_graph", "cast_of", "LYO"]
+           "rules_of_rows", "Holders", "inferred_graph", "cast_of", "LYO"]

@@ -39,8 +39,54 @@ def test_a_rule_requires_only_what_every_solution_matches():
     assert io.required == {("t", ns.LYO + "MovingLine", ""), ("p", ns.LYO + "element", ""), ("t", ns.LYO + "UseGod", "")}
 
 
+def test_the_keys_a_rule_needs_on_one_node_are_read_from_its_text():
+    io = rule_io("""CONSTRUCT { ?l lyo:stageDay ?s } WHERE {
+        ?l lyo:relative lyr:Wealth ; a lyo:MovingLine . ?c lyo:hasLine ?l ; a lyo:Cast .
+        OPTIONAL { ?l lyo:branch ?b }
+        { ?l lyo:element ?e ; lyo:palace ?p } UNION { ?l lyo:element ?e }
+        { SELECT ?c WHERE { ?x a lyo:UseGod ; lyo:position ?n } } }""")
+    wealth, moving, element = ("p", ns.LYO + "relative", ns.LYR + "Wealth"), ("t", ns.LYO + "MovingLine", ""), \
+        ("p", ns.LYO + "element", "")
+    # the OPTIONAL's and the one-sided UNION branch's keys are not needed; the sub-select's ?x is not projected
+    assert io.together == {frozenset({wealth, moving, element}),
+                           frozenset({("p", ns.LYO + "hasLine", ""), ("t", ns.LYO + "Cast", "")})}
+
+
+def _guarded_engine():
+    rule = _rule("urn:test:hit", "CONSTRUCT { ?l a lyo:Hit } WHERE { ?l lyo:relative lyr:Wealth ; a lyo:MovingLine }")
+    engine = Engine([rule], b"")
+    engine.threads = 1
+    evaluated = []
+    evaluate = engine._evaluate
+    engine._evaluate = lambda iris: evaluated.extend(iris) or evaluate(iris)
+    return engine, evaluated
+
+
+def _quads(cast: str, facts) -> list[ox.Quad]:
+    return [ox.Quad(ox.NamedNode(s), ox.NamedNode(p), ox.NamedNode(o), ox.NamedNode(cast)) for s, p, o in facts]
+
+
+def test_a_rule_whose_keys_sit_on_different_nodes_is_not_evaluated():
+    engine, evaluated = _guarded_engine()
+    cast = ns.CAST + "guard"
+    wealth = (cast + "/line/1", ns.LYO + "relative", ns.LYR + "Wealth")
+    assert engine.derive(_quads(cast, [wealth, (cast + "/line/2", ns.RDF + "type", ns.LYO + "MovingLine")])) == []
+    assert evaluated == []
+    hit = engine.derive(_quads(cast, [wealth, (cast + "/line/1", ns.RDF + "type", ns.LYO + "MovingLine")]))
+    assert evaluated == ["urn:test:hit"] and [str(q.object) for q in hit] == [f"<{ns.LYO}Hit>"]
+
+
+def test_a_subject_outside_the_casts_turns_the_guard_off():
+    engine, evaluated = _guarded_engine()
+    cast = ns.CAST + "guard"
+    engine.derive(_quads(cast, [(cast + "/line/1", ns.LYO + "relative", ns.LYR + "Wealth"),
+                                ("urn:elsewhere", ns.RDF + "type", ns.LYO + "MovingLine")]))
+    assert evaluated == ["urn:test:hit"]
+
+
 def test_skipping_rules_whose_required_facts_are_absent_changes_no_result():
-    """The engine evaluates a rule only while the store has a triple for each key it requires."""
+    """The engine evaluates a rule only while the store has a triple for each key it requires, and one node
+    carries each group of keys it needs together."""
     from dataclasses import replace
 
     from liuyao_kg.graph import KnowledgeGraph
@@ -53,6 +99,7 @@ def test_skipping_rules_whose_required_facts_are_absent_changes_no_result():
     unfiltered = Engine([replace(r, io=RuleIO(r.io.reads, r.io.negated, r.io.writes)) for r in engine.rules.values()],
                         engine._reference)
     assert sum(bool(r.io.required) for r in engine.rules.values()) > 0.9 * len(engine.rules)
+    assert sum(bool(g) for g in engine._groups.values()) > 0.5 * len(engine.rules)
     inputs = [cast_quads(make_cast_input(v, month=m, day=d, topic=t)) for v, m, d, t in sample_casts(24, seed=11)]
     for group in (inputs[:1], inputs[1:4], inputs[4:]):
         quads = [q for c in group for q in c]
