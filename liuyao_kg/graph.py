@@ -69,9 +69,10 @@ class InterruptedLoadWarning(UserWarning):
 
 
 def _load(store: ox.Store, graph: str, parts: list[bytes], *, lenient: bool) -> None:
-    # lenient only for the eager parts: written by pyoxigraph from strictly parsed layers (lazy_build)
+    """`lenient`: the parts are the N-Triples lazy_build wrote from strictly parsed layers; else the layer's Turtle."""
+    fmt = ox.RdfFormat.N_TRIPLES if lenient else ox.RdfFormat.TURTLE
     for data in parts:
-        store.load(data, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(graph), lenient=lenient)
+        store.load(data, format=fmt, to_graph=ox.NamedNode(graph), lenient=lenient)
 
 
 class _Fill:
@@ -220,9 +221,11 @@ class KnowledgeGraph:
             # what no cast reads: `store`, `sparql`, `update` and any query that may read it add it first
             from liuyao_kg.lazy_layers import eager_parts
 
+            from liuyao_kg.lazy_layers import EAGER_FILES
+
             eager = eager_parts()
             parts = {g: ([eager[g]] if g in eager else list(_layer_bytes(files))) for g, files in LAYERS}
-            self._deferred = bool(eager)
+            self._deferred = any(g in eager for g in EAGER_FILES)
             self._raw.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
             # the layers (~0.2 s of parsing, which pyoxigraph does without the GIL) are parsed in a thread while the
             # engine is built from the package's shipped rule base and the cast derived; every read of the store

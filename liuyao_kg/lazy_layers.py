@@ -1,6 +1,6 @@
 """Which queries may read the parts of the passages and rules layers a new in-memory store leaves unparsed at first.
 
-The store parses `ontology/passages-eager.ttl` and `ontology/rules-eager.ttl` (the layers without what no cast
+The store parses `ontology/passages-eager.nt` and `ontology/rules-eager.nt` (the layers without what no cast
 reads: their Web Annotation selectors' and passages' labels, prefixes and suffixes, the rules' labels,
 comments and conditions …) and the rest on the first query that may read it: by `queries/reads.json`, built by
 `python -m liuyao_kg.lazy_build` from each named query's algebra. Any other text (user SPARQL, `serve`,
@@ -14,8 +14,10 @@ from functools import cache
 from importlib import resources
 
 #: {layer graph: its eager part, in liuyao_kg.ontology} (lazy_build.LAZY)
-EAGER_FILES = {"https://w3id.org/liuyao-kg/graph/passages": "passages-eager.ttl",
-               "https://w3id.org/liuyao-kg/graph/rules": "rules-eager.ttl"}
+EAGER_FILES = {"https://w3id.org/liuyao-kg/graph/passages": "passages-eager.nt",
+               "https://w3id.org/liuyao-kg/graph/rules": "rules-eager.nt"}
+#: {layer graph: the whole layer as N-Triples} for the layers a new store parses whole (lazy_build.WHOLE)
+WHOLE_FILES = {"https://w3id.org/liuyao-kg/graph/reference": "reference-layer.nt"}
 
 
 @cache
@@ -46,12 +48,15 @@ def fits(quads) -> bool:
 
 
 def eager_parts() -> dict[str, bytes]:
-    """{layer graph: its eager part}, or {} when a part was built from other files than the package's (a layer
-    edited without `python -m liuyao_kg.lazy_build`): then nothing is deferred."""
+    """{layer graph: its eager part, or for the other layers the whole layer} as N-Triples written by pyoxigraph from
+    strictly parsed layers (so parsed leniently), or {} when a file was built from other files than the package's
+    (a layer edited without `python -m liuyao_kg.lazy_build`): then nothing is deferred, and the Turtle is parsed."""
     from liuyao_kg.versioning import package_versions
 
-    deferred = _reads()["deferred"]
-    if any(deferred[g]["built_from"] != package_versions()[g] for g in EAGER_FILES):
+    reads = _reads()
+    built = {**reads["deferred"], **reads["whole"]}
+    files = {**EAGER_FILES, **WHOLE_FILES}
+    if any(built[g]["built_from"] != package_versions()[g] for g in files):
         return {}
     base = resources.files("liuyao_kg.ontology")
-    return {g: base.joinpath(name).read_bytes() for g, name in EAGER_FILES.items()}
+    return {g: base.joinpath(name).read_bytes() for g, name in files.items()}

@@ -80,11 +80,26 @@ def test_the_raw_store_holds_the_whole_layers():
     assert next(iter(store.quads_for_pattern(None, ox.NamedNode("http://www.w3.org/ns/oa#suffix"), None)), None)
 
 
+def test_the_layers_shipped_as_n_triples_hold_what_their_turtle_holds():
+    from liuyao_kg.graph import LAYERS, _layer_bytes
+    from liuyao_kg.lazy_layers import WHOLE_FILES, eager_parts
+
+    parts = eager_parts()
+    for graph in WHOLE_FILES:
+        shipped, turtle = ox.Store(), ox.Store()
+        shipped.load(parts[graph], format=ox.RdfFormat.N_TRIPLES)
+        for data in _layer_bytes(dict(LAYERS)[graph]):
+            turtle.load(data, format=ox.RdfFormat.TURTLE)
+        assert set(shipped) == set(turtle), graph
+
+
 def test_eager_parts_built_from_other_layer_files_are_not_used(monkeypatch):
     from liuyao_kg import lazy_layers
 
     monkeypatch.setattr(lazy_layers, "_reads", lambda: {"deferred": {g: {"built_from": "sha256:other"}
                                                                     for g in lazy_layers.EAGER_FILES},
+                                                        "whole": {g: {"built_from": "sha256:other"}
+                                                                  for g in lazy_layers.WHOLE_FILES},
                                                         "needs_deferred": {}})
     kg = KnowledgeGraph()
     assert not kg.deferring
@@ -128,7 +143,7 @@ def _eager_passages() -> ox.Store:
     from liuyao_kg.lazy_layers import eager_parts
 
     store = ox.Store()
-    store.load(eager_parts()[PASSAGES], format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(PASSAGES))
+    store.load(eager_parts()[PASSAGES], format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(PASSAGES))
     return store
 
 
