@@ -36,16 +36,13 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
     judgments). `backend="rdflib"` evaluates the same rules with rdflib (~30x slower; a cross-check);
     `backend="sqlite"` runs their generated SQL on SQLite (reasoner/columnar/sqlite.py: faster for one cast,
     ~0.3 s more to start). `packaged`: the store holds the package's own layers as its files are, untouched, so
-    the engine may start from the shipped rule base (reasoner/rule_base.py) when that was built from those files.
+    the pyoxigraph engine may start from the shipped rule base (reasoner/rule_base.py) when that was built from those
+    files (`rule_base_start`).
     """
     from liuyao_kg.reasoner.engine import Engine, load_rules
 
     check_backend(backend)
-    start = None
-    if packaged or (layers is None and store is None):  # the package's own layers
-        from liuyao_kg.reasoner import rule_base
-
-        start = rule_base.current()
+    start = rule_base_start(backend) if packaged or (layers is None and store is None) else None
     if start is not None:
         rules, reference = start
     elif store is not None:
@@ -77,6 +74,19 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
     return Engine(rules, reference)
 
 
+def rule_base_start(backend: str):
+    """(rules, reference N-Triples) shipped for the package's own layers, for the pyoxigraph engine; else None.
+
+    Only the pyoxigraph engine takes the reference as the rules' part of it: the SQL back ends' layout (join
+    order, and so the key of their shipped translations) is read off the whole reference, so from the kept part
+    they would translate every rule again (~20 s)."""
+    if backend != "oxigraph":
+        return None
+    from liuyao_kg.reasoner import rule_base
+
+    return rule_base.current()
+
+
 def derive_quads(engine, asserted: Iterable[ox.Quad]) -> list[ox.Quad]:
     """The inferred quads of casts given as their asserted quads (one named graph per cast)."""
     return engine.derive(list(asserted))
@@ -94,4 +104,4 @@ def derive_casts(engine, casts) -> bytes:
     return ox.serialize(asserted + engine.derive(asserted), format=ox.RdfFormat.N_QUADS)
 
 
-__all__ = ["BACKENDS", "build_engine", "derive_casts", "derive_quads", "check_backend"]
+__all__ = ["BACKENDS", "build_engine", "derive_casts", "derive_quads", "check_backend", "rule_base_start"]

@@ -321,10 +321,9 @@ class KnowledgeGraph:
 
     @cached_property
     def engine(self):
-        from liuyao_kg.derivation import build_engine
-        from liuyao_kg.reasoner import rule_base
+        from liuyao_kg.derivation import build_engine, rule_base_start
 
-        if self._pristine and rule_base.current() is not None:  # the layers may still be being parsed
+        if self._pristine and rule_base_start(self.backend) is not None:  # the layers may still be being parsed
             return build_engine(chapter_rules=self.chapter_rules, backend=self.backend, packaged=True)
         self._complete()  # the rules read out of the store: its layers whole
         return build_engine(store=self._ox, chapter_rules=self.chapter_rules, backend=self.backend)

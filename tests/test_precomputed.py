@@ -175,6 +175,25 @@ def test_a_fresh_read_only_cache_directory_starts_the_columnar_engine_without_tr
     assert not any(cache.iterdir())
 
 
+def test_a_new_store_with_the_sqlite_backend_starts_without_translating(tmp_path, monkeypatch):
+    """Its layout, and so its shipped SQL's key, is read off the whole reference: it must not start from the
+    reference's kept part as the pyoxigraph engine does (every rule would be translated again, ~20 s)."""
+    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.reasoner.columnar import engine
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    os.chmod(cache, 0o500)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+
+    def refuse(*_a, **_k):
+        raise AssertionError("a rule was translated although the package ships its SQL")
+
+    monkeypatch.setattr(engine, "translate_entry", refuse)
+    kg = KnowledgeGraph(backend="sqlite")
+    assert kg.engine.paths["pyoxigraph"] == 0
+
+
 def test_rules_missing_from_the_packaged_sql_are_translated_with_a_message(tmp_path, monkeypatch, capsys):
     from liuyao_kg.reasoner.columnar import engine
     from liuyao_kg.reasoner.columnar.translate import Layout
