@@ -35,16 +35,24 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
     query it cost ~60 ms of every `liuyao cast`). `chapter_rules=False`: the chart states only (no
     judgments). `backend="rdflib"` evaluates the same rules with rdflib (~30x slower; a cross-check);
     `backend="sqlite"` runs their generated SQL on SQLite (reasoner/columnar/sqlite.py: faster for one cast,
-    ~0.3 s more to start). `packaged`: the store holds the package's own layers as its files are, untouched, so
-    the pyoxigraph engine may start from the shipped rule base (reasoner/rule_base.py) when that was built from those
-    files (`rule_base_start`).
+    ~0.3 s more to start). `packaged`: the store (if any) holds the package's own layers as its files are,
+    untouched, so the engine may take the rule base shipped for those files (reasoner/rule_base.py) when that was
+    built from them, as the package's own layers do by default; the pyoxigraph engine takes its reference from
+    there too (the part its rules read), the others the whole reference (their SQL's layout, and so the key of
+    their shipped translations, is read off all of it: from the kept part they would translate every rule again).
     """
     from liuyao_kg.reasoner.engine import Engine, load_rules
 
     check_backend(backend)
-    start = rule_base_start(backend) if packaged or (layers is None and store is None) else None
+    start = None
+    if packaged or (layers is None and store is None):
+        from liuyao_kg.reasoner import rule_base
+
+        start = rule_base.current()
     if start is not None:
         rules, reference = start
+        if backend != "oxigraph":
+            reference = _whole_reference(store, layers)
     elif store is not None:
         rules = load_rules(store, ns.GRAPH_RULES)
         # as N-Triples dumped by the store: no Python object per quad (~25 ms of every `liuyao cast`)
@@ -74,17 +82,16 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
     return Engine(rules, reference)
 
 
-def rule_base_start(backend: str):
-    """(rules, reference N-Triples) shipped for the package's own layers, for the pyoxigraph engine; else None.
+def _whole_reference(store: ox.Store | None, layers: Mapping[str, list[ox.Quad]] | None) -> list[ox.Quad]:
+    """The ontology and reference quads of a store, of `layers`, or of the package's files."""
+    if store is not None:
+        return [q for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE)
+                for q in store.quads_for_pattern(None, None, None, ox.NamedNode(g))]
+    if layers is None:
+        from liuyao_kg.graph import layer_quads
 
-    Only the pyoxigraph engine takes the reference as the rules' part of it: the SQL back ends' layout (join
-    order, and so the key of their shipped translations) is read off the whole reference, so from the kept part
-    they would translate every rule again (~20 s)."""
-    if backend != "oxigraph":
-        return None
-    from liuyao_kg.reasoner import rule_base
-
-    return rule_base.current()
+        layers = layer_quads()
+    return list(layers[ns.GRAPH_ONTOLOGY]) + list(layers[ns.GRAPH_REFERENCE])
 
 
 def derive_quads(engine, asserted: Iterable[ox.Quad]) -> list[ox.Quad]:
@@ -104,4 +111,4 @@ def derive_casts(engine, casts) -> bytes:
     return ox.serialize(asserted + engine.derive(asserted), format=ox.RdfFormat.N_QUADS)
 
 
-__all__ = ["BACKENDS", "build_engine", "derive_casts", "derive_quads", "check_backend", "rule_base_start"]
+__all__ = ["BACKENDS", "build_engine", "derive_casts", "derive_quads", "check_backend"]

@@ -86,7 +86,7 @@ class _Fill:
     _lock = threading.Lock()
 
     def __init__(self, store: ox.Store, layers: list[tuple[str, list[bytes], bool]]):
-        """`layers`: (graph, its Turtle parts, lenient) in the order parsed."""
+        """`layers`: (graph, its parts, lenient: N-Triples parsed leniently, else Turtle) in the order parsed."""
         self._error: BaseException | None = None
         self.graph = None  # the layer being parsed, or that failed
         self._thread = threading.Thread(target=self._run, args=(store, layers),
@@ -219,9 +219,7 @@ class KnowledgeGraph:
             # a new store in memory cannot outlive a failure: parse straight into it (the scratch store's
             # dump and re-parse below cost ~0.8 s of every `liuyao cast`), the passages and rules layers without
             # what no cast reads: `store`, `sparql`, `update` and any query that may read it add it first
-            from liuyao_kg.lazy_layers import eager_parts
-
-            from liuyao_kg.lazy_layers import EAGER_FILES
+            from liuyao_kg.lazy_layers import EAGER_FILES, eager_parts
 
             eager = eager_parts()
             parts = {g: ([eager[g]] if g in eager else list(_layer_bytes(files))) for g, files in LAYERS}
@@ -321,10 +319,14 @@ class KnowledgeGraph:
 
     @cached_property
     def engine(self):
-        from liuyao_kg.derivation import build_engine, rule_base_start
+        from liuyao_kg.derivation import build_engine
+        from liuyao_kg.reasoner import rule_base
 
-        if self._pristine and rule_base_start(self.backend) is not None:  # the layers may still be being parsed
-            return build_engine(chapter_rules=self.chapter_rules, backend=self.backend, packaged=True)
+        if self._pristine and rule_base.current() is not None:
+            # the shipped rules while the layers may still be being parsed; the SQL back ends then read the
+            # whole reference out of the store (the ontology and reference layers are never deferred)
+            return build_engine(store=None if self.backend == "oxigraph" else self._ox, packaged=True,
+                                chapter_rules=self.chapter_rules, backend=self.backend)
         self._complete()  # the rules read out of the store: its layers whole
         return build_engine(store=self._ox, chapter_rules=self.chapter_rules, backend=self.backend)
 
