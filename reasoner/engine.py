@@ -5,8 +5,9 @@ stratum by stratum on a working pyoxigraph store that holds the ontology and ref
 the casts being derived. Recursive strata are iterated until nothing new appears; the others run
 once. A rule is not evaluated while the store has no triple for a pattern every solution of it needs
 (`RuleIO.required`) or no one node carries a group of keys it needs together (`RuleIO.together`, `Holders`),
-nor a chapter rule when no cast has its topic: an evaluation costs ~0.1 ms even when it finds nothing. Every inferred triple goes to the named graph `<cast>/inferred` of the cast its subject belongs
-to, so asserted and inferred facts are never mixed. The working store is emptied of casts after each
+nor a chapter rule when no cast has its topic: an evaluation costs ~0.1 ms even when it finds nothing. Every
+inferred triple goes to the named graph `<cast>/inferred` of the cast its subject belongs to, so asserted and
+inferred facts are never mixed. The working store is emptied of casts after each
 derivation, which keeps memory bounded however many casts pass through it.
 """
 from __future__ import annotations

@@ -31,7 +31,7 @@ def build() -> tuple[str, bytes]:
 
     from liuyao_kg import namespaces as ns
     from liuyao_kg.graph import layer_quads
-    from liuyao_kg.reasoner.engine import Engine, load_rules, rule_rows
+    from liuyao_kg.reasoner.engine import Engine, rule_rows, rules_of_rows
     from liuyao_kg.versioning import package_versions
 
     layers = layer_quads()
@@ -40,7 +40,7 @@ def build() -> tuple[str, bytes]:
     texts, topics, chapter = rule_rows(store, ns.GRAPH_RULES)
     reference = ox.serialize([q.triple for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE) for q in layers[g]],
                              format=ox.RdfFormat.N_TRIPLES)
-    kept = Engine(load_rules(store, ns.GRAPH_RULES), reference)._reference
+    kept = Engine(rules_of_rows(texts, topics, chapter), reference)._reference
     dump = lambda v: json.dumps(v, ensure_ascii=False, separators=(",", ":"))  # noqa: E731
     versions = {g: package_versions()[g] for g in _graphs()}
     rows = ",\n".join(dump(r) for r in texts)
