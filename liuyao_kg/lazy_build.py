@@ -6,7 +6,8 @@
 A deferred part is every quad of its layer whose predicate none of the queries of `liuyao cast` (CAST_QUERIES) can
 read, as `liuyao_kg.query_reads` finds from their algebra, or reads only of
 subjects other than the layer's own nodes while the quad's subject is one (the labels of passages, selectors
-and rules); objects all literals, rdf:type always stays. The eager parts are written as Turtle; reads.json
+and rules); objects all literals, rdf:type always stays. The eager parts are written as sorted N-Triples (as is
+the reference layer whole, `WHOLE`: N-Triples parse faster than Turtle); reads.json
 says, for the text of every named query, whether it may read a deferred part. A store loads the rest before
 any other query.
 """

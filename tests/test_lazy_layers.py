@@ -195,8 +195,7 @@ def test_a_rule_written_into_a_new_store_before_its_first_cast_is_run_by_its_eng
     rule = "https://w3id.org/liuyao-kg/rule/test/every-cast-is-marked"
     construct = "CONSTRUCT { ?c a lyo:Marked } WHERE { ?c a lyo:Cast }"
     kg.update(f"""PREFIX lyo: <https://w3id.org/liuyao-kg/ontology#>
-        INSERT DATA {{ GRAPH <{RULES}> {{ <{rule}> a lyo:Rule ; lyo:sparqlConstruct {construct!r} }} }}""".replace(
-        repr(construct), '"' + construct + '"'))
+        INSERT DATA {{ GRAPH <{RULES}> {{ <{rule}> a lyo:Rule ; lyo:sparqlConstruct "{construct}" }} }}""")
     assert rule in kg.engine.rules
     cast = _cast(kg)
     assert bool(kg.sparql(f"ASK {{ GRAPH <{cast}/inferred> {{ <{cast}> a <https://w3id.org/liuyao-kg/ontology#Marked> }} }}"))
