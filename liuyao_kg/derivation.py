@@ -54,10 +54,7 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
         if backend != "oxigraph":
             reference = _whole_reference(store, layers)
     elif store is not None:
-        rules = load_rules(store, ns.GRAPH_RULES)
-        # as N-Triples dumped by the store: no Python object per quad (~25 ms of every `liuyao cast`)
-        reference = b"".join(store.dump(format=ox.RdfFormat.N_TRIPLES, from_graph=ox.NamedNode(g))
-                             for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE))
+        rules, reference = load_rules(store, ns.GRAPH_RULES), _whole_reference(store, None)
     else:
         if layers is None:
             from liuyao_kg.graph import layer_quads
@@ -65,8 +62,7 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
             layers = layer_quads()
         rules_store = ox.Store()
         rules_store.extend(layers[ns.GRAPH_RULES])
-        rules = load_rules(rules_store, ns.GRAPH_RULES)
-        reference = list(layers[ns.GRAPH_ONTOLOGY]) + list(layers[ns.GRAPH_REFERENCE])
+        rules, reference = load_rules(rules_store, ns.GRAPH_RULES), _whole_reference(None, layers)
     if not chapter_rules:
         rules = [r for r in rules if not r.chapter]
     if backend == "rdflib":
@@ -82,11 +78,12 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
     return Engine(rules, reference)
 
 
-def _whole_reference(store: ox.Store | None, layers: Mapping[str, list[ox.Quad]] | None) -> list[ox.Quad]:
-    """The ontology and reference quads of a store, of `layers`, or of the package's files."""
+def _whole_reference(store: ox.Store | None, layers: Mapping[str, list[ox.Quad]] | None) -> bytes | list[ox.Quad]:
+    """The ontology and reference of a store (as the N-Triples it dumps: no Python object per quad, ~25 ms of
+    every `liuyao cast`), of `layers`, or of the package's files (quads)."""
     if store is not None:
-        return [q for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE)
-                for q in store.quads_for_pattern(None, None, None, ox.NamedNode(g))]
+        return b"".join(store.dump(format=ox.RdfFormat.N_TRIPLES, from_graph=ox.NamedNode(g))
+                        for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE))
     if layers is None:
         from liuyao_kg.graph import layer_quads
 

@@ -16,6 +16,23 @@ from liuyao_kg.reasoner import dependencies, precompute
 from liuyao_kg.reasoner.engine import Engine, load_rules
 
 
+
+@pytest.fixture
+def read_only_cache(tmp_path, monkeypatch):
+    """An empty cache directory nothing can be written to: what a fresh machine with a locked HOME gives."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    os.chmod(cache, 0o500)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    return cache
+
+
+def _refusal(why: str):
+    def refuse(*_a, **_k):
+        raise AssertionError(why)
+
+    return refuse
+
 def test_the_precomputed_rule_analysis_matches_the_rules():
     assert dependencies.PACKAGED.read_text(encoding="utf-8") == precompute.build(), \
         "reasoner/rule_analysis.json is out of date: run python -m liuyao_kg.reasoner.precompute"
@@ -88,15 +105,8 @@ def test_a_layer_file_changed_since_the_rule_base_was_built_is_read_from_the_sto
     assert list(rules.values()) == _store_rules_and_reference()[0]
 
 
-def test_a_fresh_read_only_cache_directory_starts_the_engine_without_parsing_a_rule(tmp_path, monkeypatch):
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    os.chmod(cache, 0o500)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
-
-    def refuse(*_a, **_k):
-        raise AssertionError("a rule was parsed although the package ships its analysis")
-
+def test_a_fresh_read_only_cache_directory_starts_the_engine_without_parsing_a_rule(read_only_cache, monkeypatch):
+    refuse = _refusal("a rule was parsed although the package ships its analysis")
     monkeypatch.setattr(dependencies, "rule_io", refuse)
     monkeypatch.setattr(dependencies, "dependency_graph", refuse)
     layers = layer_quads()
@@ -105,7 +115,7 @@ def test_a_fresh_read_only_cache_directory_starts_the_engine_without_parsing_a_r
     rules = load_rules(store, ns.GRAPH_RULES)
     Engine(rules, layers[ns.GRAPH_REFERENCE])  # plans from the packaged strata
     Engine([r for r in rules if not r.chapter], layers[ns.GRAPH_REFERENCE])
-    assert not any(cache.iterdir())
+    assert not any(read_only_cache.iterdir())
 
 
 def test_a_rule_missing_from_the_package_is_analysed_with_a_message(tmp_path, monkeypatch, capsys):
@@ -156,40 +166,24 @@ def test_the_packaged_sql_translations_match_the_rules():
         "reasoner/columnar/translations.json is out of date: run python -m liuyao_kg.reasoner.columnar.precompute"
 
 
-def test_a_fresh_read_only_cache_directory_starts_the_columnar_engine_without_translating(tmp_path, monkeypatch):
+def test_a_fresh_read_only_cache_directory_starts_the_columnar_engine_without_translating(read_only_cache, monkeypatch):
     from liuyao_kg import parquet_load
     from liuyao_kg.reasoner.columnar import engine
 
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    os.chmod(cache, 0o500)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
-
-    def refuse(*_a, **_k):
-        raise AssertionError("a rule was translated although the package ships its SQL")
-
-    monkeypatch.setattr(engine, "translate_entry", refuse)
+    monkeypatch.setattr(engine, "translate_entry", _refusal("a rule was translated although the package ships its SQL"))
     col = parquet_load.columnar_engine(threads=1)  # what liuyao load --parquet builds: rules and wide extensions
     col.close()
     assert col.paths["pyoxigraph"] == 0 and col.paths["wide"] > 1_000
-    assert not any(cache.iterdir())
+    assert not any(read_only_cache.iterdir())
 
 
-def test_a_new_store_with_the_sqlite_backend_starts_without_translating(tmp_path, monkeypatch):
+def test_a_new_store_with_the_sqlite_backend_starts_without_translating(read_only_cache, monkeypatch):
     """Its layout, and so its shipped SQL's key, is read off the whole reference: it takes the shipped rules but
     not the reference's kept part, as the pyoxigraph engine does (every rule would be translated again, ~20 s)."""
     from liuyao_kg.graph import KnowledgeGraph
     from liuyao_kg.reasoner.columnar import engine
 
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    os.chmod(cache, 0o500)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
-
-    def refuse(*_a, **_k):
-        raise AssertionError("a rule was translated although the package ships its SQL")
-
-    monkeypatch.setattr(engine, "translate_entry", refuse)
+    monkeypatch.setattr(engine, "translate_entry", _refusal("a rule was translated although the package ships its SQL"))
     kg = KnowledgeGraph(backend="sqlite")
     assert kg.engine.paths["pyoxigraph"] == 0
     assert kg.deferring  # its rules came from the shipped rule base, not from the store's layers made whole
