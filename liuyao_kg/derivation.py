@@ -50,7 +50,7 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
 
         start = rule_base.current()
     if start is not None:
-        rules, reference = start
+        rules, reference = start.rules, start.reference
         if backend != "oxigraph":
             reference = _whole_reference(store, layers)
     elif store is not None:
@@ -75,6 +75,8 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
         if isinstance(reference, bytes):
             reference = list(ox.parse(reference, format=ox.RdfFormat.N_TRIPLES))
         return SqliteEngine(rules, reference)
+    if start is not None:  # its plan, and its reference already kept
+        return Engine(rules, reference, rule_plan=start.plans[chapter_rules], reference_keys=start.reference_keys)
     return Engine(rules, reference)
 
 

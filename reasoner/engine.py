@@ -60,7 +60,7 @@ def rule_rows(store: ox.Store, graph: str | None = None) -> tuple[list[tuple[str
 
 
 def rules_of_rows(texts: list[tuple[str, str]], topic_rows: list[tuple[str, str]], chapter: set[str]) -> list[Rule]:
-    """The rules `rule_rows` describes, in IRI order (also what reasoner/rule_base.json ships)."""
+    """The rules `rule_rows` describes, in IRI order (as reasoner/rule_base.py builds what it ships)."""
     topics: dict[str, set[str]] = {}
     for rule, topic in topic_rows:
         topics.setdefault(rule, set()).add(topic)
@@ -240,18 +240,25 @@ class Engine:
     #: a level with fewer rules to evaluate runs in the calling thread: handing rules over costs more
     PARALLEL_FROM = 8
 
-    def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad] | bytes, *, threads: int | None = None):
+    def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad] | bytes, *, threads: int | None = None,
+                 rule_plan: RulePlan | None = None, reference_keys: frozenset[Key] | None = None):
         """`reference`: the ontology and reference quads, or their triples as N-Triples (what a store dumps
         without a Python object per quad: ~25 ms less of every `liuyao cast`). `threads`: see THREADS (1: every
-        rule in the calling thread, as a batch worker process, one per core, does)."""
+        rule in the calling thread, as a batch worker process, one per core, does). `rule_plan`, `reference_keys`:
+        the rules' plan, and the keys of a `reference` already kept (`kept_reference`), when shipped with them
+        (reasoner/rule_base.py)."""
         self.threads = self.THREADS if threads is None else max(1, threads)
         self._pool = ForkSafePool("liuyao-rules")
         self.rules = {r.iri: r for r in rules}
-        self.plan: RulePlan = plan({r.iri: r.io for r in rules}, {r.iri: r.construct for r in rules})
+        self.plan: RulePlan = rule_plan if rule_plan is not None else plan(
+            {r.iri: r.io for r in rules}, {r.iri: r.construct for r in rules})
         # ?rule is bound to the rule's own IRI by a trailing VALUES block (SPARQL 1.1 §10.2.2).
         self._queries = {r.iri: f"{_PROLOGUE}{r.construct}\nVALUES ?rule {{ <{r.iri}> }}" for r in rules}
-        self._reference, keys = kept_reference(reference if isinstance(reference, bytes) else ox.serialize(
-            [q.triple for q in reference], format=ox.RdfFormat.N_TRIPLES), self.plan.reference_reads)
+        if reference_keys is not None:
+            self._reference, keys = reference, reference_keys
+        else:
+            self._reference, keys = kept_reference(reference if isinstance(reference, bytes) else ox.serialize(
+                [q.triple for q in reference], format=ox.RdfFormat.N_TRIPLES), self.plan.reference_reads)
         self._fresh_store()
         self._reference_keys = store_keys(self._work) if keys is None else keys
         # the groups a Holders can check: a key of each the reference lacks, and no cast node in the reference

@@ -9,7 +9,7 @@ evaluate together), both keyed exactly as the on-disk cache is, and the strata a
 rules' texts (`plan_by_rules`: no hash of the analysis to compute) with the predicates and classes the rules
 read (`reference_reads`: what the engine keeps of the reference).
 A fresh install then starts without parsing a thousand rules with rdflib (about 20 s). It writes the rule base
-and the reference as the engine starts from them too (`rule_base`: reasoner/rule_base.json, reasoner/reference_kept.nt).
+and the reference as the engine starts from them too (`rule_base`: reasoner/rule_base.pickle, reasoner/reference_kept.nt).
 """
 from __future__ import annotations
 
