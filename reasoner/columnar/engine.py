@@ -135,7 +135,9 @@ class ColumnarEngine:
         self._levels_cache = self._levels()
         self._queries = {iri: self._resolve(t) for iri, t in self.sql.items() if isinstance(t, Translation)}
         self._wide_selects = {iri: w.select for iri, w in self.wide.items()}
-        self._ext_queries = [(e, t, self._resolve(t).replace("INSERT INTO new ", "INSERT INTO w_ext ", 1),
+        from .wide import rows_table
+
+        self._ext_queries = [(e, t, self._resolve(t).replace("INSERT INTO new ", f"INSERT INTO {rows_table(e.kind)} ", 1),
                               self._resolve_select(t)) for e, t in self._extensions]
         self._wide_dirty = True
         self._wide_usable: set[str] = set()
@@ -239,6 +241,7 @@ class ColumnarEngine:
             self._create_flags(W.TABLES[kind], *W.table_columns(kind, of_kind, topics))
             self._pivots.append(W.pivot_sql(kind, of_kind, source, topics))
         self._create_flags("w_ext", [], ["k", "s", "o"], [])
+        self._create_flags(W.PAIRS, [], ["k", "s", "o"], [])
         self._create_flags("w_sol", [], W.SOLUTION_COLUMNS, [])
         self._judgment_sql = W.judgment_sql(self._table)
         self._functional = [f"SELECT count(*) FROM (SELECT s FROM c_{table_id(('p', iri))} GROUP BY s HAVING count(*) > 1) AS f"
@@ -252,7 +255,7 @@ class ColumnarEngine:
         from . import wide as W
 
         con = self.con
-        for table in (*W.TABLES.values(), "w_ext"):
+        for table in (*W.TABLES.values(), "w_ext", W.PAIRS):
             con.execute(f"DELETE FROM {table}")
         self._wide_dirty = False
         self._wide_usable = set()
@@ -261,7 +264,8 @@ class ColumnarEngine:
         usable = [(e, sql, select) for e, t, sql, select in self._ext_queries
                   if (exact[0] or not t.typed) and (exact[1] or not t.ordered)]
         if self.FUSE > 1:
-            self._fused("w_ext", [select for _e, _sql, select in usable])
+            for table in ("w_ext", W.PAIRS):
+                self._fused(table, [select for e, _sql, select in usable if W.rows_table(e.kind) == table])
         else:
             for _e, sql, _select in usable:
                 con.execute(sql)
@@ -502,9 +506,9 @@ class ColumnarEngine:
             else:
                 self.con.execute(f"DELETE FROM c_{tid}")
         if self.wide:
-            from .wide import TABLES
+            from .wide import PAIRS, TABLES
 
-            for table in (*TABLES.values(), "w_ext"):
+            for table in (*TABLES.values(), "w_ext", PAIRS):
                 self.con.execute(f"DELETE FROM {table}")
         if self._mirror is not None:  # the batch's quads out of the mirror, or the mirror dropped
             if len(self._mirror_added) > self.MIRROR_REMOVE_AT_MOST or self._mirror_uses >= self.MIRROR_REBUILD_EVERY:

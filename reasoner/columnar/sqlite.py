@@ -45,7 +45,7 @@ class SqliteEngine(ColumnarEngine):
     def _create_flags(self, table: str, ints: list[str], texts: list[str], flags: list[str]) -> None:
         cols = [c + " INTEGER" for c in ints] + [c + " TEXT" for c in texts] + [c + " INTEGER" for c in flags]
         self.con.execute(f"CREATE TABLE {table} ({', '.join(cols)})")
-        for c in ("k, s", "s") if table == "w_ext" else ints + texts:  # rows looked up by cast, node or key
+        for c in ("k, s", "s") if table in ("w_ext", "w_rel") else ints + texts:  # rows looked up by cast, node or key
             self.con.execute(f"CREATE INDEX {table}_{c.replace(', ', '_')} ON {table} ({c})")
 
     def _stage(self, name: str, columns: dict[str, list]) -> None:

@@ -8,7 +8,9 @@ anew for every rule. Here the condition itself is compiled, into one SELECT over
 - `w_hidden`: a row per hidden line under a cast's line, a column per token as read on a hidden use-god (舍飛從伏);
 - `w_cast`: a row per cast (`?cast a lyo:Cast`), a column per cast fact (卦:六沖, 占:男, a relation of 日 and 月, the
   month and day a rule needs);
-- `w_ext(k, s, o)`: the relations between lines, and the hidden use-god's (flying line, hidden line) pairs.
+- `w_rel(k, s, o)`: the relations between lines, and the hidden use-god's (flying line, hidden line) pairs (the
+  extensions of kind `pair` and `pair1`, apart from `w_ext(k, s, o)`, the other kinds' rows the pivots read: a
+  relation's EXISTS then scans a third of the rows).
 
 No token's meaning is written twice. Each column is the extension of the very SPARQL pattern the condition
 compiler writes for that token (`_Compiler.token`, `hidden_token`, `relation`, `cast`), a small CONSTRUCT the
@@ -39,8 +41,16 @@ EXT = "urn:liuyao-kg:wide#"
 TOPIC = LYO + "topic"
 _JUDGMENT = re.compile(r'BIND\(IRI\(CONCAT\(STR\(\?cast\), "/judgment/([^"]+)"\)\) AS \?j\)')
 _VALUES = re.compile(r"VALUES \?topic \{ ([^}]*) \}")
-#: the table a kind's extensions are columns of (pairs stay rows of w_ext)
+#: the table a kind's extensions are columns of (pairs stay rows, of w_rel)
 TABLES = {"line": "w_line", "hidden": "w_hidden", "cast": "w_cast"}
+#: the kinds whose extensions stay rows, and their table (the other kinds' rows go to w_ext, which the pivots read)
+PAIR_KINDS = ("pair", "pair1")
+PAIRS = "w_rel"
+
+
+def rows_table(kind: str) -> str:
+    """The table an extension's rows are written to."""
+    return PAIRS if kind in PAIR_KINDS else "w_ext"
 #: each kind's SPARQL domain: the node `?wx` ranges over (a pattern binding it and ?cast)
 _DOMAIN = {
     "line": "?cast lyo:hasLine ?wx .",
@@ -55,7 +65,7 @@ FUNCTIONAL = (LYO + "hasDay", LYO + "hasMonth", LYO + "hasYear", LYO + "primaryH
 
 @dataclass(frozen=True)
 class Extension:
-    """A pattern's solutions as rows of w_ext: `(?wx, id, ?cast)`, or `(?wx, id, ?wy)` for a pair."""
+    """A pattern's solutions as rows of w_ext (w_rel for a pair): `(?wx, id, ?cast)`, or `(?wx, id, ?wy)` for a pair."""
 
     kind: str
     body: str
@@ -178,7 +188,7 @@ class WideCompiler:
                 domains.append(f"{{ ?cast lyo:hasLine {v} . }} UNION {{ ?cast lyo:hasLine {line} . {line} lyo:hasHidden {v} . }}")
         if not variables:
             return self.cast_fact(body), []
-        # rows of w_ext: (node, node) for two line variables, (node, cast) for one
+        # rows of w_rel: (node, node) for two line variables, (node, cast) for one
         ext = self._ext("pair" if len(variables) == 2 else "pair1", " ".join(domains) + " " + body)
         return ext, ends
 
@@ -243,7 +253,7 @@ class _RuleSQL:
             else:
                 hidden.append(self.col(h, ext, not neg))
         if possible:
-            parts.append(f"SELECT {f}.cid AS cid, {f}.x AS l, {h}.x AS u FROM w_ext {p} JOIN w_line {f} ON {f}.x = {p}.s "
+            parts.append(f"SELECT {f}.cid AS cid, {f}.x AS l, {h}.x AS u FROM {PAIRS} {p} JOIN w_line {f} ON {f}.x = {p}.s "
                          f"JOIN w_hidden {h} ON {h}.x = {p}.o AND {h}.cid = {f}.cid WHERE {' AND '.join(hidden)}")
         return " UNION ALL ".join(parts)
 
@@ -256,7 +266,7 @@ class _RuleSQL:
         s = cols[ends[0]]
         o = cols[ends[1]] if len(ends) == 2 else "c.cs"
         a = self.alias("r")
-        test = f"EXISTS (SELECT 1 FROM w_ext {a} WHERE {a}.k = {q(ext.tid)} AND {a}.s = {s} AND {a}.o = {o})"
+        test = f"EXISTS (SELECT 1 FROM {PAIRS} {a} WHERE {a}.k = {q(ext.tid)} AND {a}.s = {s} AND {a}.o = {o})"
         self.where.append(f"NOT {test}" if negated else test)
 
     def build(self, rule_iri: str, cond: C.Condition, path: str, topics) -> WideRule:
@@ -368,5 +378,5 @@ def table_columns(kind: str, extensions: list[Extension], topics: list[str] = ()
 SOURCE_KEYS = {"hasLine": ("p", LYO + "hasLine"), "hasHidden": ("p", LYO + "hasHidden"), "type": ("t", LYO + "Cast"),
                "topic": ("p", TOPIC)}
 
-__all__ = ["EXT", "Extension", "FUNCTIONAL", "MAX_LINES", "SOLUTION_COLUMNS", "judgment_sql", "SOURCE_KEYS", "TABLES", "WideCompiler", "WideRule", "chapter_conditions",
+__all__ = ["EXT", "Extension", "FUNCTIONAL", "MAX_LINES", "PAIR_KINDS", "PAIRS", "SOLUTION_COLUMNS", "rows_table", "judgment_sql", "SOURCE_KEYS", "TABLES", "WideCompiler", "WideRule", "chapter_conditions",
            "compile_rules", "pivot_sql", "table_columns", "topic_column"]
