@@ -140,10 +140,10 @@ def current() -> RuleBase | None:
     try:
         data = _PlainData(io.BytesIO(RULES.read_bytes())).load()
         reference = REFERENCE.read_bytes()
-    except (OSError, pickle.UnpicklingError, EOFError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        return None
-    if data.get("built_from") != {g: package_versions()[g] for g in _graphs()}:
-        return None
-    return _decode(data, reference)
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            return None
+        if data.get("built_from") != {g: package_versions()[g] for g in _graphs()}:
+            return None
+        return _decode(data, reference)
+    except (OSError, pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError):
+        return None  # unreadable or of another shape: what a stale file costs is speed, never an answer

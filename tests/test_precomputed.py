@@ -125,16 +125,24 @@ def test_the_engine_of_a_new_store_starts_without_decoding_the_rule_analysis(mon
         assert any(r.chapter for r in engine.rules.values()) == chapter_rules
 
 
-def test_a_rule_base_file_naming_a_class_is_not_read(tmp_path, monkeypatch):
-    """Only plain data is unpickled: a file naming a class (here a harmless one) is refused, and the engine then
-    reads its rules out of the store as for any other rule base."""
+@pytest.mark.parametrize("content", ["names a class", "has another shape", "is cut short"])
+def test_a_rule_base_file_not_as_built_is_not_read(content, tmp_path, monkeypatch):
+    """Only plain data is unpickled: a file naming a class (here a harmless one) is refused, as is one of the right
+    format and versions whose rules have another shape, or a truncated one; the engine then reads its rules out of
+    the store as for any other rule base."""
     import pickle
     from collections import OrderedDict
 
+    from liuyao_kg import versioning
     from liuyao_kg.reasoner import rule_base
 
+    built_from = {g: versioning.package_versions()[g] for g in rule_base._graphs()}
+    data = {"names a class": pickle.dumps(OrderedDict(format=rule_base.FORMAT)),
+            "has another shape": pickle.dumps({"format": rule_base.FORMAT, "built_from": built_from,
+                                               "rules": [("urn:x:rule",)], "plans": {}, "reference_keys": ()}),
+            "is cut short": rule_base.RULES.read_bytes()[:1000]}[content]
     path = tmp_path / "rule_base.pickle"
-    path.write_bytes(pickle.dumps(OrderedDict(format=rule_base.FORMAT)))
+    path.write_bytes(data)
     monkeypatch.setattr(rule_base, "RULES", path)
     rule_base.current.cache_clear()
     try:

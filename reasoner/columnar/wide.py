@@ -51,6 +51,8 @@ PAIRS = "w_rel"
 def rows_table(kind: str) -> str:
     """The table an extension's rows are written to."""
     return PAIRS if kind in PAIR_KINDS else "w_ext"
+
+
 #: each kind's SPARQL domain: the node `?wx` ranges over (a pattern binding it and ?cast)
 _DOMAIN = {
     "line": "?cast lyo:hasLine ?wx .",
