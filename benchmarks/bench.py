@@ -263,7 +263,9 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
 
                 warm = [make_cast_input(warm_item[0][0], month=warm_item[0][1], day=warm_item[0][2], topic=warm_item[0][3])]
                 t = time.perf_counter()
-                client.run(derive_partition, warm, tmp, 999_999)  # one cast per worker: a partition's fixed cost
+                # one cast per worker, each into its own directory (client.run calls every worker with the same
+                # arguments: two writing one file conflict on DuckDB's lock): a partition's fixed cost
+                client.run(_warm_partition, derive_partition, warm, tmp)
                 fixed = time.perf_counter() - t
                 address = client.scheduler.address
                 t = time.perf_counter()
@@ -564,6 +566,13 @@ def project(prev: dict, n: int, chunk: int) -> float:
     calls_prev = prev["calls"]
     per_cast = max(prev["total_s"] - fixed * calls_prev, 0.0) / prev["casts"]
     return fixed * math.ceil(n / chunk) + per_cast * n
+
+
+def _warm_partition(derive_partition, casts, out_dir: str) -> dict:
+    """A cluster worker's first partition, written to a directory of its own."""
+    import tempfile
+
+    return derive_partition(casts, tempfile.mkdtemp(dir=out_dir), 999_999)
 
 
 def main() -> None:
