@@ -1,6 +1,7 @@
-"""The package ships its rule analysis precomputed (reasoner/rule_analysis.json): a first start parses no rule.
+"""The package ships its rule analysis precomputed (reasoner/rule_analysis.json), and the rule base a new store's
+engine starts from decoded (reasoner/rule_base.pickle, reference_kept.nt): a first start parses no rule.
 
-Like reference.ttl, the file is generated (python -m liuyao_kg.reasoner.precompute) and checked here for
+Like reference.ttl, the files are generated (python -m liuyao_kg.reasoner.precompute) and checked here for
 drift from the rules; and a fresh, read-only cache directory must not send the engine to rdflib.
 """
 from __future__ import annotations
@@ -14,7 +15,6 @@ from liuyao_kg import namespaces as ns
 from liuyao_kg.graph import layer_quads
 from liuyao_kg.reasoner import dependencies, precompute
 from liuyao_kg.reasoner.engine import Engine, load_rules
-
 
 
 @pytest.fixture
@@ -32,6 +32,7 @@ def _refusal(why: str):
         raise AssertionError(why)
 
     return refuse
+
 
 def test_the_precomputed_rule_analysis_matches_the_rules():
     assert dependencies.PACKAGED.read_text(encoding="utf-8") == precompute.build(), \
