@@ -313,6 +313,16 @@ def test_a_malformed_escape_is_recorded_but_is_not_a_refusal(lite):
     assert installed.take_refusal() is False
 
 
+
+def test_a_malformed_escape_is_recorded_each_time_it_is_met_though_results_are_cached(lite):
+    con, installed = lite
+    for _ in range(2):
+        installed.last_error = None
+        with pytest.raises(sqlite3.OperationalError):
+            con.execute("SELECT nt_lex(?)", ['"bad \\x"']).fetchall()
+        assert isinstance(installed.last_error, sqlite_terms.MalformedTermError)
+
+
 ROW_SETS = {
     "a tie on the largest y": [("a", 1), ("b", 3), ("c", 3), ("d", 2)],
     "a tie on the smallest y": [("p", 1), ("q", 1), ("r", 1)],

@@ -129,7 +129,6 @@ class ColumnarEngine:
             self._table(key)
         self._create_wide_tables()
         self.con.execute("CREATE TEMP TABLE new (k VARCHAR, s VARCHAR, o VARCHAR)")
-        self.con.execute("CREATE TEMP TABLE fresh (s VARCHAR, o VARCHAR)")
         for tid in self._ref_ids:
             self._refill(tid)
         self._levels_cache = self._levels()
@@ -185,6 +184,11 @@ class ColumnarEngine:
 
     def _unstage(self, name: str) -> None:
         self.con.unregister(name)
+
+    def _inserted(self, sql: str, seq: int) -> int:
+        """Run an INSERT whose one parameter is the batch's sequence number; the number of rows it wrote
+        (one statement: counting them after took one more a key and level)."""
+        return self.con.execute(sql, (seq,)).fetchone()[0]
 
     def _refill(self, tid: str) -> None:
         """The cast table of a key back to its reference rows."""
@@ -559,26 +563,16 @@ class ColumnarEngine:
         for tid in keys:
             kind, key_iri = self._keys[tid]
             cols = "s" if kind == "t" else "s, o"
-            null = ", NULL" if kind == "t" else ""
+            # the batch's sequence number as a parameter: a statement's text is the same every time, so a
+            # database that caches prepared statements by their text (SQLite) keeps them all
             if tid in touched or tid in self._ref_ids:  # the table has rows: only what it lacks is new
-                con.execute("DELETE FROM fresh")
-                con.execute(f"INSERT INTO fresh SELECT DISTINCT {cols}{null} FROM new "
-                            f"WHERE k = '{tid}' EXCEPT SELECT {cols}{null} FROM c_{tid}")
-                (n,) = con.execute("SELECT count(*) FROM fresh").fetchone()
-                if not n:
-                    continue
-                # the batch's sequence number as a parameter: a statement's text is the same every time, so a
-                # database that caches prepared statements by their text (SQLite) keeps them all
-                con.execute(f"INSERT INTO c_{tid} ({cols}, seq) SELECT {cols}, ? FROM fresh", (self._seq,))
-                src = "fresh"
-            else:  # an empty table (most keys: one rule writes them, once): every distinct row is new,
-                # written straight to it: two statements instead of four, and no set difference
-                con.execute(f"INSERT INTO c_{tid} ({cols}, seq) SELECT DISTINCT {cols}, ? FROM new WHERE k = '{tid}'",
-                            (self._seq,))
-                (n,) = con.execute(f"SELECT count(*) FROM c_{tid}").fetchone()
-                if not n:
-                    continue
-                src = f"c_{tid}"
+                n = self._inserted(f"INSERT INTO c_{tid} ({cols}, seq) SELECT {cols}, ? FROM (SELECT {cols} "
+                                   f"FROM new WHERE k = '{tid}' EXCEPT SELECT {cols} FROM c_{tid}) AS fresh", self._seq)
+            else:  # an empty table (most keys: one rule writes them, once): every distinct row is new
+                n = self._inserted(f"INSERT INTO c_{tid} ({cols}, seq) SELECT DISTINCT {cols}, ? FROM new "
+                                   f"WHERE k = '{tid}'", self._seq)
+            if not n:
+                continue
             # the derived rows stay in the key's table only, marked by `seq` (`_out` reads them back): copying
             # them to an output table as well took ~6 s of a 50 s batch (states, 10,000 casts; docs/columnar.md)
             self._derived[tid] = None
@@ -594,7 +588,8 @@ class ColumnarEngine:
                 # some rule requires: fetching every object (each line a state is of) cost ~1 ms a cast
                 wanted = self._required_objects.get(key_iri)
                 if wanted:
-                    for (obj,) in con.execute(f"SELECT DISTINCT o FROM {src} WHERE o IN ({wanted})").fetchall():
+                    for (obj,) in con.execute(f"SELECT DISTINCT o FROM c_{tid} WHERE seq = ? AND o IN ({wanted})",
+                                              (self._seq,)).fetchall():
                         present.add(("p", key_iri, obj[1:-1]))
         return total
 
