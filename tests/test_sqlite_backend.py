@@ -70,13 +70,14 @@ def test_hoisting_derived_tables_into_ctes_keeps_the_rows_and_leaves_literals_al
     assert con.execute("WITH " + ", ".join(defs) + " " + query).fetchall() == expected
 
 
-def test_no_rule_on_sqlite_reads_a_reference_table_whole_to_start_its_joins(graphs):
+def test_no_rule_on_sqlite_reads_a_reference_table_whole_to_start_its_joins():
     """The planner knows the tables' sizes (SqliteEngine._plan_statistics): a rule's joins start from the
-    cast's few rows and look the reference up by index, never scan hundreds of reference rows per cast."""
+    cast's few rows and look the reference up by index, never scan hundreds of reference rows per cast.
+    (A statement SQLite's parser refuses nested runs rewritten as CTEs, planned one by one: not held here.)"""
     import re
     import sqlite3
 
-    engine = graphs[1].engine
+    engine = KnowledgeGraph(backend="sqlite").engine
     con = engine.con
     large = {t for (t,) in con.execute("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'c\\_%' ESCAPE '\\'")
              if con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] >= 50}

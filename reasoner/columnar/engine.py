@@ -190,6 +190,10 @@ class ColumnarEngine:
         (one statement: counting them after took one more a key and level)."""
         return self.con.execute(sql, (seq,)).fetchone()[0]
 
+    def _unbatch(self, tid: str) -> None:
+        """The rows of a batch out of a key's table that also holds reference rows (seq NULL)."""
+        self._refill(tid)  # one statement on DuckDB, whatever the table's size
+
     def _refill(self, tid: str) -> None:
         """The cast table of a key back to its reference rows."""
         self.con.execute(f"CREATE OR REPLACE TABLE c_{tid} AS SELECT *, CAST(NULL AS INTEGER) AS seq FROM r_{tid}")
@@ -447,9 +451,9 @@ class ColumnarEngine:
         exact = (datatypes <= terms.SAFE_DATATYPES, datatypes <= terms.SAFE_DATATYPES - {terms.XSD + "dateTime"})
         self._stage("stage", {"k": k, "s": s, "o": o})
         touched = set(k)
-        for tid in touched:
+        for tid in touched:  # the batch's own rows at level 0 (`_out` reads levels above it; `_reset` removes them)
             cols = "s" if self._keys[tid][0] == "t" else "s, o"
-            con.execute(f"INSERT INTO c_{tid} ({cols}) SELECT DISTINCT {cols} FROM stage WHERE k = '{tid}'")
+            con.execute(f"INSERT INTO c_{tid} ({cols}, seq) SELECT DISTINCT {cols}, 0 FROM stage WHERE k = '{tid}'")
         self._unstage("stage")
         present = ox_keys(quads, set(self._reference_keys))
         self._asserted = quads
@@ -488,7 +492,7 @@ class ColumnarEngine:
     def _out(self, tids, after: bool = False) -> str:
         """The derived rows of the keys `tids` as (k, s, o, seq): a table's rows with a level (`after`: past
         the level given as a parameter, once per key)."""
-        cond = "seq IS NOT NULL" + (" AND seq > ?" if after else "")
+        cond = "seq > 0" + (" AND seq > ?" if after else "")
         return " UNION ALL ".join(
             f"SELECT '{tid}' AS k, s, {'NULL' if self._keys[tid][0] == 't' else 'o'} AS o, seq FROM c_{tid} WHERE {cond}"
             for tid in tids)
@@ -506,7 +510,7 @@ class ColumnarEngine:
         """Back to the reference rows only: the next batch starts clean."""
         for tid in touched:
             if tid in self._ref_ids:
-                self._refill(tid)
+                self._unbatch(tid)
             else:
                 self.con.execute(f"DELETE FROM c_{tid}")
         if self.wide:

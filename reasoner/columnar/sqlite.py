@@ -102,6 +102,10 @@ class SqliteEngine(ColumnarEngine):
         self.con.execute(f"DELETE FROM c_{tid}")
         self.con.execute(f"INSERT INTO c_{tid} ({'s' if self._keys[tid][0] == 't' else 's, o'}) SELECT * FROM r_{tid}")
 
+    def _unbatch(self, tid: str) -> None:
+        # refilling rewrote the key's reference rows (up to ~400) after every cast
+        self.con.execute(f"DELETE FROM c_{tid} WHERE seq IS NOT NULL")
+
     def _run_sql(self, iri: str) -> bool:
         """As ColumnarEngine's. A statement nested deeper than SQLite's parser allows ("parser stack
         overflow": 4 of the package's rules) is written again once, its derived tables and CTEs in one
