@@ -79,8 +79,8 @@ def test_no_rule_on_sqlite_reads_a_reference_table_whole_to_start_its_joins():
 
     engine = KnowledgeGraph(backend="sqlite").engine
     con = engine.con
-    large = {t for (t,) in con.execute("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'c\\_%' ESCAPE '\\'")
-             if con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] >= 50}
+    tables = con.execute("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'c\\_%' ESCAPE '\\'")
+    large = {t for (t,) in tables.fetchall() if con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] >= 50}
     assert len(large) > 10, "the reference fills some cast tables with many rows"
     planned, scans = 0, []
     for iri, sql in engine._queries.items():

@@ -313,7 +313,6 @@ def test_a_malformed_escape_is_recorded_but_is_not_a_refusal(lite):
     assert installed.take_refusal() is False
 
 
-
 def test_a_malformed_escape_is_recorded_each_time_it_is_met_though_results_are_cached(lite):
     con, installed = lite
     for _ in range(2):

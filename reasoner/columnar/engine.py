@@ -186,8 +186,8 @@ class ColumnarEngine:
         self.con.unregister(name)
 
     def _inserted(self, sql: str, seq: int) -> int:
-        """Run an INSERT whose one parameter is the batch's sequence number; the number of rows it wrote
-        (one statement: counting them after took one more a key and level)."""
+        """Run an INSERT whose one parameter is the batch's sequence number; the number of rows it wrote, as
+        the database reports it (counting them with a second statement cost one more a key and level)."""
         return self.con.execute(sql, (seq,)).fetchone()[0]
 
     def _unbatch(self, tid: str) -> None:
