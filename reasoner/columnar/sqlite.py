@@ -108,7 +108,7 @@ class SqliteEngine(ColumnarEngine):
 
     def _run_sql(self, iri: str) -> bool:
         """As ColumnarEngine's. A statement nested deeper than SQLite's parser allows ("parser stack
-        overflow": 4 of the package's rules) is written again once, its derived tables and CTEs in one
+        overflow": 5 of the package's rules) is written again once, its derived tables and CTEs in one
         WITH list (`hoist`); if SQLite cannot run that either, the rule runs on pyoxigraph from then on
         (`too_deep`), so a rewriting can cost speed, never a wrong answer."""
         if iri in self.too_deep:
