@@ -226,10 +226,10 @@ def test_the_state_rules_alone_derive_on_duckdb_what_they_derive_on_pyoxigraph()
 
 @pytest.fixture(scope="module")
 def package_layout(package_rules):
-    from liuyao_kg.reasoner.columnar.layout import layout
+    from liuyao_kg.reasoner.columnar.layout import read_layout
 
     rules, reference, _ = package_rules
-    return {r.iri: r for r in rules}, layout(rules, reference)
+    return {r.iri: r for r in rules}, read_layout(rules, reference)  # read, not the shipped copy of it
 
 
 def _join_position(where: str, predicate: str) -> int:

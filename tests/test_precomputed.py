@@ -213,6 +213,47 @@ def test_the_packaged_sql_translations_match_the_rules():
         "reasoner/columnar/translations.json is out of date: run python -m liuyao_kg.reasoner.columnar.precompute"
 
 
+def test_the_packaged_layouts_match_the_rules_and_reference():
+    from liuyao_kg.reasoner.columnar import layout, precompute as columnar_precompute
+
+    assert layout.PACKAGED.read_text(encoding="utf-8") == columnar_precompute.build_layouts(), \
+        "reasoner/columnar/layouts.json is out of date: run python -m liuyao_kg.reasoner.columnar.precompute"
+
+
+def test_the_engines_of_the_package_rules_start_without_reading_their_layout(read_only_cache, monkeypatch):
+    from liuyao_kg import parquet_load
+    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.reasoner.columnar import layout
+
+    monkeypatch.setattr(layout, "read_layout", _refusal("a layout was read although the package ships it"))
+    for chapter_rules in (True, False):  # what liuyao load --parquet builds, and the states alone
+        parquet_load.columnar_engine(threads=1, chapter_rules=chapter_rules).close()
+    assert KnowledgeGraph(backend="sqlite").engine.paths["pyoxigraph"] == 0  # the reference dumped from its store
+
+
+def test_a_layout_key_holds_for_the_same_triples_in_any_order_whatever_the_blank_node_labels():
+    from liuyao_kg.reasoner.columnar import precompute as columnar_precompute
+    from liuyao_kg.reasoner.columnar.layout import layout_key
+
+    _, rules, reference = columnar_precompute._package()
+    assert any(isinstance(q.subject, ox.BlankNode) for q in reference)  # the OWL axioms' nodes
+    # as a store's dump reaches SqliteEngine: N-Triples parsed again (new blank node labels, the default graph)
+    dumped = ox.serialize([ox.Triple(q.subject, q.predicate, q.object) for q in reversed(reference)],
+                          format=ox.RdfFormat.N_TRIPLES)
+    reparsed = list(ox.parse(dumped, format=ox.RdfFormat.N_TRIPLES))
+    assert layout_key(rules, reparsed) == layout_key(rules[::-1], reference)
+
+
+def test_other_rules_or_another_reference_have_their_layout_read():
+    from liuyao_kg.reasoner.columnar import layout, precompute as columnar_precompute
+
+    _, rules, reference = columnar_precompute._package()
+    shipped = layout.packaged_layouts()
+    assert layout.layout_key(rules, reference) in shipped
+    assert layout.layout_key(rules[1:], reference) not in shipped
+    assert layout.layout_key(rules, reference[1:]) not in shipped
+
+
 def test_a_fresh_read_only_cache_directory_starts_the_columnar_engine_without_translating(read_only_cache, monkeypatch):
     from liuyao_kg import parquet_load
     from liuyao_kg.reasoner.columnar import engine
