@@ -59,7 +59,7 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
         if layers is None:
             from liuyao_kg.graph import layer_quads
 
-            layers = layer_quads()
+            layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES))  # no rule reads the passages
         rules_store = ox.Store()
         rules_store.extend(layers[ns.GRAPH_RULES])
         rules, reference = load_rules(rules_store, ns.GRAPH_RULES), _whole_reference(None, layers)
@@ -89,7 +89,7 @@ def _whole_reference(store: ox.Store | None, layers: Mapping[str, list[ox.Quad]]
     if layers is None:
         from liuyao_kg.graph import layer_quads
 
-        layers = layer_quads()
+        layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE))
     return list(layers[ns.GRAPH_ONTOLOGY]) + list(layers[ns.GRAPH_REFERENCE])
 
 
