@@ -244,7 +244,7 @@ def test_a_layout_key_holds_for_the_same_triples_in_any_order_whatever_the_blank
     assert layout_key(rules, reparsed) == layout_key(rules[::-1], reference)
 
 
-def test_other_rules_or_another_reference_have_their_layout_read():
+def test_other_rules_or_another_reference_have_their_layout_read(monkeypatch):
     from liuyao_kg.reasoner.columnar import layout, precompute as columnar_precompute
 
     _, rules, reference = columnar_precompute._package()
@@ -252,6 +252,11 @@ def test_other_rules_or_another_reference_have_their_layout_read():
     assert layout.layout_key(rules, reference) in shipped
     assert layout.layout_key(rules[1:], reference) not in shipped
     assert layout.layout_key(rules, reference[1:]) not in shipped
+    read = []
+    monkeypatch.setattr(layout, "read_layout", lambda r, ref: read.append(len(r)) or "read")
+    assert layout.layout(rules, reference) != "read" and not read  # the shipped one
+    assert layout.layout(rules[1:], reference) == "read" and layout.layout(rules, reference[1:]) == "read"
+    assert read == [len(rules) - 1, len(rules)]
 
 
 def test_a_fresh_read_only_cache_directory_starts_the_columnar_engine_without_translating(read_only_cache, monkeypatch):

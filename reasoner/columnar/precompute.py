@@ -34,14 +34,15 @@ def _dump(v) -> str:
     return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
 
 
-def build() -> str:
+def build(package=None) -> str:
+    """translations.json's text; `package`: `_package()`'s answer, when the caller has it already."""
     from liuyao_kg import namespaces as ns
 
     from .engine import _Pseudo, _rule_hash, translate_entry
     from .layout import read_layout
     from .wide import chapter_conditions, compile_rules
 
-    layers, rules, reference = _package()
+    layers, rules, reference = package or _package()
     lay = read_layout(rules, reference)
     _compiled, _refused, comp = compile_rules(rules, chapter_conditions(layers[ns.GRAPH_RULES]))
     items = rules + [_Pseudo(e.iri, e.construct) for e in comp.extensions.values()]
@@ -51,10 +52,11 @@ def build() -> str:
     return f"{{\n{lines}\n}}\n"
 
 
-def build_layouts() -> str:
+def build_layouts(package=None) -> str:
+    """layouts.json's text; `package` as for `build`."""
     from .layout import layout_entry, layout_key, read_layout
 
-    _layers, rules, reference = _package()
+    _layers, rules, reference = package or _package()
     entries = {}
     for chosen in (rules, [r for r in rules if not r.chapter]):
         entries[layout_key(chosen, reference)] = layout_entry(read_layout(chosen, reference))
@@ -70,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
 
     args = sys.argv[1:] if argv is None else argv
     module = "liuyao_kg.reasoner.columnar.precompute"
-    return write_or_check(PACKAGED, build(), module, args) | write_or_check(LAYOUTS, build_layouts(), module, args)
+    package = _package()  # the layers parsed and the rules loaded once for both files
+    return (write_or_check(PACKAGED, build(package), module, args)
+            | write_or_check(LAYOUTS, build_layouts(package), module, args))
 
 
 if __name__ == "__main__":
