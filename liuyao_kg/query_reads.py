@@ -11,8 +11,8 @@ constant, or a variable every solution around the pattern binds through another 
 has one of them at that place, or a FILTER no such IRI passes (from the data). A store may then defer their
 labels while a query reads only the labels of other things.
 
-Conservative by construction: a variable predicate (unless a VALUES block joined with its pattern lists its
-IRIs), a negated property set, SERVICE, or a zero-length path whose ends no other pattern of its BGP binds
+Conservative by construction: a variable predicate (unless a VALUES block joined with its pattern, or a FILTER
+`?p IN (…)` conjunct around it, lists its IRIs), a negated property set, SERVICE, or a zero-length path whose ends no other pattern of its BGP binds
 as a subject reads everything (EVERYTHING).
 """
 from __future__ import annotations
@@ -103,6 +103,26 @@ def _values(node) -> dict:
         return {v: {r[v] for r in rows} for v in names if all(r.get(v) is not None for r in rows)}
     if name == "Join":
         return {**_values(node.get("p2")), **_values(node.get("p1"))}
+    return {}
+
+
+def _filter_values(expr) -> dict:
+    """{variable: IRIs} a FILTER's conjunct `?v IN (IRIs…)` or `?v = IRI` keeps it to: a solution of the filtered
+    pattern with any other term there is dropped, so the pattern's matches outside the list are never seen."""
+    from rdflib import URIRef, Variable
+
+    name = getattr(expr, "name", "")
+    if name == "ConditionalAndExpression":
+        out: dict = {}
+        for e in [expr.get("expr"), *(expr.get("other") or [])]:
+            for v, terms in _filter_values(e).items():
+                out[v] = out[v] & terms if v in out else terms
+        return out
+    if name == "RelationalExpression" and isinstance(expr.get("expr"), Variable):
+        other = expr.get("other")
+        terms = other if expr.get("op") == "IN" else [other] if expr.get("op") == "=" else None
+        if terms is not None and all(isinstance(t, URIRef) for t in terms):
+            return {expr.get("expr"): set(terms)}
     return {}
 
 
@@ -231,6 +251,8 @@ class _Walk:
             graph = str(term) if isinstance(term, URIRef) else "*"
         if name == "Join":
             values = {**values, **_values(node)}
+        if name == "Filter":
+            values = {**values, **_filter_values(node.get("expr"))}
         if name in ("Join", "Filter", "Extend"):
             bound = bound | self.bound(node)
         if name in ("LeftJoin", "Minus"):

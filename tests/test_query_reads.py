@@ -43,6 +43,21 @@ def test_a_variable_predicate_reads_everything_unless_values_list_it():
                                                                  ""), True)}
 
 
+def test_a_variable_predicate_a_filter_keeps_to_listed_iris_reads_only_those():
+    clashes, combines = (("*", ("p", f"https://w3id.org/liuyao-kg/ontology#{p}", ""), True)
+                         for p in ("clashes", "combines"))
+    assert reads("?s ?p ?o FILTER(?p IN (lyo:clashes, lyo:combines))") == {clashes, combines}
+    assert reads("?s ?p ?o FILTER(?p = lyo:clashes && ?s != ?o)") == {clashes}
+    assert reads("?s ?p ?o FILTER(?p IN (lyo:clashes, lyo:combines) && ?p != lyo:combines)") == {clashes, combines}
+
+
+def test_a_filter_that_may_pass_other_predicates_leaves_a_variable_predicate_reading_everything():
+    assert EVERYTHING in reads("?s ?p ?o FILTER(?p IN (lyo:clashes) || ?s = ?o)")
+    assert EVERYTHING in reads("?s ?p ?o FILTER(?p != lyo:clashes)")
+    assert EVERYTHING in reads("?s ?p ?o FILTER(?p IN (lyo:clashes, ?o))")
+    assert EVERYTHING in reads("?s lyo:branch ?o OPTIONAL { ?s ?p ?x } FILTER(?p IN (lyo:clashes))")
+
+
 def test_a_zero_length_path_reads_everything_unless_an_end_is_bound_as_a_subject():
     assert EVERYTHING in reads("?a lyo:alignedPassage? ?b")
     assert EVERYTHING not in reads("?a lyo:alignedPassage? ?b . ?a oa:hasSource ?e")
