@@ -1,6 +1,7 @@
 """Peak memory and throughput of `liuyao load` for generated batches of different sizes.
 
     python benchmarks/load.py --sizes 1000 10000 --jobs 2
+    python benchmarks/load.py --sizes 100000 --parquet [--cluster local:2]
 
 Each size: a seeded random batch (JSON Lines) is written to a temporary directory (nothing is kept),
 then `liuyao load FILE --store TMP --quiet --jobs J` runs in a fresh subprocess, which reports its own
@@ -8,15 +9,24 @@ peak RSS (resource.getrusage RUSAGE_SELF: the parent, reader and single writer) 
 children's (RUSAGE_CHILDREN: the derivation workers). Then, in the same store: the same load again (must
 load nothing) and the named query "casts whose use-god is 月破 and 回頭克" (median of 5 runs). Prints one
 JSON object per size.
+
+With `--parquet`: `liuyao load FILE --parquet TMP --quiet [--cluster ADDRESS]` instead (the columnar back end,
+every rule; docs/columnar.md), and memory is sampled every `--sample-s` seconds as the summed RSS of the command's
+whole process tree (a local Dask cluster's scheduler, nannies and workers are its descendants; a remote cluster's
+are not counted): its peak, and the samples over the run's tenths, show whether memory is bounded as the load
+proceeds. Reported: casts/s end to end (the command's wall time from start to exit, start-up included), the rows
+written, the Parquet bytes.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
@@ -78,6 +88,62 @@ def write_batch(path: Path, n: int, seed: int = 4) -> None:
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
 
+def _tree_rss_mb(root: int) -> float:
+    """The summed resident set of `root` and all its descendants (/proc), in MB."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+            fields = stat[stat.rindex(")") + 2:].split()
+            children.setdefault(int(fields[1]), []).append(int(d.name))
+            rss[int(d.name)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            continue  # the process ended while being read
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo += children.get(pid, [])
+    return total / 2**20
+
+
+def parquet_run(n: int, seed: int, cluster: str | None, sample_s: float) -> dict:
+    """One `liuyao load --parquet` of a generated batch of `n` casts, its process tree's memory sampled."""
+    import duckdb
+
+    with tempfile.TemporaryDirectory() as tmp:
+        batch, out = Path(tmp) / "casts.jsonl", Path(tmp) / "corpus"
+        write_batch(batch, n, seed)
+        cmd = [str(Path(sys.executable).with_name("liuyao")), "load", str(batch), "--parquet", str(out), "--quiet"]
+        cmd += ["--cluster", cluster] if cluster else []
+        samples: list[tuple[float, float]] = []
+        t0 = time.perf_counter()
+        # the report (every loaded id: ~1.4 MB at 100,000 casts) to a file: a pipe read only at the end would
+        # fill and stop the command before it exits
+        with open(Path(tmp) / "report.json", "w") as report, open(Path(tmp) / "stderr.txt", "w+") as err:
+            proc = subprocess.Popen(cmd, stdout=report, stderr=err, text=True)
+            while proc.poll() is None:
+                samples.append((time.perf_counter() - t0, _tree_rss_mb(proc.pid)))
+                time.sleep(sample_s)
+            seconds = time.perf_counter() - t0
+            if proc.returncode:
+                err.seek(0)
+                raise SystemExit(f"liuyao load failed ({proc.returncode}): {err.read()[-2000:]}")
+        count = lambda kind: duckdb.sql(f"SELECT count(*) FROM '{out}/{kind}*.parquet'").fetchall()[0][0]
+        tenths = [max((m for t, m in samples if k * seconds / 10 <= t < (k + 1) * seconds / 10), default=None)
+                  for k in range(10)]
+        return {"casts": n, "cluster": cluster, "rules": "all", "seconds": round(seconds, 1),
+                "casts_per_s": round(n / seconds, 1), "states": count("states"), "judgments": count("judgments"),
+                "parquet_mb": round(sum(p.stat().st_size for p in out.rglob("*.parquet")) / 2**20, 1),
+                "input_mb": round(batch.stat().st_size / 2**20, 2),
+                "peak_tree_rss_mb": round(max(m for _, m in samples), 1),
+                "tree_rss_mb_peak_by_tenth_of_run": [round(m, 1) if m is not None else None for m in tenths],
+                "sample_s": sample_s}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000])
@@ -85,8 +151,21 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--states-only", action="store_true",
                     help="derive the chart states only (no chapter judgments): about 5x cheaper per cast")
+    ap.add_argument("--parquet", action="store_true", help="load into Parquet with the columnar back end (all rules)")
+    ap.add_argument("--cluster", help="with --parquet: liuyao load's --cluster (local:N or a scheduler address)")
+    ap.add_argument("--sample-s", type=float, default=2.0, help="with --parquet: seconds between memory samples")
+    ap.add_argument("--out", help="also write the runs as JSON here, with the date, cores and load average")
     args = ap.parse_args()
+    runs = []
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
+            "loadavg_at_start": list(os.getloadavg()), "command": " ".join(["python", *sys.argv])}
+    if args.cluster and not args.parquet:
+        ap.error("--cluster needs --parquet")
     for n in args.sizes:
+        if args.parquet:
+            runs.append(parquet_run(n, args.seed, args.cluster, args.sample_s))
+            print(json.dumps(runs[-1]), flush=True)
+            continue
         with tempfile.TemporaryDirectory() as tmp:
             batch = Path(tmp) / "casts.jsonl"
             write_batch(batch, n, args.seed)
@@ -98,7 +177,11 @@ def main() -> None:
                           input_mb=round(batch.stat().st_size / 2**20, 2),
                           store_mb=round(sum(p.stat().st_size for p in (Path(tmp) / "kg").rglob("*")
                                              if p.is_file()) / 2**20, 1))
+            runs.append(result)
             print(json.dumps(result), flush=True)
+    if args.out:
+        Path(args.out).write_text(json.dumps({"meta": {**meta, "loadavg_at_end": list(os.getloadavg())}, "runs": runs},
+                                             indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
