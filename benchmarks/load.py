@@ -127,12 +127,18 @@ def parquet_run(n: int, seed: int, cluster: str | None, sample_s: float) -> dict
             proc = subprocess.Popen(cmd, stdout=report, stderr=err, text=True)
             while proc.poll() is None:
                 samples.append((time.perf_counter() - t0, _tree_rss_mb(proc.pid)))
-                time.sleep(sample_s)
+                try:
+                    proc.wait(timeout=sample_s)  # returns as soon as the command exits: its time is not rounded up
+                except subprocess.TimeoutExpired:
+                    pass
             seconds = time.perf_counter() - t0
             if proc.returncode:
                 err.seek(0)
                 raise SystemExit(f"liuyao load failed ({proc.returncode}): {err.read()[-2000:]}")
-        count = lambda kind: duckdb.sql(f"SELECT count(*) FROM '{out}/{kind}*.parquet'").fetchall()[0][0]
+
+        def count(kind: str) -> int:
+            return duckdb.sql(f"SELECT count(*) FROM '{out}/{kind}*.parquet'").fetchall()[0][0]
+
         tenths = [max((m for t, m in samples if k * seconds / 10 <= t < (k + 1) * seconds / 10), default=None)
                   for k in range(10)]
         return {"casts": n, "cluster": cluster, "rules": "all", "seconds": round(seconds, 1),

@@ -12,8 +12,8 @@ has one of them at that place, or a FILTER no such IRI passes (from the data). A
 labels while a query reads only the labels of other things.
 
 Conservative by construction: a variable predicate (unless a VALUES block joined with its pattern, or a FILTER
-`?p IN (…)` conjunct around it, lists its IRIs), a negated property set, SERVICE, or a zero-length path whose ends no other pattern of its BGP binds
-as a subject reads everything (EVERYTHING).
+conjunct `?p IN (…)` around it, lists its IRIs), a negated property set, SERVICE, or a zero-length path whose
+ends no other pattern of its BGP binds as a subject reads everything (EVERYTHING).
 """
 from __future__ import annotations
 
