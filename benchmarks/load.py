@@ -1,7 +1,7 @@
 """Peak memory and throughput of `liuyao load` for generated batches of different sizes.
 
     python benchmarks/load.py --sizes 1000 10000 --jobs 2
-    python benchmarks/load.py --sizes 100000 --parquet [--cluster local:2]
+    python benchmarks/load.py --sizes 100000 --parquet [--cluster local:2] [--partition N]
 
 Each size: a seeded random batch (JSON Lines) is written to a temporary directory (nothing is kept),
 then `liuyao load FILE --store TMP --quiet --jobs J` runs in a fresh subprocess, which reports its own
@@ -110,7 +110,7 @@ def _tree_rss_mb(root: int) -> float:
     return total / 2**20
 
 
-def parquet_run(n: int, seed: int, cluster: str | None, sample_s: float) -> dict:
+def parquet_run(n: int, seed: int, cluster: str | None, sample_s: float, partition: int | None = None) -> dict:
     """One `liuyao load --parquet` of a generated batch of `n` casts, its process tree's memory sampled."""
     import duckdb
 
@@ -119,6 +119,7 @@ def parquet_run(n: int, seed: int, cluster: str | None, sample_s: float) -> dict
         write_batch(batch, n, seed)
         cmd = [str(Path(sys.executable).with_name("liuyao")), "load", str(batch), "--parquet", str(out), "--quiet"]
         cmd += ["--cluster", cluster] if cluster else []
+        cmd += ["--partition", str(partition)] if partition else []
         samples: list[tuple[float, float]] = []
         t0 = time.perf_counter()
         # the report (every loaded id: ~1.4 MB at 100,000 casts) to a file: a pipe read only at the end would
@@ -141,7 +142,7 @@ def parquet_run(n: int, seed: int, cluster: str | None, sample_s: float) -> dict
 
         tenths = [max((m for t, m in samples if k * seconds / 10 <= t < (k + 1) * seconds / 10), default=None)
                   for k in range(10)]
-        return {"casts": n, "cluster": cluster, "rules": "all", "seconds": round(seconds, 1),
+        return {"casts": n, "cluster": cluster, "partition": partition or "default", "rules": "all", "seconds": round(seconds, 1),
                 "casts_per_s": round(n / seconds, 1), "states": count("states"), "judgments": count("judgments"),
                 "parquet_mb": round(sum(p.stat().st_size for p in out.rglob("*.parquet")) / 2**20, 1),
                 "input_mb": round(batch.stat().st_size / 2**20, 2),
@@ -159,17 +160,18 @@ def main() -> None:
                     help="derive the chart states only (no chapter judgments): about 5x cheaper per cast")
     ap.add_argument("--parquet", action="store_true", help="load into Parquet with the columnar back end (all rules)")
     ap.add_argument("--cluster", help="with --parquet: liuyao load's --cluster (local:N or a scheduler address)")
+    ap.add_argument("--partition", type=int, help="with --parquet: liuyao load's --partition (casts a partition)")
     ap.add_argument("--sample-s", type=float, default=2.0, help="with --parquet: seconds between memory samples")
     ap.add_argument("--out", help="also write the runs as JSON here, with the date, cores and load average")
     args = ap.parse_args()
     runs = []
     meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
             "loadavg_at_start": list(os.getloadavg()), "command": " ".join(["python", *sys.argv])}
-    if args.cluster and not args.parquet:
-        ap.error("--cluster needs --parquet")
+    if (args.cluster or args.partition) and not args.parquet:
+        ap.error("--cluster and --partition need --parquet")
     for n in args.sizes:
         if args.parquet:
-            runs.append(parquet_run(n, args.seed, args.cluster, args.sample_s))
+            runs.append(parquet_run(n, args.seed, args.cluster, args.sample_s, args.partition))
             print(json.dumps(runs[-1]), flush=True)
             continue
         with tempfile.TemporaryDirectory() as tmp:

@@ -19,8 +19,9 @@ from pathlib import Path
 from liuyao_kg.loaders.batch import iter_numbered_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
 
-#: casts derived together: the engine's fixed cost per batch (≈600 statements after fusing, ~8 s of CPU) is then
-#: ~1.6 ms a cast; memory grows with the batch, ~0.35 GB per 1,000 casts (peak RSS 1.5 GB at 4,000, measured)
+#: casts derived together (`liuyao load --partition N` sets another): the engine's fixed cost per batch (≈600
+#: statements after fusing, ~5 s of CPU) is then ~1 ms a cast; memory grows with the batch, ~0.35 GB per 1,000 casts
+#: (peak RSS 1.5 GB at 4,000); 10,000 was measured no faster at 1.7× the memory (docs/columnar.md)
 BATCH = 5_000
 
 _ENGINE = None  # this process's (or Dask worker's) ColumnarEngine, built on first use

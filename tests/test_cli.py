@@ -305,3 +305,11 @@ def test_a_parquet_load_refuses_a_backend_it_would_not_use(capsys, tmp_path):
     batch = Path(__file__).parent / "data" / "batches" / "casts.jsonl"
     code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--backend", "sqlite")
     assert code == 2 and "--parquet derives with the rules' SQL on DuckDB" in err and not (tmp_path / "p").exists()
+
+
+def test_a_partition_size_needs_parquet_and_at_least_one_cast(capsys, tmp_path):
+    batch = Path(__file__).parent / "data" / "batches" / "casts.jsonl"
+    code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--partition", "0")
+    assert code == 2 and "--partition 0: a number of casts ≥ 1" in err and not (tmp_path / "p").exists()
+    code, out, err = run(capsys, "load", str(batch), "--store", str(tmp_path / "kg"), "--partition", "8")
+    assert code == 2 and "with --parquet DIR" in err and not (tmp_path / "kg").exists()

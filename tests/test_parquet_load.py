@@ -73,6 +73,18 @@ def test_a_bad_cluster_address_is_a_clear_error(batch, tmp_path):
         load_parquet(batch, tmp_path / "pq", cluster="local:zero")
 
 
+def test_the_command_writes_partitions_of_the_size_asked_with_the_same_rows(batch, tmp_path):
+    from liuyao_kg.cli import main
+
+    assert main(["load", str(batch), "--parquet", str(tmp_path / "by8"), "--partition", "8", "--quiet"]) == 0
+    assert main(["load", str(batch), "--parquet", str(tmp_path / "whole"), "--quiet"]) == 0
+    # 30 good casts: four partitions of at most 8, or one of the default size
+    assert len(list((tmp_path / "by8").glob("states-*.parquet"))) == 4
+    assert len(list((tmp_path / "whole").glob("states-*.parquet"))) == 1
+    for name in ("states", "judgments"):
+        assert rows(tmp_path / "by8", name) == rows(tmp_path / "whole", name)
+
+
 @pytest.mark.columnar_full
 def test_a_local_dask_cluster_of_two_workers_writes_what_one_process_writes(batch, tmp_path):
     single = load_parquet(batch, tmp_path / "one", batch=8)
