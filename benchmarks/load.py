@@ -142,11 +142,12 @@ def parquet_run(n: int, seed: int, cluster: str | None, sample_s: float, partiti
 
         tenths = [max((m for t, m in samples if k * seconds / 10 <= t < (k + 1) * seconds / 10), default=None)
                   for k in range(10)]
-        return {"casts": n, "cluster": cluster, "partition": partition or "default", "rules": "all", "seconds": round(seconds, 1),
+        return {"casts": n, "cluster": cluster, "partition": partition or "default", "rules": "all",
+                "seconds": round(seconds, 1),
                 "casts_per_s": round(n / seconds, 1), "states": count("states"), "judgments": count("judgments"),
                 "parquet_mb": round(sum(p.stat().st_size for p in out.rglob("*.parquet")) / 2**20, 1),
                 "input_mb": round(batch.stat().st_size / 2**20, 2),
-                "peak_tree_rss_mb": round(max(m for _, m in samples), 1),
+                "peak_tree_rss_mb": round(max((m for _, m in samples), default=0.0), 1),
                 "tree_rss_mb_peak_by_tenth_of_run": [round(m, 1) if m is not None else None for m in tenths],
                 "sample_s": sample_s}
 

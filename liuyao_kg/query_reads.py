@@ -106,6 +106,12 @@ def _values(node) -> dict:
     return {}
 
 
+def _narrowed(values: dict, inner: dict) -> dict:
+    """{variable: IRIs} of an outer restriction and an inner one together: a variable both restrict keeps
+    the IRIs both list (a solution must pass both)."""
+    return {**values, **{v: values[v] & terms if v in values else terms for v, terms in inner.items()}}
+
+
 def _filter_values(expr) -> dict:
     """{variable: IRIs} a FILTER's conjunct `?v IN (IRIs…)` or `?v = IRI` keeps it to: a solution of the filtered
     pattern with any other term there is dropped, so the pattern's matches outside the list are never seen."""
@@ -115,8 +121,7 @@ def _filter_values(expr) -> dict:
     if name == "ConditionalAndExpression":
         out: dict = {}
         for e in [expr.get("expr"), *(expr.get("other") or [])]:
-            for v, terms in _filter_values(e).items():
-                out[v] = out[v] & terms if v in out else terms
+            out = _narrowed(out, _filter_values(e))
         return out
     if name == "RelationalExpression" and isinstance(expr.get("expr"), Variable):
         other = expr.get("other")
@@ -249,10 +254,8 @@ class _Walk:
         if name == "Graph":
             term = node.get("term")
             graph = str(term) if isinstance(term, URIRef) else "*"
-        if name == "Join":
-            values = {**values, **_values(node)}
-        if name == "Filter":
-            values = {**values, **_filter_values(node.get("expr"))}
+        if name in ("Join", "Filter"):
+            values = _narrowed(values, _values(node) if name == "Join" else _filter_values(node.get("expr")))
         if name in ("Join", "Filter", "Extend"):
             bound = bound | self.bound(node)
         if name in ("LeftJoin", "Minus"):

@@ -49,6 +49,8 @@ def test_a_variable_predicate_a_filter_keeps_to_listed_iris_reads_only_those():
     assert reads("?s ?p ?o FILTER(?p IN (lyo:clashes, lyo:combines))") == {clashes, combines}
     assert reads("?s ?p ?o FILTER(?p = lyo:clashes && ?s != ?o)") == {clashes}
     assert reads("?s ?p ?o FILTER(?p IN (lyo:clashes, lyo:combines) && ?p != lyo:combines)") == {clashes, combines}
+    # an outer VALUES and an inner FILTER on the same variable: what both list
+    assert reads("VALUES ?p { lyo:clashes } { ?s ?p ?o FILTER(?p IN (lyo:clashes, lyo:combines)) }") == {clashes}
 
 
 def test_a_filter_that_may_pass_other_predicates_leaves_a_variable_predicate_reading_everything():
