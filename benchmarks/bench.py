@@ -20,7 +20,10 @@ Stacks (each size of each stack runs in its own subprocess, so its peak memory i
   columnar-batch       reasoner/columnar ColumnarEngine.derive (rules as SQL on DuckDB), state + chapter rules,
                        all casts of the size in one batch (at most 10,000); timed again with the triples left in
                        DuckDB (sink_casts_per_s: derivation without handing the quads back to Python)
-  columnar-states-batch  the same, state rules only (states, no judgments): what the oracle computes
+  columnar-states-batch  the same, the state rules only (lyo:StateRule and the rules they read): the chart and
+                       states, what the oracle computes (engine-states-batch likewise)
+  columnar-reading-batch  the same, state and reading rules (use-god factors, verdicts, timing; no chapter rules):
+                       what columnar-states-batch ran until 2026-12-05
   columnar-cluster-N   liuyao_kg.parquet_load on a local Dask cluster of N workers (N = 1, 2), JSON Lines in,
                        Parquet out, partitions of parquet_load.BATCH casts; casts/s over the wall time, cluster start excluded
 
@@ -65,7 +68,7 @@ STACKS = {
     "engine-derive": "Engine.derive, state + chapter rules, one cast per call",
     "sqlite-derive": "SqliteEngine.derive (the columnar SQL on SQLite), state + chapter rules, one cast per call",
     "engine-batch": "Engine.derive, state + chapter rules, CHUNK casts per call",
-    "engine-states-batch": "Engine.derive, state rules only, CHUNK casts per call",
+    "engine-states-batch": "Engine.derive, the state rules (lyo:StateRule, and what they read) only, CHUNK casts per call",
     "engine-swrl-subset": "Engine.derive, only the rules the SWRL-covered facts depend on, CHUNK casts per call",
     "engine-batch-2proc": "Engine.derive, state + chapter rules, CHUNK casts per call, in 2 worker processes",
     "rdflib-derive": "RdflibEngine.derive (same rules and plan on rdflib), state + chapter rules, one cast per call",
@@ -73,7 +76,8 @@ STACKS = {
     "najia": "najia 2.0.1 chart layer (palace, 納甲, 六親, 六神, 世應, 伏神), one cast at a time",
     "oracle": "tests/oracle.py plain-Python chart and states (no judgments), one cast at a time",
     "columnar-batch": "ColumnarEngine.derive (rules as SQL on DuckDB), state + chapter rules, one batch per size",
-    "columnar-states-batch": "ColumnarEngine.derive (rules as SQL on DuckDB), state rules only, one batch per size",
+    "columnar-states-batch": "ColumnarEngine.derive (rules as SQL on DuckDB), the state rules (lyo:StateRule, and what they read) only, one batch per size",
+    "columnar-reading-batch": "ColumnarEngine.derive (rules as SQL on DuckDB), state and reading rules (no chapter rules), one batch per size",
     "columnar-cluster-1": "liuyao load --parquet --cluster local:1 (Dask, 1 worker), JSON Lines to Parquet",
     "columnar-cluster-2": "liuyao load --parquet --cluster local:2 (Dask, 2 workers), JSON Lines to Parquet",
 }
@@ -81,7 +85,7 @@ WORK = {"engine-cast": "states+judgments+chart", "engine-derive": "states+judgme
         "engine-states-batch": "states", "engine-swrl-subset": "SWRL subset of states",
         "engine-batch-2proc": "states+judgments", "rdflib-derive": "states+judgments", "swrl-pellet": "SWRL subset of states",
         "najia": "chart layer", "oracle": "chart+states", "columnar-batch": "states+judgments",
-        "columnar-states-batch": "states",
+        "columnar-states-batch": "states", "columnar-reading-batch": "states+reading",
         "columnar-cluster-1": "states+judgments (Parquet)", "columnar-cluster-2": "states+judgments (Parquet)"}
 #: the engine stack each stack's ratio is taken against (same work, or the engine doing more)
 #: (stack, base) pairs: the ratio of a stack to an engine stack doing the same work (or more)
@@ -90,6 +94,20 @@ RATIO_BASE = {"rdflib-derive": ("engine-derive",), "swrl-pellet": ("engine-swrl-
               "engine-derive": ("engine-batch",), "columnar-batch": ("engine-batch",),
               "sqlite-derive": ("engine-derive",)}
 SWRL_CHUNK = 10
+
+
+#: the rule class the states stacks run (with the rules they read): the oracle computes the chart and
+#: states, no reading (use-god factors, verdicts, timing: lyo:ReadingRule, lyo:TimingRule)
+LYO_STATE_RULE = "https://w3id.org/liuyao-kg/ontology#StateRule"
+
+
+def state_rules(rules):
+    """The state rules among `rules` and what they read (`of_class` over the package's rules layer)."""
+    from liuyao_kg import namespaces as ns
+    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.reasoner.engine import of_class
+
+    return of_class(rules, layer_quads((ns.GRAPH_RULES,))[ns.GRAPH_RULES], LYO_STATE_RULE)
 
 
 def casts(n: int, seed: int = 7) -> list[tuple[str, str, str, str]]:
@@ -185,6 +203,12 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
         kg = KnowledgeGraph(chapter_rules=stack not in ("engine-states-batch", "engine-swrl-subset"),
                             backend="sqlite" if stack == "sqlite-derive" else "oxigraph")
         engine = kg.engine
+        if stack == "engine-states-batch":
+            from liuyao_kg.reasoner.engine import Engine
+
+            subset = state_rules(list(engine.rules.values()))
+            extra["rules"] = f"{len(subset)} of {len(engine.rules)} state and reading rules"
+            engine = Engine(subset, engine._reference)
         if stack == "rdflib-derive":
             from liuyao_kg.reasoner.rdflib_engine import RdflibEngine
 
@@ -220,11 +244,13 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
             extra["swrl_facts_digest"] = facts_digest(swrl_facts)
             extra["swrl_facts"] = len(swrl_facts)
         extra["chunk"] = size
-    elif stack in ("columnar-batch", "columnar-states-batch"):
+    elif stack in ("columnar-batch", "columnar-states-batch", "columnar-reading-batch"):
         from liuyao_kg.parquet_load import columnar_engine
 
         # what liuyao load --parquet derives with (DuckDB's default threads here)
-        engine = columnar_engine(chapter_rules=stack == "columnar-batch")
+        engine = columnar_engine(chapter_rules=stack == "columnar-batch",
+                                 only=LYO_STATE_RULE if stack == "columnar-states-batch" else None)
+        extra["rules"] = len(engine.rules)
         inputs = _inputs(items)
         t = time.perf_counter()
         engine.derive(_inputs(warm_item)[0])  # a one-cast batch: its time is the batch's fixed cost
@@ -642,7 +668,7 @@ def main() -> None:
             if s.startswith("columnar-"):  # casts per call: one batch of up to 10,000, or partitions of BATCH
                 from liuyao_kg.parquet_load import BATCH
 
-                c = 10_000 if s in ("columnar-batch", "columnar-states-batch") else BATCH
+                c = 10_000 if s in ("columnar-batch", "columnar-states-batch", "columnar-reading-batch") else BATCH
             prev = last.get(s)
             if prev is not None and "total_s" in prev:
                 proj = project(prev, n, c)

@@ -27,9 +27,10 @@ BATCH = 5_000
 _ENGINE = None  # this process's (or Dask worker's) ColumnarEngine, built on first use
 
 
-def columnar_engine(threads: int | None = None, *, chapter_rules: bool = True):
+def columnar_engine(threads: int | None = None, *, chapter_rules: bool = True, only: str | None = None):
     """A ColumnarEngine over the package's rules and reference layers (what a load derives with);
-    `chapter_rules=False`: the state rules only (no judgments), as KnowledgeGraph(chapter_rules=False)."""
+    `chapter_rules=False`: the state and reading rules (no judgments), as KnowledgeGraph(chapter_rules=False);
+    `only` (a rule class IRI, `lyo:StateRule`): the rules of that class and what they read (`of_class`)."""
     import pyoxigraph as ox
 
     from liuyao_kg import namespaces as ns
@@ -42,6 +43,11 @@ def columnar_engine(threads: int | None = None, *, chapter_rules: bool = True):
     store = ox.Store()
     store.extend(layers[ns.GRAPH_RULES])
     rules = [r for r in load_rules(store, ns.GRAPH_RULES) if chapter_rules or not r.chapter]
+    if only is not None:
+        from liuyao_kg.reasoner.engine import of_class
+
+        rules = of_class(rules, layers[ns.GRAPH_RULES], only)
+        chapter_rules = any(r.chapter for r in rules)
     return ColumnarEngine(rules, layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE], threads=threads,
                           conditions=chapter_conditions(layers[ns.GRAPH_RULES]) if chapter_rules else None)
 

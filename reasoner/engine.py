@@ -73,6 +73,22 @@ def rules_of_rows(texts: list[tuple[str, str]], topic_rows: list[tuple[str, str]
     return out
 
 
+def of_class(rules: list[Rule], rule_quads: Iterable[ox.Quad], cls: str) -> list[Rule]:
+    """The rules typed `cls` in the rules layer's quads (`lyo:StateRule`, say) and every rule whose output
+    they read, transitively (the dependency graph's ancestors, negated reads included): a subset that
+    derives all the chosen rules derive, and nothing else runs. The benchmarks compare the state rules so
+    with the plain-Python oracle, which computes the chart and states and no reading (docs/benchmarks.md)."""
+    import networkx as nx
+
+    from liuyao_kg.reasoner.dependencies import dependency_graph
+
+    chosen = {q.subject.value for q in rule_quads if q.predicate.value == RDF_TYPE and q.object.value == cls}
+    chosen &= {r.iri for r in rules}
+    graph = dependency_graph({r.iri: r.io for r in rules})
+    keep = set(chosen).union(*(nx.ancestors(graph, iri) for iri in chosen)) if chosen else set()
+    return [r for r in rules if r.iri in keep]
+
+
 def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
     """Read every rule with an executable CONSTRUCT from the store (optionally one graph), in IRI order."""
     return rules_of_rows(*rule_rows(store, graph))

@@ -20,7 +20,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench.py"
 
 def test_bench_runs_at_size_one(tmp_path):
     stacks = ["oracle", "engine-states-batch", "engine-swrl-subset", "engine-derive", "engine-batch", "engine-batch-2proc",
-              "columnar-batch", "sqlite-derive"]
+              "columnar-batch", "columnar-states-batch", "sqlite-derive"]
     if importlib.util.find_spec("najia") is not None:
         stacks.append("najia")
     out = tmp_path / "results.json"
@@ -35,6 +35,7 @@ def test_bench_runs_at_size_one(tmp_path):
     assert results["checks"]["engine_vs_oracle"]["equal"]
     assert results["checks"]["across_stacks"]["1"]["inferred_quads (states+judgments)"]["equal"]
     assert results["checks"]["across_stacks"]["1"]["swrl_covered_facts"]["equal"]
+    assert results["checks"]["across_stacks"]["1"]["inferred_quads (states)"]["equal"]  # the same state rules
     assert results["profile"]["rules_run"] > 0
     if "najia" in stacks:
         assert results["checks"]["najia"]["vs_engine"]["disagreements"] == 0

@@ -285,3 +285,39 @@ def test_a_forked_child_evaluates_a_level_with_threads_of_its_own():
     os.waitpid(pid, 0)
     assert ready, "the forked child did not finish deriving"
     assert pickle.loads(data) == [str(q) for q in expected]
+
+
+def test_the_state_rules_with_what_they_read_derive_every_state_all_rules_derive():
+    """`of_class(…, lyo:StateRule)`: what the benchmarks compare with the oracle (chart and states, no reading)."""
+    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.loaders.cast_input import make_cast_input
+    from liuyao_kg.loaders.rdf import cast_quads
+    from liuyao_kg.reasoner.dependencies import STRUCTURAL, _matches
+    from liuyao_kg.reasoner.engine import load_rules, of_class, triple_keys
+    from samples import sample_casts
+
+    layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES))
+    store = ox.Store()
+    store.extend(layers[ns.GRAPH_RULES])
+    rules = [r for r in load_rules(store, ns.GRAPH_RULES) if not r.chapter]
+    typed = {q.subject.value for q in layers[ns.GRAPH_RULES]
+             if q.predicate.value == ns.RDF + "type" and q.object.value == ns.LYO + "StateRule"}
+    subset = of_class(rules, layers[ns.GRAPH_RULES], ns.LYO + "StateRule")
+    kept = {r.iri for r in subset}
+    assert typed <= kept and typed
+    assert not kept & {q.subject.value for q in layers[ns.GRAPH_RULES] if q.object.value in
+                       (ns.LYO + "ReadingRule", ns.LYO + "TimingRule")}  # no state rule reads the reading
+
+    reference = layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE]
+    quads = [q for v, m, d, t in sample_casts(6) for q in cast_quads(make_cast_input(v, month=m, day=d, topic=t))]
+    everything, states = set(Engine(rules, reference).derive(quads)), set(Engine(subset, reference).derive(quads))
+    assert states and states <= everything
+    others = {w for r in rules if r.iri not in kept for w in r.io.writes}
+    for q in everything - states:  # what only the rest derives, the rest writes (provenance: checked below)
+        if q.predicate.value in STRUCTURAL:
+            continue
+        keys = set()
+        triple_keys(q.predicate.value, q.object.value if isinstance(q.object, ox.NamedNode) else None, keys)
+        assert any(_matches(w, k) for w in others for k in keys), q
+    by_state_rule = {q for q in everything if q.predicate.value == ns.PROV + "wasDerivedFrom" and q.object.value in typed}
+    assert by_state_rule and by_state_rule <= states
