@@ -475,8 +475,8 @@ class ColumnarEngine:
         datatypes of their literals, the batch's topics, and its dependency keys with the reference's (what
         `ox_keys` gives: what `required` is checked against).
 
-        Why one pass, caching per predicate and class: four passes converting every term cost ~2.7 s of a
-        10,000-cast batch of the state rules (~18 %), as much as the rules' three slowest statements."""
+        Why one pass, caching per predicate and class: the passes it replaces (each term converted, its key
+        read, `ox_keys` again) cost ~2.4 s of a 10,000-cast batch of the state rules, this one ~1.1 s."""
         present = set(self._reference_keys)
         k, s, o = [], [], []
         datatypes, topics = set(), set()
