@@ -23,7 +23,7 @@ Stacks (each size of each stack runs in its own subprocess, so its peak memory i
   columnar-states-batch  the same, the state rules only (lyo:StateRule and the rules they read): the chart and
                        states, what the oracle computes (engine-states-batch likewise)
   columnar-reading-batch  the same, state and reading rules (use-god factors, verdicts, timing; no chapter rules):
-                       what columnar-states-batch ran until 2026-12-05
+                       what columnar-states-batch ran until 2026-12-04 (evening)
   columnar-cluster-N   liuyao_kg.parquet_load on a local Dask cluster of N workers (N = 1, 2), JSON Lines in,
                        Parquet out, partitions of parquet_load.BATCH casts; casts/s over the wall time, cluster start excluded
 
