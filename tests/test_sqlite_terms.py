@@ -25,7 +25,8 @@ BOOLEAN = ox.NamedNode(XSD + "boolean")
 
 #: what each macro returns in DuckDB
 BOOLEAN_RESULT = {"nt_bool", "nt_ebv", "nt_eq"}
-ONE_ARG_ON_TERMS = ["nt_int", "nt_unesc", "nt_lex", "nt_simple", "nt_strlex", "nt_dt", "nt_bool", "nt_ebv", "nt_iri"]
+ONE_ARG_ON_TERMS = ["nt_int", "nt_unesc", "nt_lex", "nt_simple", "nt_strlex", "nt_dt", "nt_bool", "nt_ebv", "nt_iri",
+                    "iri_lex", "nt_compact", "nt_expand"]
 #: the macros that decode escapes, so that DuckDB raises on a malformed one ("Malformed JSON")
 DECODING = {"nt_unesc", "nt_lex", "nt_simple", "nt_strlex", "nt_iri"}
 
@@ -46,7 +47,8 @@ IRI_STRINGS = ["http://a/b", "not an iri", "a:b", "http://a/<b>", "http://a/%zz"
                "https://w3id.org/liuyao-kg/cast/x/line/1", "http://例え/身命", "http://a/b c", "http://a/\tb",
                "http://a/\x0bb", "http://a/\x0cb", "http://a/\u00a0b", "http://a/\u2003b", "x:y\n", "x:\n",
                "1http://a", ":x", "h:", "a+b-c.d:x", "http://a/{b}", "http://a/|", "http://a/^", "http://a/`",
-               "http://a/\\", 'http://a/"', "http://a/%4", "http://a/%4g", "http://a/%", "mailto:x@y"]
+               "http://a/\\", 'http://a/"', "http://a/%4", "http://a/%4g", "http://a/%", "mailto:x@y",
+               "https://w3id.org/liuyao-kg/cast/", "https://w3id.org/liuyao-kg/cast", "~x:y"]
 
 CANONICAL = [
     "<http://a/b>", "<https://w3id.org/liuyao-kg/cast/x/line/1>", str(ox.NamedNode("http://例え/身命")),
@@ -72,6 +74,9 @@ EDGE = [
     '"x"^^<http://e/dt>\n', '"5"^^<http://www.w3.org/2001/XMLSchema#integer>\n', "'single'", '"a"@en-',
     '"a"@-', '"a>', '"tab\tin"@en', '"@en"', '"x"^^<a>b>', '<http://a/b', 'http://a/b>', '"<http://a/b>"',
     '"\\u00e9"', '"\\uD83D\\uDE00"', '"a\\/b"', '"\\"\\\\"@en', '"a\\"b"^^<http://e/dt>',
+    # the cast namespace as stored (terms.compact), and near it
+    "<~x/line/1>", "<~>", "<~", "<~x", "~x>", "<https://w3id.org/liuyao-kg/cast/>", "<https://w3id.org/liuyao-kg/cast",
+    "<https://w3id.org/liuyao-kg/castx>", '"<~x>"', "_:~x",
 ]
 #: strings with a backslash that JSON cannot decode: DuckDB's CAST(... AS JSON) raises
 MALFORMED = ['"bad \\x escape"', '"lone \\ud83d surrogate"', '"\\ude00"', '"short \\u12"', '"raw " quote \\n"',

@@ -27,6 +27,7 @@ from liuyao_kg.reasoner.dependencies import _cache_dir, _read_json, _write_json,
 from liuyao_kg.reasoner.engine import Rule, RuleScopeError, ox_keys
 
 from . import terms
+from .terms import compact as _compact, expand as _expand
 from .layout import key_of as _key_of, layout as _layout
 from .translate import RDF_TYPE, TERM_ORDER_ERROR, VERSION, Layout, Translation, Unsupported, table_id, translate
 
@@ -146,7 +147,7 @@ class ColumnarEngine:
             for k in r.io.required:
                 if k[0] == "p" and len(k) > 2 and k[2]:
                     objects.setdefault(k[1], set()).add(k[2])
-        self._required_objects = {p: ", ".join(terms.q(f"<{o}>") for o in sorted(objs)) for p, objs in objects.items()}
+        self._required_objects = {p: ", ".join(terms.q(_compact(f"<{o}>")) for o in sorted(objs)) for p, objs in objects.items()}
         self._ox_queries = {r.iri: f"{_PROLOGUE}{r.construct}\nVALUES ?rule {{ <{r.iri}> }}" for r in rules}
         self._mirror = None
         self._mirror_base: ox.Store | None = None  # the reference, kept across batches (see _mirror_store)
@@ -338,8 +339,8 @@ class ColumnarEngine:
             if needed is not None and key not in needed:
                 continue
             s_list, o_list = by_key.setdefault(key, ([], []))
-            s_list.append(str(qd.subject))
-            o_list.append(o)
+            s_list.append(_compact(str(qd.subject)))
+            o_list.append(_compact(o))
         for key, (s_list, o_list) in by_key.items():
             tid = self._table(key)
             cols = {"s": s_list} if key[0] == "t" else {"s": s_list, "o": o_list}
@@ -459,7 +460,9 @@ class ColumnarEngine:
                     if not recursive or added == 0:
                         break
             if sink is not None:
-                con.execute(f"CREATE OR REPLACE TEMP VIEW out AS {self._out(self._derived) or self._NO_OUT}")
+                # the terms in full (terms.compact)
+                con.execute(f"CREATE OR REPLACE TEMP VIEW out AS SELECT k, nt_expand(s) AS s, nt_expand(o) AS o, seq "
+                            f"FROM ({self._out(self._derived) or self._NO_OUT}) AS derived")
                 return sink(con)
             rows = self._out_rows()
         finally:
@@ -496,7 +499,7 @@ class ColumnarEngine:
                 topics.add(obj.value)
             if type(obj) is ox.NamedNode:
                 ov = obj.value
-                nt = f"<{ov}>"
+                nt = _compact(f"<{ov}>")
                 if pv == RDF_TYPE:
                     present.add(("t", ov, ""))
                     tid = by_class.get(ov, "")
@@ -512,7 +515,7 @@ class ColumnarEngine:
             if tid is None:
                 continue  # no statement reads it (the pyoxigraph mirror, if used, has every quad)
             k.append(tid)
-            s.append(str(qd.subject))
+            s.append(_compact(str(qd.subject)))
             o.append(nt)
         return k, s, o, datatypes, topics, present
 
@@ -536,7 +539,7 @@ class ColumnarEngine:
             chunk = keys[i:i + self.OUT_KEYS_PER_STATEMENT]
             sql = f"SELECT s, k, o FROM ({self._out(chunk, after is not None)}) AS out"
             rows += self.con.execute(sql, [after] * len(chunk) if after is not None else []).fetchall()
-        return rows
+        return [(_expand(s), k, None if o is None else _expand(o)) for s, k, o in rows]  # in full (terms.compact)
 
     def _reset(self, touched: set) -> None:
         """Back to the reference rows only: the next batch starts clean."""
@@ -626,7 +629,7 @@ class ColumnarEngine:
                 if wanted:
                     for (obj,) in con.execute(f"SELECT DISTINCT o FROM c_{tid} WHERE seq = ? AND o IN ({wanted})",
                                               (self._seq,)).fetchall():
-                        present.add(("p", key_iri, obj[1:-1]))
+                        present.add(("p", key_iri, _expand(obj)[1:-1]))
         return total
 
     def _run_sql(self, iri: str) -> bool:
@@ -662,8 +665,8 @@ class ColumnarEngine:
             key = _key_of(p, obj)
             tid = self._table(key)
             k.append(tid)
-            s.append(str(t.subject))
-            o.append(None if key[0] == "t" else obj)
+            s.append(_compact(str(t.subject)))
+            o.append(None if key[0] == "t" else _compact(obj))
         self._stage("ox_stage", {"k": k, "s": s, "o": o})
         self.con.execute("INSERT INTO new SELECT k, s, o FROM ox_stage")
         self._unstage("ox_stage")

@@ -29,7 +29,7 @@ import functools
 import re
 from json.decoder import scanstring as _json_scanstring
 
-from .terms import BOOL_FALSE, BOOL_TRUE, INT_SUFFIX, IRI_RE, KNOWN, XSD
+from .terms import BOOL_FALSE, BOOL_TRUE, CAST_NS, INT_SUFFIX, IRI_RE, KNOWN, LONG, SHORT, XSD
 
 XSD_STRING = XSD + "string"
 I64_MIN = -(1 << 63)
@@ -415,13 +415,38 @@ def nt_unesc(s):
     return value
 
 
+def nt_expand(t):
+    """A stored term in full (the cast namespace short as stored: terms.compact)."""
+    if t is None:
+        return None
+    return LONG + t[len(SHORT):] if t.startswith(SHORT) else t
+
+
+def nt_compact(t):
+    """A full term as stored."""
+    if t is None:
+        return None
+    return SHORT + t[len(LONG):] if t.startswith(LONG) else t
+
+
+def iri_lex(t):
+    """STR() of an IRI as stored: its full text; None for anything else."""
+    if t is None:
+        return None
+    if t.startswith(SHORT):
+        return CAST_NS + _substr(t, len(SHORT) + 1, len(t) - len(SHORT) - 1)
+    if t[:1] == "<":
+        return t[1:-1] if len(t) > 2 else _substr(t, 2, len(t) - 2)
+    return None
+
+
 def nt_lex(t):
     """STR(): an IRI's text or a literal's lexical form; None for a blank node."""
     if t is None:
         return None
     c = t[:1]
     if c == "<":
-        return t[1:-1] if len(t) > 2 else _substr(t, 2, len(t) - 2)
+        return iri_lex(t)
     if c == '"':
         if t[-1:] == '"' and len(t) > 1 and "\n" not in t:  # a simple literal: what the regex extracts
             return nt_unesc(t[1:-1])
@@ -512,7 +537,7 @@ def iri_of(s):
     """The IRI term of a string that is an absolute IRI (terms.IRI_RE), else None."""
     if s is None or not _IRI_FULL(s):
         return None
-    return "<" + s + ">"
+    return (SHORT + s[len(CAST_NS):] if s.startswith(CAST_NS) else "<" + s) + ">"
 
 
 def nt_iri(t):
@@ -609,6 +634,9 @@ FUNCTIONS = {
     "int_term": (1, int_term),
     "bool_term": (1, bool_term),
     "nt_unesc": (1, nt_unesc),
+    "nt_expand": (1, nt_expand),
+    "nt_compact": (1, nt_compact),
+    "iri_lex": (1, iri_lex),
     "nt_lex": (1, nt_lex),
     "nt_simple": (1, nt_simple),
     "nt_strlex": (1, nt_strlex),
