@@ -175,6 +175,12 @@ CASES = {
                                             "BIND(IRI(CONCAT(STR(?c), '/', STRAFTER(STR(?k), 'org/'), '-', STRAFTER(STR(?s), 'b'))) AS ?o)",
     "ordering two stored terms": "?c ex:n ?x . ?c ex:n ?y . FILTER(?x < ?y)",
     "if of an equality of terms": "?c ex:n ?x . ?c ex:s ?s . BIND(IF(?x = ?s || STR(?x) = '3', ex:yes, ex:no) AS ?o)",
+    # a cast's IRI is stored short (terms.compact): STR() reads it in full, IRI() of the full text is the stored
+    # node, which a pattern then joins
+    "str of a cast iri in full": "?c ex:n ?x . BIND(IRI(CONCAT('http://example.org/of/', STRAFTER(STR(?c), 'w3id.org/'))) AS ?o)",
+    "an iri made in the cast namespace joins the stored node": "?c ex:n ?x . "
+                                                              "BIND(IRI(CONCAT('https://w3id.org/liuyao-kg/cast/c', STR(?x))) AS ?o) ?o ex:n ?y",
+    "an iri made in the cast namespace is written in full": "?c ex:n ?x . BIND(IRI(CONCAT('https://w3id.org/liuyao-kg/cast/', STR(?x))) AS ?o)",
 }
 
 
