@@ -82,21 +82,22 @@ def derive_partition(casts: list, out_dir: str, part: int) -> dict:
         t = {name: _tid(engine, "p", iri) for name, iri in
              (("stateOf", LYO + "stateOf"), ("rule", PROV + "wasDerivedFrom"), ("inCast", LYO + "inCast"),
               ("judgmentOf", LYO + "judgmentOf"), ("matched", LYO + "matchedLine"), ("position", LYO + "position"))}
-        strip = "substr({0}, 2, length({0}) - 2)"
+        # joined as the tables spell terms (`out_stored`, a cast's IRIs short: terms.compact), written in full
+        strip = "substr(nt_expand({0}), 2, length(nt_expand({0})) - 2)"
         states = (f'SELECT {strip.format("c.o")} AS "cast", {strip.format("so.s")} AS "state", cl.iri AS "class", '
                   f'{strip.format("so.o")} AS "of", CAST(nt_int(p.o) AS TINYINT) AS "position", '
                   f'{strip.format("r.o")} AS "rule" '
-                  f"FROM out AS so JOIN out AS r ON r.k = '{t['rule']}' AND r.s = so.s "
-                  f"JOIN out AS c ON c.k = '{t['inCast']}' AND c.s = so.s "
-                  f"JOIN out AS ty ON ty.s = so.s JOIN classes AS cl ON cl.k = ty.k "
-                  f"LEFT JOIN c_{t['position']} AS p ON p.s = nt_compact(so.o) "  # `out` in full, a table as stored
+                  f"FROM out_stored AS so JOIN out_stored AS r ON r.k = '{t['rule']}' AND r.s = so.s "
+                  f"JOIN out_stored AS c ON c.k = '{t['inCast']}' AND c.s = so.s "
+                  f"JOIN out_stored AS ty ON ty.s = so.s JOIN classes AS cl ON cl.k = ty.k "
+                  f"LEFT JOIN c_{t['position']} AS p ON p.s = so.o "
                   f"WHERE so.k = '{t['stateOf']}' ORDER BY 1, 2, 3")
         judgments = (f'SELECT {strip.format("j.o")} AS "cast", {strip.format("j.s")} AS "judgment", '
                      f'{strip.format("r.o")} AS "rule", list(CAST(nt_int(p.o) AS TINYINT) ORDER BY nt_int(p.o)) '
                      f'FILTER (WHERE p.o IS NOT NULL) AS "lines" '
-                     f"FROM out AS j JOIN out AS r ON r.k = '{t['rule']}' AND r.s = j.s "
-                     f"LEFT JOIN out AS m ON m.k = '{t['matched']}' AND m.s = j.s "
-                     f"LEFT JOIN c_{t['position']} AS p ON p.s = nt_compact(m.o) "
+                     f"FROM out_stored AS j JOIN out_stored AS r ON r.k = '{t['rule']}' AND r.s = j.s "
+                     f"LEFT JOIN out_stored AS m ON m.k = '{t['matched']}' AND m.s = j.s "
+                     f"LEFT JOIN c_{t['position']} AS p ON p.s = m.o "
                      f"WHERE j.k = '{t['judgmentOf']}' GROUP BY j.o, j.s, r.o ORDER BY 1, 2")
         for name, sql in (("states", states), ("judgments", judgments)):
             path = out / f"{name}-{part:06d}.parquet"

@@ -433,7 +433,8 @@ class ColumnarEngine:
         return list(ox.parse("".join(out), format=ox.RdfFormat.N_QUADS)) if out else []
 
     def derive_triples(self, quads: list[ox.Quad], sink=None) -> list[tuple[str, str, str]]:
-        """The inferred triples of a batch in N-Triples terms; `sink(con)`, if given, reads `out` instead."""
+        """The inferred triples of a batch in N-Triples terms; `sink(con)`, if given, reads the view `out` (k, s, o,
+        seq: the same triples) instead, or `out_stored`, the same spelt as the tables spell them."""
         con = self.con
         k, s, o, datatypes, topics, present = self._batch_rows(quads)
         exact = (datatypes <= terms.SAFE_DATATYPES, datatypes <= terms.SAFE_DATATYPES - {terms.XSD + "dateTime"})
@@ -460,9 +461,11 @@ class ColumnarEngine:
                     if not recursive or added == 0:
                         break
             if sink is not None:
-                # the terms in full (terms.compact)
-                con.execute(f"CREATE OR REPLACE TEMP VIEW out AS SELECT k, nt_expand(s) AS s, nt_expand(o) AS o, seq "
-                            f"FROM ({self._out(self._derived) or self._NO_OUT}) AS derived")
+                # `out_stored` spells the terms as the tables do (terms.compact: a sink joining it with itself or a
+                # table compares the short form, and expands what it writes), `out` in full
+                con.execute(f"CREATE OR REPLACE TEMP VIEW out_stored AS {self._out(self._derived) or self._NO_OUT}")
+                con.execute("CREATE OR REPLACE TEMP VIEW out AS SELECT k, nt_expand(s) AS s, nt_expand(o) AS o, seq "
+                            "FROM out_stored")
                 return sink(con)
             rows = self._out_rows()
         finally:
