@@ -26,6 +26,8 @@ Stacks (each size of each stack runs in its own subprocess, so its peak memory i
                        what columnar-states-batch ran until 2026-12-04 (evening)
   columnar-cluster-N   liuyao_kg.parquet_load on a local Dask cluster of N workers (N = 1, 2), JSON Lines in,
                        Parquet out, partitions of parquet_load.BATCH casts; casts/s over the wall time, cluster start excluded
+  columnar-jobs-N      the same load in one process, N partitions at once in N threads (liuyao load --parquet
+                       --jobs N: an engine, and a DuckDB database, per thread); engines built and warm first
 
 Equality, recorded under "checks" and per run under "digest": the engine's states equal the oracle's
 (first `--check` casts); the inferred quads of engine-derive, engine-batch, engine-cast, rdflib-derive,
@@ -80,13 +82,16 @@ STACKS = {
     "columnar-reading-batch": "ColumnarEngine.derive (rules as SQL on DuckDB), state and reading rules (no chapter rules), one batch per size",
     "columnar-cluster-1": "liuyao load --parquet --cluster local:1 (Dask, 1 worker), JSON Lines to Parquet",
     "columnar-cluster-2": "liuyao load --parquet --cluster local:2 (Dask, 2 workers), JSON Lines to Parquet",
+    "columnar-jobs-1": "liuyao load --parquet --jobs 1 (one process, one thread), JSON Lines to Parquet",
+    "columnar-jobs-2": "liuyao load --parquet --jobs 2 (one process, two threads), JSON Lines to Parquet",
 }
 WORK = {"engine-cast": "states+judgments+chart", "engine-derive": "states+judgments", "sqlite-derive": "states+judgments", "engine-batch": "states+judgments",
         "engine-states-batch": "states", "engine-swrl-subset": "SWRL subset of states",
         "engine-batch-2proc": "states+judgments", "rdflib-derive": "states+judgments", "swrl-pellet": "SWRL subset of states",
         "najia": "chart layer", "oracle": "chart+states", "columnar-batch": "states+judgments",
         "columnar-states-batch": "states", "columnar-reading-batch": "states+reading",
-        "columnar-cluster-1": "states+judgments (Parquet)", "columnar-cluster-2": "states+judgments (Parquet)"}
+        "columnar-cluster-1": "states+judgments (Parquet)", "columnar-cluster-2": "states+judgments (Parquet)",
+        "columnar-jobs-1": "states+judgments (Parquet)", "columnar-jobs-2": "states+judgments (Parquet)"}
 #: the engine stack each stack's ratio is taken against (same work, or the engine doing more)
 #: (stack, base) pairs: the ratio of a stack to an engine stack doing the same work (or more)
 RATIO_BASE = {"rdflib-derive": ("engine-derive",), "swrl-pellet": ("engine-swrl-subset", "engine-states-batch"),
@@ -271,6 +276,31 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
             sink += time.perf_counter() - t
         extra["sink_casts_per_s"] = len(inputs) / sink
         extra["sink_ms_per_cast"] = 1000 * sink / len(inputs)
+    elif stack.startswith("columnar-jobs-"):
+        import tempfile
+        from concurrent.futures import ThreadPoolExecutor
+
+        from liuyao_kg import parquet_load
+        from liuyao_kg.loaders.cast_input import make_cast_input
+
+        jobs = int(stack.rsplit("-", 1)[1])
+        with tempfile.TemporaryDirectory() as tmp:
+            src = _write_jsonl(Path(tmp), items)
+            warm = [make_cast_input(warm_item[0][0], month=warm_item[0][1], day=warm_item[0][2], topic=warm_item[0][3])]
+            engines = [parquet_load.columnar_engine(threads=1) for _ in range(jobs)]  # built before the clock starts
+            t = time.perf_counter()
+            with ThreadPoolExecutor(jobs) as pool:  # each warm on a one-cast partition of its own: its fixed cost
+                list(pool.map(lambda e: parquet_load._derive_partition(e, warm, tempfile.mkdtemp(dir=tmp), 0), engines))
+            fixed = time.perf_counter() - t
+            for e in engines:
+                parquet_load._IDLE.put(e)  # what the load's partitions take
+            stats: dict = {}
+            t = time.perf_counter()
+            report = parquet_load.load_parquet(src, Path(tmp) / "out", jobs=jobs, stats=stats)
+            dt = time.perf_counter() - t
+        calls.append(dt)
+        times.extend([dt / n] * n)
+        extra.update(jobs=stats["jobs"], states=report["states"], judgments=report["judgments"])
     elif stack.startswith("columnar-cluster-"):
         import tempfile
 
@@ -278,10 +308,7 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
 
         workers = int(stack.rsplit("-", 1)[1])
         with tempfile.TemporaryDirectory() as tmp:
-            src = Path(tmp) / "casts.jsonl"
-            src.write_text("".join(json.dumps({"id": f"c{i}", "lines": v, "month": m, "day": d, "topic": t},
-                                              ensure_ascii=False) + "\n" for i, (v, m, d, t) in enumerate(items)),
-                           encoding="utf-8")
+            src = _write_jsonl(Path(tmp), items)
             client, cluster = _client(f"local:{workers}")
             try:  # workers built and warm before the clock starts (a one-cast load on each)
                 from liuyao_kg.parquet_load import derive_partition
@@ -592,6 +619,15 @@ def project(prev: dict, n: int, chunk: int) -> float:
     calls_prev = prev["calls"]
     per_cast = max(prev["total_s"] - fixed * calls_prev, 0.0) / prev["casts"]
     return fixed * math.ceil(n / chunk) + per_cast * n
+
+
+def _write_jsonl(directory: Path, items) -> Path:
+    """The casts as the JSON Lines file a load reads."""
+    src = directory / "casts.jsonl"
+    src.write_text("".join(json.dumps({"id": f"c{i}", "lines": v, "month": m, "day": d, "topic": t},
+                                      ensure_ascii=False) + "\n" for i, (v, m, d, t) in enumerate(items)),
+                   encoding="utf-8")
+    return src
 
 
 def _warm_partition(derive_partition, casts, out_dir: str) -> dict:

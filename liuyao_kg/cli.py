@@ -128,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="skip: load the good casts and report the bad; abort: load nothing if any is bad")
     ld.add_argument("--quiet", action="store_true", help="no progress line and no summary on stderr")
     ld.add_argument("--jobs", type=int, default=None,
-                    help="worker processes deriving casts (default: the number of CPUs; 1 = in this process)")
+                    help="worker processes deriving casts (default: the number of CPUs; 1 = in this process); with "
+                         "--parquet, partitions derived at once by threads of this process")
     ld.add_argument("--encoding", help="the file's text encoding (default: UTF-8, or what its BOM says; "
                                        "UTF-16 without a BOM is recognised), e.g. big5, gb18030, latin-1")
     ld.add_argument("--parquet", metavar="DIR",
@@ -402,11 +403,16 @@ def _cmd_load(args) -> int:
         if args.backend != "oxigraph":
             raise CastInputError("--parquet derives with the rules' SQL on DuckDB (docs/columnar.md): no --backend",
                                  field="backend")
+        if args.cluster and args.jobs is not None:
+            raise CastInputError("--jobs with --cluster: the cluster's workers derive the partitions (--jobs is for "
+                                 "threads of this process)", field="jobs", value=args.jobs)
+        if args.jobs is not None and args.jobs < 1:
+            raise CastInputError(f"--jobs {args.jobs}: a number of jobs ≥ 1", field="jobs", value=args.jobs)
         report = load_parquet(args.file, args.parquet, on_error=args.on_error, cluster=args.cluster, progress=bar,
-                              batch=args.partition or BATCH)
+                              batch=args.partition or BATCH, jobs=1 if args.cluster else args.jobs, stats=stats)
         bar.close()
         if not args.quiet:
-            sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=1))
+            sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1)))
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return 0 if not report["rejected"] or args.on_error == "skip" else 1
     report = load_file(_graph(args), args.file, on_error=args.on_error, jobs=args.jobs, progress=bar, stats=stats,

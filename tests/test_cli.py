@@ -307,6 +307,14 @@ def test_a_parquet_load_refuses_a_backend_it_would_not_use(capsys, tmp_path):
     assert code == 2 and "--parquet derives with the rules' SQL on DuckDB" in err and not (tmp_path / "p").exists()
 
 
+def test_a_parquet_load_takes_jobs_or_a_cluster_not_both(capsys, tmp_path):
+    batch = Path(__file__).parent / "data" / "batches" / "casts.jsonl"
+    code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--cluster", "local:2", "--jobs", "2")
+    assert code == 2 and "--jobs with --cluster" in err and not (tmp_path / "p").exists()
+    code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--jobs", "0")
+    assert code == 2 and "--jobs 0: a number of jobs ≥ 1" in err and not (tmp_path / "p").exists()
+
+
 def test_a_partition_size_needs_parquet_and_at_least_one_cast(capsys, tmp_path):
     batch = Path(__file__).parent / "data" / "batches" / "casts.jsonl"
     code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--partition", "0")

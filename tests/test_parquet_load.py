@@ -73,6 +73,28 @@ def test_a_bad_cluster_address_is_a_clear_error(batch, tmp_path):
         load_parquet(batch, tmp_path / "pq", cluster="local:zero")
 
 
+def test_two_jobs_write_what_one_job_writes(batch, tmp_path):
+    one_stats, two_stats = {}, {}
+    one = load_parquet(batch, tmp_path / "one", batch=8, jobs=1, stats=one_stats)
+    two = load_parquet(batch, tmp_path / "two", batch=8, jobs=2, stats=two_stats)
+    assert (one_stats, two_stats) == ({"jobs": 1}, {"jobs": 2})
+    assert two == one  # the report too: casts listed in file order, counts summed
+    for name in ("states", "judgments"):
+        assert rows(tmp_path / "two", name) == rows(tmp_path / "one", name)
+
+
+def test_a_file_of_one_partition_takes_one_job_whatever_is_asked(batch, tmp_path):
+    stats = {}
+    load_parquet(batch, tmp_path / "pq", jobs=4, stats=stats)
+    assert stats == {"jobs": 1}
+
+
+def test_jobs_with_a_cluster_are_refused(batch, tmp_path):
+    with pytest.raises(BatchError, match="the cluster's workers derive"):
+        load_parquet(batch, tmp_path / "pq", cluster="local:2", jobs=2)
+    assert not (tmp_path / "pq").exists()
+
+
 def test_the_command_writes_partitions_of_the_size_asked_with_the_same_rows(batch, tmp_path):
     from liuyao_kg.cli import main
 
