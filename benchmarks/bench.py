@@ -770,7 +770,7 @@ def targets(runs: dict) -> dict:
         # the derivation alone: its triples left in DuckDB, not handed back to Python as quads
         "columnar_sink_over_oracle": sink / oracle_ms if sink and oracle_ms else None,
         "met": bool(sink and oracle_ms and sink / oracle_ms <= 10)}
-    for stack in ("engine-batch-2proc", "engine-batch", "engine-states-batch"):
+    for stack in ("engine-batch-2proc", "engine-batch", "engine-states-batch", "columnar-jobs-2", "columnar-cluster-2"):
         size, cps = best(stack, stack, "casts_per_s")
         out[f">= 1000 casts/s ({stack})"] = {"size": size, "casts_per_s": cps, "met": cps is not None and cps >= 1000}
     return out
