@@ -286,7 +286,9 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
         jobs = int(stack.rsplit("-", 1)[1])
         with tempfile.TemporaryDirectory() as tmp:
             src = _write_jsonl(Path(tmp), items)
-            warm = [make_cast_input(warm_item[0][0], month=warm_item[0][1], day=warm_item[0][2], topic=warm_item[0][3])]
+            from liuyao_kg.loaders.rdf import cast_quads
+
+            warm = cast_quads(make_cast_input(warm_item[0][0], month=warm_item[0][1], day=warm_item[0][2], topic=warm_item[0][3]))
             engines = [parquet_load.columnar_engine(threads=1) for _ in range(jobs)]  # built before the clock starts
             t = time.perf_counter()
             with ThreadPoolExecutor(jobs) as pool:  # each warm on a one-cast partition of its own: its fixed cost
@@ -314,7 +316,8 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
                 from liuyao_kg.parquet_load import derive_partition
                 from liuyao_kg.loaders.cast_input import make_cast_input
 
-                warm = [make_cast_input(warm_item[0][0], month=warm_item[0][1], day=warm_item[0][2], topic=warm_item[0][3])]
+                warm = [("warm", make_cast_input(warm_item[0][0], month=warm_item[0][1], day=warm_item[0][2],
+                                                 topic=warm_item[0][3]), 1)]  # a record: (id, CastInput, line)
                 t = time.perf_counter()
                 # one cast per worker, each into its own directory (client.run calls every worker with the same
                 # arguments: two writing one file conflict on DuckDB's lock): a partition's fixed cost
@@ -630,11 +633,11 @@ def _write_jsonl(directory: Path, items) -> Path:
     return src
 
 
-def _warm_partition(derive_partition, casts, out_dir: str) -> dict:
+def _warm_partition(derive_partition, records, out_dir: str) -> dict:
     """A cluster worker's first partition, written to a directory of its own."""
     import tempfile
 
-    return derive_partition(casts, tempfile.mkdtemp(dir=out_dir), 999_999)
+    return derive_partition(records, tempfile.mkdtemp(dir=out_dir), 999_999)
 
 
 def main() -> None:

@@ -97,17 +97,20 @@ def chunks_by_topic(items: Iterable[T], size: int, *, topic: Callable[[T], objec
     yield from open_chunks.values()
 
 
-def shape_rejections(records) -> dict[str, CastInputError]:
+def shape_rejections(records, quads: list | None = None) -> dict[str, CastInputError]:
     """{record id: its ShapeViolation} for the records [(id, CastInput, line)] whose asserted graph violates a
     shape of ontology/shapes/cast.ttl: one pySHACL run over the union of the graphs of each CHUNK records
-    (liuyao_kg.shapes.cast_graph_violations), each error naming the record, its line and the shape."""
+    (liuyao_kg.shapes.cast_graph_violations), each error naming the record, its line and the shape. `quads`: each
+    record's asserted quads, when the caller has them already (else built here)."""
     from liuyao_kg.loaders import rdf
     from liuyao_kg.shapes import cast_graph_violations, shape_violation
 
     records = list(records)
+    if quads is None:
+        quads = [rdf.cast_quads(ci) for _, ci, _ in records]
     found: dict[str, list[dict]] = {}
     for i in range(0, len(records), CHUNK):
-        found |= cast_graph_violations(q for _, ci, _ in records[i:i + CHUNK] for q in rdf.cast_quads(ci))
+        found |= cast_graph_violations(q for qs in quads[i:i + CHUNK] for q in qs)
     out: dict[str, CastInputError] = {}
     for rid, ci, line in records:
         if ci.iri in found:

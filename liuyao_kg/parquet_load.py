@@ -75,20 +75,40 @@ def _tid(engine, kind: str, iri: str) -> str:
     return table_id((kind, iri))
 
 
-def derive_partition(casts: list, out_dir: str, part: int) -> dict:
-    """Derive one partition of CastInputs and write its two Parquet files; returns the row counts."""
+def derive_partition(records: list, out_dir: str, part: int, *, abort: bool = False, source: str = "the file") -> dict:
+    """Check one partition's records [(id, CastInput, line)] against the SHACL shapes, derive the good ones and
+    write the partition's two Parquet files. Returns the row counts (`states`, `judgments`), the ids `loaded` and
+    the `rejected` records as the load's report lists them. `abort`: a record the shapes reject raises BatchError
+    before anything is written (the load's scan found none, so the file changed while loading).
+
+    The check runs here, where the partition is derived (a Dask worker, a job's thread), not in the client: it
+    was the client's one serial cost per cast (docs/columnar.md)."""
+    from liuyao_kg.batch import shape_rejections
+    from liuyao_kg.loaders.rdf import cast_quads
+
+    quads = [cast_quads(ci) for _, ci, _ in records]  # built once: for the shapes and for the derivation
+    bad = shape_rejections(records, quads)
+    if bad and abort:
+        raise BatchError(f"{source}: {len(bad)} record(s) rejected; the file changed while loading", list(bad.values()))
+    good = [i for i, (rid, _, _) in enumerate(records) if rid not in bad]
+    out = {"states": 0, "judgments": 0, "loaded": [records[i][0] for i in good],
+           "rejected": [{"id": rid, "line": line, "reason": str(bad[rid])} for rid, _, line in records if rid in bad],
+           # (cast IRI, message, field, value) of each: what a later duplicate of the record is rejected with
+           "violations": [(ci.iri, bad[rid].message, bad[rid].field, bad[rid].value) for rid, ci, _ in records if rid in bad]}
+    if not good:
+        return out  # no file: nothing to write
     engine = _take_engine()
     try:
-        return _derive_partition(engine, casts, out_dir, part)
+        out |= _derive_partition(engine, [q for i in good for q in quads[i]], out_dir, part)
     finally:
         _IDLE.put(engine)  # not before: an engine derives one partition at a time
+    return out
 
 
-def _derive_partition(engine, casts: list, out_dir: str, part: int) -> dict:
-    from liuyao_kg.loaders.rdf import cast_quads
+def _derive_partition(engine, quads: list, out_dir: str, part: int) -> dict:
+    """Derive a partition's asserted quads with `engine` and write its two Parquet files; returns the row counts."""
     from liuyao_kg.namespaces import LYO, PROV
 
-    quads = [q for ci in casts for q in cast_quads(ci)]
     out = Path(out_dir)
     counts = {}
 
@@ -144,7 +164,8 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
         raise BatchError(f"jobs={jobs} with a cluster: the cluster's workers derive (one partition each at a time)", [])
     if jobs is not None and jobs < 1:
         raise BatchError(f"jobs={jobs}: a number of threads ≥ 1", [])
-    from liuyao_kg.batch import scan, shape_rejections
+    from liuyao_kg.batch import scan, shape_violation_of
+    from liuyao_kg.shapes import ShapeViolation
 
     out = Path(out_dir)
     if out.exists() and (any(out.glob("states*.parquet")) or any(out.glob("judgments*.parquet"))):
@@ -163,38 +184,43 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
 
         threads = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="liuyao-parquet")
     seen: set[str] = set()
+    twins: dict[str, list[tuple[str, int]]] = {}  # a cast IRI → its later duplicates' (id, line), skipped
+    violated: dict = {}  # a cast IRI the shapes rejected → its ShapeViolation
     done = 0
     in_flight: deque = deque()
 
     def finish_oldest():
         nonlocal done
-        future, ids = in_flight.popleft()
-        counts = future if isinstance(future, dict) else future.result()
-        report["states"] += counts["states"]
-        report["judgments"] += counts["judgments"]
-        report["loaded"] += ids
-        done += len(ids)
+        future = in_flight.popleft()
+        result = future if isinstance(future, dict) else future.result()
+        report["states"] += result["states"]
+        report["judgments"] += result["judgments"]
+        report["loaded"] += result["loaded"]
+        report["rejected"] += result["rejected"]
+        for iri, message, field, value in result["violations"]:  # the same content: the same violation (as load_file)
+            violated[iri] = ShapeViolation(message, field=field, value=value)
+            for twin, twin_line in twins.pop(iri, ()):
+                report["skipped"].remove(twin)
+                reject_twin(iri, twin, twin_line)
+        done += len(result["loaded"])
         if progress is not None:
             progress.update(done + len(report["skipped"]) + len(report["rejected"]), total,
                             loaded=len(report["loaded"]), skipped=len(report["skipped"]), rejected=len(report["rejected"]))
 
-    def submit(items, part):
-        bad = shape_rejections(items)  # SHACL, as load_file: before the partition is derived
-        if bad and on_error == "abort":  # the scan found none: the file changed since
-            raise BatchError(f"{Path(path).name}: {len(bad)} record(s) rejected; the file changed while loading",
-                             list(bad.values()))
-        report["rejected"] += [{"id": rid, "line": line, "reason": str(bad[rid])} for rid, _, line in items if rid in bad]
-        items = [item for item in items if item[0] not in bad]
-        if not items:
-            return
-        casts = [ci for _, ci, _ in items]
-        ids = [rid for rid, _, _ in items]
+    def reject_twin(iri, rid, line):
+        err = shape_violation_of(violated[iri], rid, line)
+        report["rejected"].append({"id": rid, "line": line, "reason": str(err)})
+
+    def submit(records, part):
+        # the partition checks its records against the SHACL shapes where it is derived (derive_partition)
+        args = (derive_partition, records, str(out.resolve()), part)
+        options = {"abort": on_error == "abort", "source": Path(path).name}
         if client is not None:
-            in_flight.append((client.submit(derive_partition, casts, str(out.resolve()), part, pure=False), ids))
+            in_flight.append(client.submit(*args, pure=False, **options))
         elif threads is not None:
-            in_flight.append((threads.submit(derive_partition, casts, str(out.resolve()), part), ids))
+            in_flight.append(threads.submit(*args, **options))
         else:
-            in_flight.append((derive_partition(casts, str(out.resolve()), part), ids))
+            in_flight.append(derive_partition(*args[1:], **options))
         limit = 2 * max(1, len(client.scheduler_info().get("workers", {})) if client is not None else jobs)
         while len(in_flight) > limit - 1:
             finish_oldest()
@@ -204,8 +230,11 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
         for rid, line, item in iter_numbered_batch(path, format=format):
             if isinstance(item, CastInputError):
                 report["rejected"].append({"id": rid, "line": item.line, "reason": str(item)})
+            elif item.iri in violated:  # a duplicate of a record the shapes rejected
+                reject_twin(item.iri, rid, line)
             elif item.iri in seen:
                 report["skipped"].append(rid)
+                twins.setdefault(item.iri, []).append((rid, line))
             else:
                 seen.add(item.iri)
                 pending.append((rid, item, line))
@@ -216,6 +245,8 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
             submit(pending, part)
         while in_flight:
             finish_oldest()
+        # in file order: a partition's shape rejections arrive when it is done, after later records' field errors
+        report["rejected"].sort(key=lambda r: (r["line"] is None, r["line"] or 0))
     finally:
         if threads is not None:  # a failed load waits for the partitions already deriving, and starts no other
             threads.shutdown(wait=True, cancel_futures=True)

@@ -20,7 +20,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench.py"
 
 def test_bench_runs_at_size_one(tmp_path):
     stacks = ["oracle", "engine-states-batch", "engine-swrl-subset", "engine-derive", "engine-batch", "engine-batch-2proc",
-              "columnar-batch", "columnar-states-batch", "sqlite-derive", "columnar-jobs-2"]
+              "columnar-batch", "columnar-states-batch", "sqlite-derive", "columnar-jobs-2", "columnar-cluster-1"]
     if importlib.util.find_spec("najia") is not None:
         stacks.append("najia")
     out = tmp_path / "results.json"
