@@ -282,12 +282,11 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
 
         from liuyao_kg import parquet_load
         from liuyao_kg.loaders.cast_input import make_cast_input
+        from liuyao_kg.loaders.rdf import cast_quads
 
         jobs = int(stack.rsplit("-", 1)[1])
         with tempfile.TemporaryDirectory() as tmp:
             src = _write_jsonl(Path(tmp), items)
-            from liuyao_kg.loaders.rdf import cast_quads
-
             warm = cast_quads(make_cast_input(warm_item[0][0], month=warm_item[0][1], day=warm_item[0][2], topic=warm_item[0][3]))
             engines = [parquet_load.columnar_engine(threads=1) for _ in range(jobs)]  # built before the clock starts
             t = time.perf_counter()

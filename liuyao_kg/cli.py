@@ -129,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     ld.add_argument("--quiet", action="store_true", help="no progress line and no summary on stderr")
     ld.add_argument("--jobs", type=int, default=None,
                     help="worker processes deriving casts (default: the number of CPUs; 1 = in this process); with "
-                         "--parquet, partitions derived at once by threads of this process")
+                         "--parquet, partitions derived at once by threads of this process (default: one per CPU, "
+                         "as many as the available memory holds, ~0.35 GB per 1,000 casts of a partition)")
     ld.add_argument("--encoding", help="the file's text encoding (default: UTF-8, or what its BOM says; "
                                        "UTF-16 without a BOM is recognised), e.g. big5, gb18030, latin-1")
     ld.add_argument("--parquet", metavar="DIR",

@@ -29,6 +29,9 @@ from liuyao_kg.loaders.errors import BatchError, CastInputError
 #: statements after fusing, ~5 s of CPU) is then ~1 ms a cast; memory grows with the batch, ~0.35 GB per 1,000 casts
 #: (peak RSS 1.5 GB at 4,000); 10,000 was measured no faster at 1.7× the memory (docs/columnar.md)
 BATCH = 5_000
+#: the memory a job takes per cast of its partition (its engine's database and the partition: ~0.35 GB per 1,000
+#: casts, above), which bounds the default number of jobs (`default_jobs`)
+JOB_BYTES_PER_CAST = 350_000
 
 #: this process's idle ColumnarEngines: a partition takes one (or builds one) and puts it back, so there are as
 #: many as partitions were ever derived at once here — one in a Dask worker, `jobs` in a threaded load
@@ -59,6 +62,26 @@ def columnar_engine(threads: int | None = None, *, chapter_rules: bool = True, o
         chapter_rules = any(r.chapter for r in rules)
     return ColumnarEngine(rules, layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE], threads=threads,
                           conditions=chapter_conditions(layers[ns.GRAPH_RULES]) if chapter_rules else None)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to new work (Linux: MemAvailable of /proc/meminfo), or None when unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def default_jobs(batch: int) -> int:
+    """One job per CPU, as many as the available memory holds at JOB_BYTES_PER_CAST a cast of a partition: on a
+    machine of many cores and little memory a job per core would run out of memory, not go faster."""
+    cpus = os.cpu_count() or 1
+    memory = available_memory()
+    return cpus if memory is None else max(1, min(cpus, memory // (JOB_BYTES_PER_CAST * batch)))
 
 
 def _take_engine():
@@ -158,8 +181,9 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
     A cast earlier in the file (same content) is skipped; a bad record is rejected with its reason
     (on_error="abort": any bad record raises BatchError before anything is written). `out_dir` must not
     hold Parquet files of an earlier load (they would be mixed with these): that is refused, not overwritten.
-    Without `cluster`, `jobs` partitions are derived at once in threads of this process (None: one per CPU; never
-    more than the file has partitions, so a small file builds one engine); `stats` receives the jobs used.
+    Without `cluster`, `jobs` partitions are derived at once in threads of this process (None: `default_jobs`, one
+    per CPU as memory allows; never more than the file has partitions, so a small file builds one engine); `stats`
+    receives the jobs used.
     """
     if cluster is not None and jobs not in (None, 1):
         raise BatchError(f"jobs={jobs} with a cluster: the cluster's workers derive (one partition each at a time)", [])
@@ -175,7 +199,7 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
     total = scan(path, on_error=on_error, format=format)
     out.mkdir(parents=True, exist_ok=True)
     report = {"loaded": [], "skipped": [], "rejected": [], "states": 0, "judgments": 0}
-    jobs = 1 if cluster else min(jobs or os.cpu_count() or 1, max(1, -(-total // batch)))
+    jobs = 1 if cluster else min(jobs or default_jobs(batch), max(1, -(-total // batch)))
     if stats is not None:
         stats["jobs"] = jobs
     client, local = _client(cluster) if cluster else (None, None)

@@ -8,6 +8,7 @@ the same rows as the single-process run (marker `columnar_full`: it starts a loc
 from __future__ import annotations
 
 import json
+import sys
 
 import duckdb
 import pytest
@@ -87,6 +88,28 @@ def test_a_file_of_one_partition_takes_one_job_whatever_is_asked(batch, tmp_path
     stats = {}
     load_parquet(batch, tmp_path / "pq", jobs=4, stats=stats)
     assert stats == {"jobs": 1}
+
+
+def test_the_default_jobs_are_as_many_as_the_memory_holds(monkeypatch):
+    from liuyao_kg import parquet_load
+
+    monkeypatch.setattr(parquet_load.os, "cpu_count", lambda: 64)
+    per_job = parquet_load.JOB_BYTES_PER_CAST * 5_000
+    monkeypatch.setattr(parquet_load, "available_memory", lambda: 3 * per_job + per_job // 2)
+    assert parquet_load.default_jobs(5_000) == 3
+    monkeypatch.setattr(parquet_load, "available_memory", lambda: per_job // 10)
+    assert parquet_load.default_jobs(5_000) == 1  # one job whatever the memory: the load runs, as before
+    monkeypatch.setattr(parquet_load, "available_memory", lambda: None)
+    assert parquet_load.default_jobs(5_000) == 64
+    monkeypatch.setattr(parquet_load, "available_memory", lambda: 1000 * per_job)
+    assert parquet_load.default_jobs(5_000) == 64
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="MemAvailable is Linux's (elsewhere: a job per CPU)")
+def test_the_memory_available_is_read_on_linux():
+    from liuyao_kg.parquet_load import available_memory
+
+    assert available_memory() > 0
 
 
 def test_jobs_with_a_cluster_are_refused(batch, tmp_path):
