@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
+import tempfile
 import threading
 from collections import deque
 from pathlib import Path
@@ -238,7 +240,7 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
 
     def submit(records, part):
         # the partition checks its records against the SHACL shapes where it is derived (derive_partition)
-        args = (derive_partition, records, str(out.resolve()), part)
+        args = (derive_partition, records, str(staging.resolve()), part)
         options = {"abort": on_error == "abort", "source": Path(path).name}
         if client is not None:
             in_flight.append(client.submit(*args, pure=False, **options))
@@ -250,7 +252,11 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
         while len(in_flight) > limit - 1:
             finish_oldest()
 
+    # every partition writes into a hidden directory of DIR; its files move into DIR when the whole load is done, so
+    # DIR never shows a half-written file or part of a load that failed (removed with that directory)
+    staging, whole = None, False
     try:
+        staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=out))
         pending, part = [], 0
         for rid, line, item in iter_numbered_batch(path, format=format):
             if isinstance(item, CastInputError):
@@ -272,6 +278,7 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
             finish_oldest()
         # in file order: a partition's shape rejections arrive when it is done, after later records' field errors
         report["rejected"].sort(key=lambda r: (r["line"] is None, r["line"] or 0))
+        whole = True
     finally:
         if threads is not None:  # a failed load waits for the partitions already deriving, and starts no other
             threads.shutdown(wait=True, cancel_futures=True)
@@ -279,6 +286,11 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
             client.close()
         if local is not None:
             local.close()
+        if not whole and staging is not None:  # after the jobs have stopped writing into it
+            shutil.rmtree(staging, ignore_errors=True)
+    for f in sorted(staging.iterdir()):  # the load is whole: its files into DIR
+        f.rename(out / f.name)
+    staging.rmdir()
     return report
 
 

@@ -90,6 +90,29 @@ def test_a_file_of_one_partition_takes_one_job_whatever_is_asked(batch, tmp_path
     assert stats == {"jobs": 1}
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_load_that_fails_leaves_no_file_of_it(batch, tmp_path, monkeypatch, jobs):
+    """Partitions are written into a hidden directory and moved into DIR once the whole load is done: a partition
+    that fails (here the third of four: a full disk, say) leaves DIR without any file of the load, half-written or not."""
+    from liuyao_kg import parquet_load
+
+    real = parquet_load._derive_partition
+
+    def failing(engine, quads, out_dir, part):
+        if part == 2:
+            raise OSError(28, "No space left on device")
+        return real(engine, quads, out_dir, part)
+
+    monkeypatch.setattr(parquet_load, "_derive_partition", failing)
+    with pytest.raises(OSError, match="No space left"):
+        load_parquet(batch, tmp_path / "pq", batch=8, jobs=jobs)
+    assert list((tmp_path / "pq").iterdir()) == []
+    monkeypatch.setattr(parquet_load, "_derive_partition", real)
+    report = load_parquet(batch, tmp_path / "pq", batch=8, jobs=jobs)  # DIR takes the same load again
+    assert len(report["loaded"]) == 30 and sorted(p.name for p in (tmp_path / "pq").iterdir()) == [
+        f"{name}-{part:06d}.parquet" for name in ("judgments", "states") for part in range(4)]
+
+
 def test_the_default_jobs_are_as_many_as_the_memory_holds(monkeypatch):
     from liuyao_kg import parquet_load
 
