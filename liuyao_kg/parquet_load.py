@@ -288,7 +288,12 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
             local.close()
         if not whole and staging is not None:  # after the jobs have stopped writing into it
             shutil.rmtree(staging, ignore_errors=True)
-    for f in sorted(staging.iterdir()):  # the load is whole: its files into DIR
+    files = sorted(staging.iterdir())
+    taken = [f.name for f in files if (out / f.name).exists()]
+    if taken:  # another load into DIR finished meanwhile: its files are not replaced, this load's stay where they are
+        raise BatchError(f"{out} received another load's files while this one ran ({', '.join(taken[:3])}"
+                         f"{' …' if len(taken) > 3 else ''}): this load's files are in {staging}", [])
+    for f in files:  # the load is whole: its files into DIR
         f.rename(out / f.name)
     staging.rmdir()
     return report

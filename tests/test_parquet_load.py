@@ -113,6 +113,23 @@ def test_a_load_that_fails_leaves_no_file_of_it(batch, tmp_path, monkeypatch, jo
         f"{name}-{part:06d}.parquet" for name in ("judgments", "states") for part in range(4)]
 
 
+def test_a_load_does_not_replace_files_another_load_wrote_into_its_directory_meanwhile(batch, tmp_path, monkeypatch):
+    from liuyao_kg import parquet_load
+
+    real = parquet_load._derive_partition
+
+    def meanwhile(engine, quads, out_dir, part):  # another load of DIR finishes while this one derives
+        (tmp_path / "pq" / f"states-{part:06d}.parquet").write_bytes(b"another load's")
+        return real(engine, quads, out_dir, part)
+
+    monkeypatch.setattr(parquet_load, "_derive_partition", meanwhile)
+    with pytest.raises(BatchError, match="received another load's files while this one ran .*states-000000.parquet"):
+        load_parquet(batch, tmp_path / "pq", jobs=1)
+    assert (tmp_path / "pq" / "states-000000.parquet").read_bytes() == b"another load's"
+    (staging,) = (tmp_path / "pq").glob(".partial-*")  # this load's files, kept and named in the error
+    assert sorted(f.name for f in staging.iterdir()) == ["judgments-000000.parquet", "states-000000.parquet"]
+
+
 def test_the_default_jobs_are_as_many_as_the_memory_holds(monkeypatch):
     from liuyao_kg import parquet_load
 
