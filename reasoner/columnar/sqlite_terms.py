@@ -29,7 +29,7 @@ import functools
 import re
 from json.decoder import scanstring as _json_scanstring
 
-from .terms import BOOL_FALSE, BOOL_TRUE, CAST_NS, INT_SUFFIX, IRI_RE, KNOWN, LONG, SHORT, XSD
+from .terms import BOOL_FALSE, BOOL_TRUE, CAST_NS, INT_SUFFIX, IRI_RE, KNOWN, SHORT, XSD, compact, expand
 
 XSD_STRING = XSD + "string"
 I64_MIN = -(1 << 63)
@@ -416,17 +416,13 @@ def nt_unesc(s):
 
 
 def nt_expand(t):
-    """A stored term in full (the cast namespace short as stored: terms.compact)."""
-    if t is None:
-        return None
-    return LONG + t[len(SHORT):] if t.startswith(SHORT) else t
+    """A stored term in full (terms.expand; NULL stays NULL)."""
+    return None if t is None else expand(t)
 
 
 def nt_compact(t):
-    """A full term as stored."""
-    if t is None:
-        return None
-    return SHORT + t[len(LONG):] if t.startswith(LONG) else t
+    """A full term as stored (terms.compact; NULL stays NULL)."""
+    return None if t is None else compact(t)
 
 
 def iri_lex(t):

@@ -14,6 +14,8 @@ tables alike).
 """
 from __future__ import annotations
 
+from liuyao_kg.namespaces import CAST as CAST_NS
+
 XSD = "http://www.w3.org/2001/XMLSchema#"
 INT_SUFFIX = f'"^^<{XSD}integer>'
 BOOL_TRUE = (f'"true"^^<{XSD}boolean>', f'"1"^^<{XSD}boolean>')
@@ -26,8 +28,7 @@ SAFE_DATATYPES = frozenset({XSD + "string", XSD + "integer", XSD + "boolean", XS
 KNOWN = (XSD + "string", XSD + "integer", XSD + "boolean", XSD + "dateTime", "lang")
 #: an absolute IRI pyoxigraph's IRI() accepts (characters N-Triples forbids in IRIs excluded)
 IRI_RE = r'[A-Za-z][A-Za-z0-9+.\-]*:([^\s<>"{}|^`\\%]|%[0-9A-Fa-f]{2})*'
-#: the namespace stored short, and its short form (see the module's docstring)
-CAST_NS = "https://w3id.org/liuyao-kg/cast/"
+#: the cast namespace (CAST_NS) in N-Triples, and its short form as stored (see the module's docstring)
 LONG, SHORT = "<" + CAST_NS, "<~"
 
 
