@@ -206,6 +206,101 @@ def test_each_translated_construct_gives_pyoxigraphs_answer(name, backend):
     assert got == expected
 
 
+# --- recursive strata: a round is run again only when a row of the last one can reach a rule ------------
+
+CHAIN = """
+@prefix ex: <http://example.org/> .
+<https://w3id.org/liuyao-kg/cast/c1/1> ex:next <https://w3id.org/liuyao-kg/cast/c1/2> ; ex:br ex:zi .
+<https://w3id.org/liuyao-kg/cast/c1/2> ex:next <https://w3id.org/liuyao-kg/cast/c1/3> ; ex:br ex:chou .
+<https://w3id.org/liuyao-kg/cast/c1/3> ex:next <https://w3id.org/liuyao-kg/cast/c1/4> ; ex:br ex:zi .
+<https://w3id.org/liuyao-kg/cast/c1/4> ex:next <https://w3id.org/liuyao-kg/cast/c1/5> .
+<https://w3id.org/liuyao-kg/cast/c1/5> ex:last true .
+ex:zi ex:el ex:water .
+ex:chou ex:el ex:earth .
+"""
+#: rule sets recursive through a cast's own nodes, each needing one round per link of the chain: in a plain
+#: pattern, an EXISTS, an OPTIONAL's right side; and one recursive only by its keys (reference nodes)
+RECURSIVE = {
+    "transitive": ["CONSTRUCT { ?a ex:next ?c } WHERE { ?a ex:next ?b . ?b ex:next ?c }"],
+    "through exists": ["CONSTRUCT { ?a ex:reach ex:end } WHERE { ?a ex:last true }",
+                       "CONSTRUCT { ?a ex:reach ex:end } WHERE { ?a ex:next ?b . FILTER EXISTS { ?b ex:reach ex:end } }"],
+    "through optional": ["CONSTRUCT { ?a ex:tail ?a } WHERE { ?a ex:last true }",
+                         "CONSTRUCT { ?a ex:tail ?t } WHERE { ?a ex:next ?b . OPTIONAL { ?b ex:tail ?t } }"],
+    "through reference nodes only": ["CONSTRUCT { ?l ex:el ?e } WHERE { ?l ex:br ?b . ?b ex:el ?e }"],
+}
+
+
+def _chain_rules(texts: list[str]) -> list[Rule]:
+    rules = []
+    for i, body in enumerate(texts):
+        text = f"PREFIX ex: <http://example.org/>\n{body}"
+        rules.append(Rule(iri=f"http://example.org/rule/r{i}", construct=text, io=rule_io(text)))
+    return rules
+
+
+def _chain_data():
+    triples = list(ox.parse(CHAIN, format=ox.RdfFormat.TURTLE))
+    cast = ox.NamedNode("https://w3id.org/liuyao-kg/cast/c1")
+    quads = [ox.Quad(t.subject, t.predicate, t.object, cast) for t in triples if "/cast/" in t.subject.value]
+    return quads, [ox.Quad(t.subject, t.predicate, t.object) for t in triples if "/cast/" not in t.subject.value]
+
+
+@pytest.mark.parametrize("backend", ["duckdb", "sqlite"])
+@pytest.mark.parametrize("name", sorted(RECURSIVE))
+def test_a_recursive_stratum_reaches_pyoxigraphs_fixpoint(name, backend):
+    rules = _chain_rules(RECURSIVE[name])
+    quads, reference = _chain_data()
+    engine = BACKENDS[backend](rules, reference)
+    assert engine.plan.groups[-1][1]  # the last rule is a recursive stratum
+    expected = sorted(map(str, Engine(rules, reference).derive(quads)))
+    assert sorted(map(str, engine.derive(quads))) == expected
+    assert len(expected) == {"transitive": 6, "through exists": 5, "through optional": 5,
+                             "through reference nodes only": 3}[name]
+
+
+@pytest.mark.parametrize("backend", ["duckdb", "sqlite"])
+def test_a_stratum_recursive_only_through_reference_nodes_runs_one_round(backend, monkeypatch):
+    # `?b ex:el ?e` reads what the rule writes, but only on a line's branch: a reference node no rule writes
+    # of; the round after the first would find nothing, and is not run
+    engine = BACKENDS[backend](_chain_rules(RECURSIVE["through reference nodes only"]), _chain_data()[1])
+    rounds = []
+    apply = engine._apply
+    monkeypatch.setattr(engine, "_apply", lambda iris, *a: rounds.append(iris) or apply(iris, *a))
+    assert len(engine.derive(_chain_data()[0])) == 3
+    assert len(rounds) == 1
+
+
+@pytest.mark.parametrize("backend", ["duckdb", "sqlite"])
+def test_a_chain_runs_a_round_per_link_and_one_finding_nothing(backend, monkeypatch):
+    engine = BACKENDS[backend](_chain_rules(RECURSIVE["through exists"]), _chain_data()[1])
+    rounds = []
+    apply = engine._apply
+    monkeypatch.setattr(engine, "_apply", lambda iris, *a: rounds.append(n := apply(iris, *a)) or n)
+    engine.derive(_chain_data()[0])
+    assert rounds == [1, 1, 1, 1, 1, 0]  # the last round runs: a row of the one before can reach the rule
+
+
+def test_the_packages_strata_recursive_through_reference_nodes_run_one_round(package_rules, monkeypatch):
+    # the hexagram's lines and their changes (stemBranch read on a reference position) and the reading's
+    # timing and verdict rules (readingOf read on a ReadLine) each once, with the same quads as pyoxigraph
+    rules, reference, _layers = package_rules
+    engine = SqliteEngine(rules, reference)
+    rounds: dict[str, int] = {}
+    apply = engine._apply
+
+    def counted(iris, *a):
+        for iri in iris:
+            rounds[iri.rsplit("/", 1)[-1]] = rounds.get(iri.rsplit("/", 1)[-1], 0) + 1
+        return apply(iris, *a)
+
+    monkeypatch.setattr(engine, "_apply", counted)
+    quads = cast_quads(make_cast_input("節之中孚", month="寅", day="辛亥", topic="求財"))
+    got = sorted(map(str, engine.derive(quads)))
+    engine.close()
+    assert got == sorted(map(str, Engine(rules, reference).derive(quads)))
+    assert {rounds[r] for r in ("ChangedLine", "LineNajia", "PalaceHidden", "TimingMovingNow", "VerdictJi")} == {1}
+
+
 def test_a_variable_predicate_is_not_translated_but_named():
     with pytest.raises(Unsupported, match="variable predicate"):
         translate("CONSTRUCT { ?s <http://example.org/p> ?o } WHERE { ?s ?p ?o }", "http://example.org/r", "")

@@ -62,7 +62,8 @@ def translate_entry(rule, layout: Layout) -> dict:
     """One rule's cache entry: its Translation's fields, or why it runs on pyoxigraph."""
     try:
         t = translate(rule.construct, rule.iri, _PROLOGUE, layout)
-        return {"where": t.where, "template": t.template, "reads": t.reads, "typed": t.typed, "ordered": t.ordered}
+        return {"where": t.where, "template": t.template, "reads": t.reads, "typed": t.typed, "ordered": t.ordered,
+                "guards": t.guards}
     except Unsupported as e:
         return {"unsupported": str(e)}
 
@@ -96,7 +97,8 @@ def translations(rules: list[Rule], layout: Layout, progress=None) -> dict[str, 
             out[r.iri] = entry["unsupported"]
         else:
             out[r.iri] = Translation(entry["where"], [tuple(x) for x in entry["template"]],
-                                     [tuple(x) for x in entry["reads"]], entry["typed"], entry["ordered"])
+                                     [tuple(x) for x in entry["reads"]], entry["typed"], entry["ordered"],
+                                     None if entry.get("guards") is None else [tuple(x) for x in entry["guards"]])
     if fresh:
         _write_json(_cache_file(), fresh, keep=None)
     return out
@@ -134,6 +136,11 @@ class ColumnarEngine:
             self._refill(tid)
         self._levels_cache = self._levels()
         self._queries = {iri: self._resolve(t) for iri, t in self.sql.items() if isinstance(t, Translation)}
+        #: {rule of a recursive stratum: [(table id, guard statement)]}, for its own translation's guards
+        #: (`_fires_again`); a rule missing here (run on pyoxigraph) is always run again
+        self._guards = {iri: [(tid, self._placed(sql, t.reads)) for tid, sql in t.guards]
+                        for members, recursive in self._levels_cache if recursive for iri in members
+                        if isinstance(t := self.sql[iri], Translation) and t.guards is not None}
         self._wide_selects = {iri: w.select for iri, w in self.wide.items()}
         from .wide import rows_table
 
@@ -353,15 +360,19 @@ class ColumnarEngine:
     def _source(self, tid: str) -> str:
         return f"c_{tid}"  # the reference rows are copied in at the start of each batch (see _reset)
 
+    def _placed(self, sql: str, reads) -> str:
+        """Generated SQL with its `{T:<id>}` placeholders (of the keys `reads`) naming the tables."""
+        for key in reads:
+            tid = table_id(tuple(key))
+            sql = sql.replace(f"{{T:{tid}}}", self._source(tid))
+        return sql
+
     def _resolve(self, t: Translation, rewrite=None) -> str:
         """The rule as one INSERT into `new` of (key, subject, object): every triple its template makes.
 
         `rewrite(where)`, if given, returns (CTE definitions, the WHERE over them) to write the WHERE SQL
         with (sqlite.hoist)."""
-        where = t.where
-        for key in t.reads:
-            tid = table_id(tuple(key))
-            where = where.replace(f"{{T:{tid}}}", self._source(tid))
+        where = self._placed(t.where, t.reads)
         parts = []
         for kind, iri, s, o in t.template:
             tid = table_id((kind, iri))
@@ -380,10 +391,7 @@ class ColumnarEngine:
         """A one-triple template's rows as a SELECT of (key, subject, object), no CTE: statements of this
         form can be fused with UNION ALL (`_fused`)."""
         ((kind, iri, s, o),) = t.template
-        where = t.where
-        for key in t.reads:
-            tid = table_id(tuple(key))
-            where = where.replace(f"{{T:{tid}}}", self._source(tid))
+        where = self._placed(t.where, t.reads)
         cond = f"{s} IS NOT NULL AND substr({s}, 1, 1) IN ('<', '_') AND {o} IS NOT NULL"
         return f"SELECT '{table_id((kind, iri))}' AS k, {s} AS s, {o} AS o FROM ({where}) AS sol WHERE {cond}"
 
@@ -451,15 +459,23 @@ class ColumnarEngine:
         self._derived: dict[str, None] = {}  # the keys with derived rows this batch, in the order first written
         try:
             for members, recursive in self._levels_cache:
+                again = False
                 while True:
                     run = [iri for iri in members
                            if (self.rules[iri].topics is None or self.rules[iri].topics & topics)
                            and self.rules[iri].io.required <= present]
+                    if again:
+                        # a recursive stratum's next round: only the rules some row of the last can reach (most
+                        # of the package's read what their stratum writes only where no rule writes it: a
+                        # reference node's branch, a line's reading; the round would find nothing)
+                        fired: dict[str, bool] = {}
+                        run = [iri for iri in run if self._fires_again(iri, fired)]
                     if not run:
                         break
                     added = self._apply(run, exact, present, touched)
                     if not recursive or added == 0:
                         break
+                    again = True
             if sink is not None:
                 # `out_stored` spells the terms as the tables do (terms.compact: a sink joining it with itself or a
                 # table compares the short form, and expands what it writes), `out` in full
@@ -602,6 +618,7 @@ class ColumnarEngine:
             con.execute("DELETE FROM w_sol")
         keys = [k for (k,) in con.execute("SELECT DISTINCT k FROM new").fetchall()]
         total = 0
+        self._last_written: set[str] = set()  # the keys this level added rows to (`_fires_again`)
         for tid in keys:
             kind, key_iri = self._keys[tid]
             cols = "s" if kind == "t" else "s, o"
@@ -618,6 +635,7 @@ class ColumnarEngine:
             # the derived rows stay in the key's table only, marked by `seq` (`_out` reads them back): copying
             # them to an output table as well took ~6 s of a 50 s batch (states, 10,000 casts; docs/columnar.md)
             self._derived[tid] = None
+            self._last_written.add(tid)
             touched.add(tid)
             total += n
             if tid in self._wide_reads:
@@ -634,6 +652,29 @@ class ColumnarEngine:
                                               (self._seq,)).fetchall():
                         present.add(("p", key_iri, _expand(obj)[1:-1]))
         return total
+
+    def _fires_again(self, iri: str, fired: dict[str, bool]) -> bool:
+        """Whether a rule of a recursive stratum may find a solution it has not found, after the round that
+        wrote the rows of level `_seq` (the keys `_last_written`).
+
+        A round's rules read the tables as they stood before it, so a solution new in the next round matches
+        at least one of those rows with one of its triple patterns; each pattern's guard
+        (`Translation.guards`) looks for a row of the level that pattern could match, and a rule none of
+        whose guards finds one has nothing new to derive. Rules the generator left to pyoxigraph have no
+        guards and always run again. `fired` keeps each guard's answer for the round (rules share patterns).
+        """
+        guards = self._guards.get(iri)
+        if guards is None:
+            return True
+        for tid, sql in guards:
+            if tid not in self._last_written:
+                continue
+            hit = fired.get(sql)
+            if hit is None:
+                hit = fired[sql] = self.con.execute(sql, (self._seq,)).fetchone() is not None
+            if hit:
+                return True
+        return False
 
     def _run_sql(self, iri: str) -> bool:
         """Run a rule's statement; False when it refused the batch's data at run time (nothing written).

@@ -34,9 +34,20 @@ def _dump(v) -> str:
     return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
 
 
+def _shipped(entry: dict, recursive: bool) -> dict:
+    """A translation as the package ships it: the guards only of a rule in a recursive stratum (the engine
+    reads no other's; one without them is run again with its stratum, as a rule on pyoxigraph is), half the
+    file's size."""
+    if not recursive:
+        entry.pop("guards", None)
+    return entry
+
+
 def build(package=None) -> str:
     """translations.json's text; `package`: `_package()`'s answer, when the caller has it already."""
     from liuyao_kg import namespaces as ns
+
+    from liuyao_kg.reasoner.dependencies import plan
 
     from .engine import _Pseudo, _rule_hash, translate_entry
     from .layout import read_layout
@@ -44,9 +55,12 @@ def build(package=None) -> str:
 
     layers, rules, reference = package or _package()
     lay = read_layout(rules, reference)
+    # the rules of the package's recursive strata (any subset of the rules an engine runs, `of_class` or the
+    # state rules alone, puts a rule in a recursive stratum only if the whole rule base does)
+    recursive = {iri for members, rec in plan({r.iri: r.io for r in rules}).groups if rec for iri in members}
     _compiled, _refused, comp = compile_rules(rules, chapter_conditions(layers[ns.GRAPH_RULES]))
     items = rules + [_Pseudo(e.iri, e.construct) for e in comp.extensions.values()]
-    entries = {_rule_hash(r, lay): translate_entry(r, lay) for r in items}
+    entries = {_rule_hash(r, lay): _shipped(translate_entry(r, lay), r.iri in recursive) for r in items}
     # one translation a line: a changed rule is a one-line diff
     lines = ",\n".join(f"{_dump(k)}:{_dump(v)}" for k, v in sorted(entries.items()))
     return f"{{\n{lines}\n}}\n"

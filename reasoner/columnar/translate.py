@@ -25,7 +25,7 @@ from .terms import CAST_NS, KNOWN as KNOWN_TYPES, q
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 #: bump when the generated SQL changes meaning: cached translations of older versions are ignored
-VERSION = "17"
+VERSION = "18"
 
 
 #: the message of a generated statement's run-time refusal (see ColumnarEngine._apply)
@@ -53,6 +53,13 @@ class Translation:
     typed: bool = False
     #: orders two stored terms: exact only while the batch holds no xsd:dateTime either
     ordered: bool = False
+    #: (table id, SQL) per triple pattern the rule reads, in any part of it: the SQL finds a row of that table
+    #: written at the level given as its parameter that could match the pattern — its constants, and for each
+    #: of its variables every other pattern of the same BGP holding that variable (a necessary condition,
+    #: never a sufficient one). No row found for any pattern: the rule has no solution it lacked before that
+    #: level (`ColumnarEngine`: a recursive stratum's rules are not run again for nothing). None: not known
+    #: (the package ships them only for the rules of its recursive strata), the rule is always run again
+    guards: list[tuple[str, str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +160,7 @@ class _Translator:
         self.n = 0
         self.vars: dict[str, str] = {}
         self.reads: set[tuple[str, str]] = set()
+        self.guards: dict[tuple[str, str], None] = {}  # Translation.guards, in order, once each
         self.typed = False
         self.ordered = False
         #: the `nodes` of the pattern whose expressions are being compiled
@@ -226,6 +234,8 @@ class _Translator:
         if not triples:
             return seed if seed is not None else _Pat("SELECT 1 AS _one", {}, set())
         pats = self._bgp_pats(triples)
+        for i in range(len(pats)):
+            self.guards[self._guard(pats, i)] = None
         bound = (set(seed.cols) if seed is not None else set()) | set(outer)
         order, _costs = self._order(pats, bound)
         froms, binds, subj, where = [], {}, set(), []
@@ -268,6 +278,34 @@ class _Translator:
         nodes = (subj & set(cols)) | (seed.nodes if seed is not None else set())
         nullable = set(seed.nullable) if seed is not None else set()
         return _Pat(f"SELECT {select} FROM {' '.join(froms)}{cond}", cols, nullable, nodes)
+
+    def _guard(self, pats: list, i: int) -> tuple[str, str]:
+        """(table id, SQL) of pattern `i` of a BGP: a row of its table at the level `?` that agrees with the
+        pattern's constants and repeated variables, and whose every variable's term stands where the other
+        patterns of the BGP hold that variable. Every solution the pattern matches with such a row meets all of
+        it (one BGP is one conjunction), so when none exists no solution can use a row of that level there.
+        """
+        from rdflib import BNode, Variable
+
+        key, positions, _pv, _c = pats[i]
+        conds, cols = ["d.seq = ?"], {}
+        for term, col in positions:
+            if not isinstance(term, (Variable, BNode)):
+                conds.append(f"d.{col} = {q(_nt(term))}")
+            elif self.vname(term) in cols:
+                conds.append(f"d.{col} = d.{cols[self.vname(term)]}")
+            else:
+                cols[self.vname(term)] = col
+        for v, col in cols.items():
+            for j, (other, where, _pv2, _c2) in enumerate(pats):
+                if j == i:
+                    continue
+                fixed = [f"{c} = {q(_nt(t))}" for t, c in where if not isinstance(t, (Variable, BNode))]
+                for t, c in where:
+                    if isinstance(t, (Variable, BNode)) and self.vname(t) == v:
+                        rows = f"SELECT {c} FROM {{T:{table_id(other)}}}" + (f" WHERE {' AND '.join(fixed)}" if fixed else "")
+                        conds.append(f"d.{col} IN ({rows})")
+        return table_id(key), f"SELECT 1 FROM {{T:{table_id(key)}}} AS d WHERE {' AND '.join(conds)} LIMIT 1"
 
     def _bgp_pats(self, triples) -> list:
         """(key, positions, variables, constants) per triple pattern; Unsupported for what has no table."""
@@ -1078,4 +1116,4 @@ def translate(construct: str, rule_iri: str, prologue: str, layout: Layout | Non
             template.append(("p", str(p), st, ot))
     sel = ", ".join(f"{c}" for c in pat.cols.values()) or "1 AS _one"
     return Translation(where=f"SELECT {sel} FROM ({pat.sql})", template=template,
-                       reads=sorted(tr.reads), typed=tr.typed, ordered=tr.ordered)
+                       reads=sorted(tr.reads), typed=tr.typed, ordered=tr.ordered, guards=list(tr.guards))
