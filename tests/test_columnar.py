@@ -260,8 +260,8 @@ def test_a_recursive_stratum_reaches_pyoxigraphs_fixpoint(name, backend):
 
 @pytest.mark.parametrize("backend", ["duckdb", "sqlite"])
 def test_a_stratum_recursive_only_through_reference_nodes_runs_one_round(backend, monkeypatch):
-    # `?b ex:el ?e` reads what the rule writes, but only on a line's branch: a reference node no rule writes
-    # of; the round after the first would find nothing, and is not run
+    # `?b ex:el ?e` reads what the rule writes, but of a line's branch: a reference node, which no derived row
+    # is about; the round after the first would find nothing, and is not run
     engine = BACKENDS[backend](_chain_rules(RECURSIVE["through reference nodes only"]), _chain_data()[1])
     rounds = []
     apply = engine._apply

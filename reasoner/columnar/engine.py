@@ -466,8 +466,8 @@ class ColumnarEngine:
                            and self.rules[iri].io.required <= present]
                     if again:
                         # a recursive stratum's next round: only the rules some row of the last can reach (most
-                        # of the package's read what their stratum writes only where no rule writes it: a
-                        # reference node's branch, a line's reading; the round would find nothing)
+                        # of the package's strata read what they write only where none of their rows stands: a
+                        # stem-branch's lyo:stem, a ReadLine's lyo:readingOf; the round would find nothing)
                         fired: dict[str, bool] = {}
                         run = [iri for iri in run if self._fires_again(iri, fired)]
                     if not run:
