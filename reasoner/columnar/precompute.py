@@ -46,7 +46,6 @@ def _shipped(entry: dict, recursive: bool) -> dict:
 def build(package=None) -> str:
     """translations.json's text; `package`: `_package()`'s answer, when the caller has it already."""
     from liuyao_kg import namespaces as ns
-
     from liuyao_kg.reasoner.dependencies import plan
 
     from .engine import _Pseudo, _rule_hash, translate_entry
