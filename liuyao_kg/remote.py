@@ -46,6 +46,9 @@ from liuyao_kg import namespaces as ns
 from liuyao_kg import versioning
 from liuyao_kg.graph import LAYERS, _py, layer_quads
 from liuyao_kg.reasoner.engine import inferred_graph
+from liuyao_kg.sparql_text import LEX as _LEX
+from liuyao_kg.sparql_text import VAR as _VAR
+from liuyao_kg.sparql_text import where_group as _where_group
 
 ENV_USER = "LIUYAO_ENDPOINT_USER"
 ENV_PASSWORD = "LIUYAO_ENDPOINT_PASSWORD"
@@ -344,50 +347,6 @@ def _term(b: dict):
 
 
 # --- query preparation -------------------------------------------------------------------------------------
-
-_LEX = re.compile(r'''
-    (?P<comment>\#[^\n]*)
-  | (?P<string>"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^'\\]|\\.|'(?!''))*\'\'\'
-               |"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-  | (?P<iri><[^<>"{}|^`\\\s]*>)
-  | (?P<var>[?$][A-Za-z0-9_\u00b7\u00c0-\uffff]+)
-  | (?P<word>[A-Za-z_][A-Za-z0-9_-]*)
-  | (?P<brace>\{)
-  | (?P<open>\()
-  | (?P<close>\))
-  | (?P<other>[^\s])
-''', re.X | re.S)
-_VAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def _where_group(text: str) -> tuple[int, int, bool]:
-    """(where the dataset clause goes, offset just inside the WHERE group's '{', the query has FROM)."""
-    seen_select = False
-    depth = 0
-    last_word: tuple[str, int] | None = None
-    has_from = False
-    for m in _LEX.finditer(text):
-        kind = m.lastgroup
-        if kind in ("comment", "string", "iri", "var"):
-            last_word = None
-            continue
-        if kind == "word":
-            w = m.group().upper()
-            if w in ("SELECT", "ASK"):  # the forms `select` runs; a CONSTRUCT template is not a WHERE group
-                seen_select = True
-            elif seen_select and depth == 0 and w == "FROM":
-                has_from = True
-            last_word = (w, m.start())
-            continue
-        if kind == "open":
-            depth += 1
-        elif kind == "close":
-            depth -= 1
-        elif kind == "brace" and seen_select and depth == 0:
-            at = last_word[1] if last_word and last_word[0] == "WHERE" else m.start()
-            return at, m.end(), has_from
-        last_word = None
-    raise ValueError("no WHERE group found in the query")
 
 
 def prepare(text: str, bindings: Mapping[str, ox.NamedNode | ox.Literal] | None = None,
