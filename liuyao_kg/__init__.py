@@ -12,18 +12,12 @@ from functools import cache
 __version__ = "0.1.0"
 
 
-#: casts the process-wide in-memory graph holds: the least recently cast beyond it is dropped (~230 KB a cast)
-KEEP_CASTS = 1000
-
-
 @cache
 def default_graph():
-    """The process-wide in-memory knowledge graph used by the convenience functions (and by `liuyao serve` and the
-    other commands without --store): it holds the KEEP_CASTS most recently cast, so a process that casts without
-    end stays bounded in memory and in the time of a chart; a store on disk (--store) keeps every cast."""
+    """The process-wide in-memory knowledge graph used by the convenience functions."""
     from liuyao_kg.graph import KnowledgeGraph
 
-    return KnowledgeGraph(keep_casts=KEEP_CASTS)
+    return KnowledgeGraph()
 
 
 def cast(spec: str, *, lines=None, month=None, day=None, year=None, birth=None, date=None, topic=None,

@@ -169,25 +169,15 @@ class KnowledgeGraph:
     """
 
     def __init__(self, path: str | Path | None = None, *, chapter_rules: bool = True, backend: str = "oxigraph",
-                 read_only: bool = False, keep_casts: int | None = None):
+                 read_only: bool = False):
         """`chapter_rules=False` derives the chart states only (no judgments): what the state tests need.
         `backend="rdflib"` evaluates the same rules with rdflib (reasoner/rdflib_engine.py, ~30x slower;
         a cross-check and benchmark reference); the store itself is pyoxigraph either way. `read_only`
-        opens an on-disk store without its lock (reads only: a read-only directory, or beside a writer).
-        `keep_casts` (in memory only): hold at most that many casts, the least recently cast dropped first
-        (`_keep`); None keeps every cast."""
+        opens an on-disk store without its lock (reads only: a read-only directory, or beside a writer)."""
         from liuyao_kg.derivation import check_backend
         from liuyao_kg.store import StoreAccessError, store_error
 
         check_backend(backend)
-        if keep_casts is not None:
-            if path is not None:
-                raise ValueError("keep_casts bounds the in-memory store; a store on disk keeps every cast")
-            if isinstance(keep_casts, bool) or not isinstance(keep_casts, int) or keep_casts < 1:
-                raise ValueError(f"keep_casts must be a whole number of casts ≥ 1, got {keep_casts!r}")
-        self.keep_casts = keep_casts
-        self._kept: dict[str, None] = {}  # with keep_casts: the casts held, least recently cast first
-        self._keeping = threading.Lock()
         self.path = path
         self.location = str(path) if path is not None else "memory"
         self.chapter_rules = chapter_rules
@@ -390,8 +380,6 @@ class KnowledgeGraph:
         by_cast: dict[str, list[ox.Quad]] = {}
         for q in asserted:
             by_cast.setdefault(q.graph_name.value, []).append(q)
-        if self.keep_casts is not None:
-            self._keep(by_cast, drop=False)  # cast again: last to go, before its presence is read
         fresh = [q for iri, qs in by_cast.items() if not self.has_cast(iri) for q in qs]
         if fresh:
             self._check_writable()
@@ -406,26 +394,7 @@ class KnowledgeGraph:
                 self._ox.extend(fresh + inferred)  # one transaction: every cast in completely or not at all
             except OSError as exc:
                 raise self._write_error(exc) from None
-        if self.keep_casts is not None:
-            self._keep(by_cast, drop=True)
         return list(by_cast)
-
-    def _keep(self, casts: Iterable[str], *, drop: bool) -> None:
-        """Put `casts` last in the order of casting; with `drop`, remove the first casts beyond `keep_casts` (both
-        their graphs). Why: a process that casts without end (`liuyao serve` in memory, an app calling
-        `liuyao_kg.cast`) kept every cast, ~230 KB each, and pyoxigraph's in-memory store reads a pattern's quads in
-        every graph, so each chart also grew slower (docs/benchmarks.md, eleventh round). Casts are found again by
-        their inputs (the IRI is made from them), so one dropped is derived again when it is cast again. Under one
-        lock, removal included: a cast put last is never the one another thread is removing."""
-        with self._keeping:
-            for iri in casts:
-                self._kept.pop(iri, None)
-                self._kept[iri] = None
-            while drop and len(self._kept) > self.keep_casts:
-                iri = next(iter(self._kept))
-                del self._kept[iri]
-                for graph in (iri, inferred_graph(iri)):
-                    self._ox.remove_graph(ox.NamedNode(graph))
 
     def write_derived(self, nquads: bytes, casts: list[str] | None = None) -> None:
         """Store casts derived elsewhere (asserted and inferred quads as N-Quads, of the casts `casts`).
@@ -447,8 +416,6 @@ class KnowledgeGraph:
             self._write_derived(nquads, casts)
         except OSError as exc:
             raise self._write_error(exc) from None
-        if self.keep_casts is not None and casts:
-            self._keep(casts, drop=True)
 
     def _write_error(self, exc: OSError) -> Exception:
         from liuyao_kg.store import is_disk_full, store_error

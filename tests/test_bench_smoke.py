@@ -50,14 +50,3 @@ def test_chart_scaling_runs_and_checks_the_answers_do_not_depend_on_other_casts(
 
     assert results["sizes"] == [1, 3] and set(CHART_QUERIES) <= set(results["ms_median"]["3"])
     assert all(v > 0 for v in results["ms_median"]["1"].values())
-
-
-def test_long_run_runs_and_the_kept_store_holds_no_more_than_its_bound(tmp_path):
-    out = tmp_path / "long.json"
-    subprocess.run([sys.executable, str(BENCH.parent / "long_run.py"), "--casts", "3", "--every", "1", "--keep", "2",
-                    "--out", str(out)], check=True, capture_output=True, text=True, timeout=600)
-    results = json.loads(out.read_text(encoding="utf-8"))
-    assert results["charts_equal"]
-    assert [p["casts_held"] for p in results["unbounded"]] == [1, 2, 3]
-    assert [p["casts_held"] for p in results["kept"]] == [1, 2, 2]
-    assert all(p["ms_median_last_40"] > 0 and p["rss_mb"] > 0 for p in results["kept"])
