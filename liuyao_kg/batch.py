@@ -48,7 +48,20 @@ CHUNK = 50
 #: rebuilds it every few chunks instead.
 REBUILD_EVERY_CHUNKS = 16
 
+#: `load_file(columnar=None)` derives a file of at least this many records with the columnar back end: below it the
+#: DuckDB engines' start and a partition's fixed cost (~1.3 s and ~3 s of CPU) outweigh what they save (docs/loading.md)
+COLUMNAR_FROM = 500
+
 _ENGINE = None  # the worker process's own engine
+
+
+def columnar_capable(kg) -> bool:
+    """Whether the columnar back end can load into `kg`: an embedded store (its layers read in place; a remote
+    endpoint is written one update a cast, which no back end speeds up) deriving with the default engine (a store
+    opened with another backend was asked for that one)."""
+    from liuyao_kg.graph import KnowledgeGraph
+
+    return isinstance(kg, KnowledgeGraph) and kg.backend == "oxigraph"
 
 
 def _init_worker(chapter_rules: bool, backend: str = "oxigraph") -> None:
@@ -119,6 +132,19 @@ def shape_rejections(records, quads: list | None = None) -> dict[str, CastInputE
     return out
 
 
+def check_store_writable(kg) -> None:
+    """Refuse a load into a store that cannot take it, before anything is derived: one opened read-only, or one
+    whose layers another rule base wrote (`liuyao upgrade` first)."""
+    from liuyao_kg.store import StoreAccessError
+    from liuyao_kg.versioning import OutdatedStoreError
+
+    if getattr(kg, "read_only", False):
+        raise StoreAccessError(f"store {kg.location} was opened read-only: writes are refused")
+    if getattr(kg, "outdated", None):
+        raise OutdatedStoreError(f"store {kg.path} is outdated (its layers were written by another rule base): "
+                                 f"run `liuyao upgrade --store {kg.path}` first")
+
+
 def shape_violation_of(error: CastInputError, rid: str, line: int) -> CastInputError:
     """`error` (a ShapeViolation) for another record of the same cast."""
     from liuyao_kg.shapes import ShapeViolation
@@ -166,7 +192,8 @@ def scan(path, *, on_error: str = "skip", format: str | None = None, encoding: s
 
 
 def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: int = CHUNK,
-              format: str | None = None, progress=None, stats: dict | None = None, encoding: str | None = None) -> dict:
+              format: str | None = None, progress=None, stats: dict | None = None, encoding: str | None = None,
+              columnar: bool | None = False, partition: int | None = None) -> dict:
     """Load every good cast of a batch file (see loaders.batch for the error policy).
 
     Returns {"loaded": [ids], "skipped": [ids already in the store or earlier in the file],
@@ -175,10 +202,24 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
     liuyao_kg.progress.Progress (or anything with update(done, total, **counts)); `stats`, if given,
     receives the record count and the number of jobs used. `encoding`: the file's, when it has no BOM
     and is not UTF-8 (a byte it cannot decode rejects that record only).
-    """
-    from liuyao_kg.versioning import OutdatedStoreError
 
+    `columnar=True` derives with the columnar back end instead (the same rules as SQL on DuckDB, in partitions of
+    `partition` casts derived by `jobs` threads: parquet_load.load_parquet with a store); None chooses it for an
+    embedded store when the file holds at least COLUMNAR_FROM records (`stats["columnar"]` says which ran). Both
+    write the same quads (tests/test_store_load.py).
+    """
     total = scan(path, on_error=on_error, format=format, encoding=encoding)
+    if columnar is None:
+        columnar = total >= COLUMNAR_FROM and columnar_capable(kg)
+    if stats is not None:
+        stats["columnar"] = bool(columnar)
+    if columnar:
+        from liuyao_kg.parquet_load import STORE_BATCH, default_jobs, load_parquet
+
+        if partition is None:  # a file of fewer than `jobs` full partitions is shared out, so every job derives
+            partition = max(1, min(STORE_BATCH, -(-total // (jobs or default_jobs(STORE_BATCH)))))
+        return load_parquet(path, None, kg=kg, on_error=on_error, batch=partition, jobs=jobs, format=format,
+                            progress=progress, stats=stats, encoding=encoding, scanned=total)
     jobs = max(1, jobs or os.cpu_count() or 1)
     jobs = min(jobs, max(1, -(-total // chunk)))  # a worker per chunk at most: small files stay in-process
     report = {"loaded": [], "skipped": [], "rejected": []}
@@ -198,9 +239,7 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
 
     def submit(items):
         nonlocal pool, done
-        if getattr(kg, "outdated", None):
-            raise OutdatedStoreError(f"store {kg.path} is outdated (its layers were written by another rule base): "
-                                     f"run `liuyao upgrade --store {kg.path}` first")
+        check_store_writable(kg)
         bad = shape_rejections(items)  # SHACL, before the chunk is derived or stored
         if bad:
             if on_error == "abort":  # the scan found none: the file changed since

@@ -33,7 +33,9 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
                    help="the question's horizon (易冒: 此月之得 / 彼月之得): timing in days, months or years (default 日)")
 
 
-def _store(p: argparse.ArgumentParser) -> None:
+def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
+    """The options that name a store and what derives into it; `load`: `liuyao load`'s, whose --backend also takes
+    duckdb (the columnar back end in partitions) and by default chooses by the file's size."""
     from liuyao_kg.derivation import BACKENDS  # ~4 ms (pyoxigraph), which every command opening a store imports anyway
 
     where = p.add_mutually_exclusive_group()
@@ -50,6 +52,13 @@ def _store(p: argparse.ArgumentParser) -> None:
     p.add_argument("--read-only", action="store_true",
                    help="--store: open without taking the store's lock (reads only; a read-only directory, "
                         "or beside a running writer)")
+    if load:
+        p.add_argument("--backend", choices=(*BACKENDS, "duckdb"), default=None,
+                       help="what derives the casts (the same rules and quads): duckdb, the columnar back end in "
+                            "partitions of --partition casts (docs/columnar.md); oxigraph, chunks of 50 in worker "
+                            "processes; sqlite, rdflib as for other commands. Default: duckdb for a store on disk or "
+                            "in memory and a file of 500 records or more, else oxigraph (docs/loading.md)")
+        return
     p.add_argument("--backend", choices=BACKENDS, default="oxigraph",
                    help="what derives new casts' states and judgments (the same rules; default oxigraph): sqlite runs "
                         "their generated SQL on SQLite, faster per cast once warm but ~1 s more to start "
@@ -135,13 +144,14 @@ def build_parser() -> argparse.ArgumentParser:
                                        "UTF-16 without a BOM is recognised), e.g. big5, gb18030, latin-1")
     ld.add_argument("--parquet", metavar="DIR",
                     help="derive with the columnar back end and write states*.parquet and judgments*.parquet to DIR "
-                         "(instead of a store; docs/columnar.md)")
+                         "(instead of a store, or beside --store DIR: the casts written into it; docs/columnar.md)")
     ld.add_argument("--cluster", metavar="local:N|ADDRESS",
                     help="with --parquet: derive on Dask distributed (local:N starts N local workers)")
     ld.add_argument("--partition", type=int, metavar="N",
-                    help="with --parquet: casts derived together and written to one pair of files (default 5000; "
-                         "memory grows with N, ~0.35 GB per 1,000 casts a worker; a larger N is no faster)")
-    _store(ld)
+                    help="with the columnar back end: casts derived together (and written to one pair of Parquet "
+                         "files); default 5000 into Parquet only, 1000 into a store; memory grows with N, ~0.35 GB "
+                         "per 1,000 casts a job, and ~0.16 GB more into a store")
+    _store(ld, load=True)
 
     up = sub.add_parser("upgrade", help="replace an on-disk store's layers with this package's and re-derive every cast")
     up.add_argument("--store", required=True, help="directory of the persistent store to upgrade")
@@ -233,7 +243,9 @@ def _graph(args):
 
     if getattr(args, "_kg", None) is not None:
         return args._kg
-    backend = getattr(args, "backend", "oxigraph")
+    backend = getattr(args, "backend", None)
+    if backend in (None, "duckdb"):  # `liuyao load`'s columnar back end derives apart: the store's own engine is the default
+        backend = "oxigraph"
     if getattr(args, "endpoint", None):
         args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout, backend=backend)
     elif getattr(args, "store", None):
@@ -386,43 +398,56 @@ def _cmd_load(args) -> int:
 
     from liuyao_kg.loaders.batch import check_readable
 
+    _check_load_options(args)
     name = Path(args.file).name
     check_readable(args.file, format=None, encoding=args.encoding)  # before the store is opened (or created)
     bar = Progress(f"load {name}", quiet=args.quiet)
     stats: dict = {}
     t0 = time.perf_counter()
-    if args.parquet or args.cluster or args.partition is not None:
-        from liuyao_kg.loaders.errors import CastInputError
-        from liuyao_kg.parquet_load import BATCH, load_parquet
+    if args.parquet:
+        from liuyao_kg.parquet_load import BATCH, STORE_BATCH, load_parquet
 
-        if args.partition is not None and (not args.parquet or args.partition < 1):
-            raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1, with --parquet DIR",
-                                 field="partition", value=args.partition)
-        if not args.parquet or getattr(args, "store", None) or getattr(args, "endpoint", None):
-            raise CastInputError("--cluster needs --parquet DIR, and --parquet writes Parquet only (no --store/--endpoint)",
-                                 field="parquet")
-        if args.backend != "oxigraph":
-            raise CastInputError("--parquet derives with the rules' SQL on DuckDB (docs/columnar.md): no --backend",
-                                 field="backend")
-        if args.cluster and args.jobs is not None:
-            raise CastInputError("--jobs with --cluster: the cluster's workers derive the partitions (--jobs is for "
-                                 "threads of this process)", field="jobs", value=args.jobs)
-        if args.jobs is not None and args.jobs < 1:
-            raise CastInputError(f"--jobs {args.jobs}: a number of jobs ≥ 1", field="jobs", value=args.jobs)
-        report = load_parquet(args.file, args.parquet, on_error=args.on_error, cluster=args.cluster, progress=bar,
-                              batch=args.partition or BATCH, jobs=1 if args.cluster else args.jobs, stats=stats)
-        bar.close()
-        if not args.quiet:
-            sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1)))
-        print(json.dumps(report, ensure_ascii=False, indent=2))
-        return 0 if not report["rejected"] or args.on_error == "skip" else 1
-    report = load_file(_graph(args), args.file, on_error=args.on_error, jobs=args.jobs, progress=bar, stats=stats,
-                       encoding=args.encoding)
+        kg = _graph(args) if args.store else None
+        report = load_parquet(args.file, args.parquet, kg=kg, on_error=args.on_error, cluster=args.cluster,
+                              progress=bar, batch=args.partition or (STORE_BATCH if kg is not None else BATCH),
+                              jobs=1 if args.cluster else args.jobs, stats=stats, encoding=args.encoding)
+    else:
+        # --partition asks for the columnar back end; without --backend it is chosen by the file's size
+        columnar = True if args.backend == "duckdb" or args.partition is not None else None if args.backend is None else False
+        report = load_file(_graph(args), args.file, on_error=args.on_error, jobs=args.jobs, progress=bar, stats=stats,
+                           encoding=args.encoding, columnar=columnar, partition=args.partition)
     bar.close()
     if not args.quiet:
         sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1)))
     print(json.dumps(report, ensure_ascii=False, indent=2))
     return 0 if not report["rejected"] or args.on_error == "skip" else 1
+
+
+def _check_load_options(args) -> None:
+    """Refuse `liuyao load` options that do not go together, naming them, before the store is opened."""
+    from liuyao_kg.loaders.errors import CastInputError
+
+    if args.partition is not None and (args.partition < 1 or args.backend not in (None, "duckdb") or args.endpoint):
+        raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1, for the columnar back end (into "
+                             f"Parquet or a store on disk or in memory; not with --backend {args.backend} or "
+                             f"--endpoint)", field="partition", value=args.partition)
+    if args.cluster and (not args.parquet or args.store or args.endpoint):
+        raise CastInputError("--cluster needs --parquet DIR and writes Parquet only: its workers cannot write into "
+                             "this process's store (no --store/--endpoint)", field="cluster")
+    if args.parquet and args.endpoint:
+        raise CastInputError("--parquet writes Parquet, beside a store on disk (--store DIR) or alone: not beside "
+                             "--endpoint", field="parquet")
+    if args.parquet and args.backend not in (None, "duckdb"):
+        raise CastInputError(f"--parquet derives with the rules' SQL on DuckDB (docs/columnar.md): not --backend "
+                             f"{args.backend}", field="backend")
+    if args.backend == "duckdb" and args.endpoint:
+        raise CastInputError("--backend duckdb loads into a store on disk or in memory: an endpoint takes one update "
+                             "a cast (use the default)", field="backend")
+    if args.cluster and args.jobs is not None:
+        raise CastInputError("--jobs with --cluster: the cluster's workers derive the partitions (--jobs is for "
+                             "threads of this process)", field="jobs", value=args.jobs)
+    if args.jobs is not None and args.jobs < 1:
+        raise CastInputError(f"--jobs {args.jobs}: a number of jobs ≥ 1", field="jobs", value=args.jobs)
 
 
 def _cmd_upgrade(args) -> int:

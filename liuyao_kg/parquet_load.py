@@ -31,18 +31,60 @@ from liuyao_kg.loaders.errors import BatchError, CastInputError
 #: statements after fusing, ~5 s of CPU) is then ~1 ms a cast; memory grows with the batch, ~0.35 GB per 1,000 casts
 #: (peak RSS 1.5 GB at 4,000); 10,000 was measured no faster at 1.7× the memory (docs/columnar.md)
 BATCH = 5_000
+#: casts derived together when a load writes into a store (`load_file(columnar=True)`): each partition's graphs are
+#: held as N-Quads until the store has taken them (~157 KB a cast, so ~160 MB a partition beside its engine's
+#: database), and writing them, not deriving them, sets the pace (docs/loading.md)
+STORE_BATCH = 1_000
 #: the memory a job takes per cast of its partition (its engine's database and the partition: ~0.35 GB per 1,000
 #: casts, above), which bounds the default number of jobs (`default_jobs`)
 JOB_BYTES_PER_CAST = 350_000
 
-#: this process's idle ColumnarEngines: a partition takes one (or builds one) and puts it back, so there are as
-#: many as partitions were ever derived at once here — one in a Dask worker, `jobs` in a threaded load
-_IDLE: queue.SimpleQueue = queue.SimpleQueue()
+#: this process's idle ColumnarEngines, by the rules they derive with (`RuleSource.key`): a partition takes one (or
+#: builds one) and puts it back, so there are as many as partitions were ever derived at once here — one in a Dask
+#: worker, `jobs` in a threaded load
+_POOLS: dict[tuple, queue.SimpleQueue] = {}
 _BUILDING = threading.Lock()  # engines are built one at a time (the build is Python, under the GIL anyway)
 
 
-def columnar_engine(threads: int | None = None, *, chapter_rules: bool = True, only: str | None = None):
-    """A ColumnarEngine over the package's rules and reference layers (what a load derives with);
+class RuleSource:
+    """The rules and reference a partition's engine derives with: the package's own (the default; only a key, so a
+    Dask worker builds its engine from its own installed package) or a store's layers (`of_store`: a load into a
+    store derives with the rules that store holds, as its own engine would)."""
+
+    def __init__(self, chapter_rules: bool = True, layers: dict | None = None, digest: str = "package"):
+        self.chapter_rules, self.layers, self.digest = chapter_rules, layers, digest
+
+    @property
+    def key(self) -> tuple:
+        return (self.chapter_rules, self.digest)
+
+    @classmethod
+    def of_store(cls, kg) -> "RuleSource":
+        """The layers `kg` holds (read once, here); engines built from them are pooled by their content's digest."""
+        import hashlib
+
+        from liuyao_kg import namespaces as ns
+
+        layers = {g: quads for g, quads in kg.layers().items()
+                  if g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES)}
+        digest = hashlib.sha256()
+        for g in sorted(layers):
+            digest.update(g.encode() + b"\n" + "\n".join(sorted(map(str, layers[g]))).encode() + b"\n")
+        return cls(kg.chapter_rules, layers, digest.hexdigest())
+
+    def __reduce__(self):  # to a Dask worker: the package's rules are its own; a store's layers are never sent
+        if self.layers is not None:
+            raise TypeError("a store's rules derive in this process only (no --cluster with --store)")
+        return (RuleSource, (self.chapter_rules,))
+
+
+_IDLE: queue.SimpleQueue = _POOLS.setdefault(RuleSource().key, queue.SimpleQueue())  # the package's, every rule
+
+
+def columnar_engine(threads: int | None = None, *, chapter_rules: bool = True, only: str | None = None,
+                    layers: dict | None = None):
+    """A ColumnarEngine over the package's rules and reference layers (what a load derives with), or over
+    `layers` ({graph: quads} of the ontology, reference and rules: a store's, `RuleSource.of_store`);
     `chapter_rules=False`: the state and reading rules (no judgments), as KnowledgeGraph(chapter_rules=False);
     `only` (a rule class IRI, `lyo:StateRule`): the rules of that class and what they read (`of_class`)."""
     import pyoxigraph as ox
@@ -53,7 +95,8 @@ def columnar_engine(threads: int | None = None, *, chapter_rules: bool = True, o
     from liuyao_kg.reasoner.columnar.wide import chapter_conditions
     from liuyao_kg.reasoner.engine import load_rules
 
-    layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES))  # not the passages: no rule reads them
+    if layers is None:
+        layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES))  # not the passages: no rule reads them
     store = ox.Store()
     store.extend(layers[ns.GRAPH_RULES])
     rules = [r for r in load_rules(store, ns.GRAPH_RULES) if chapter_rules or not r.chapter]
@@ -86,13 +129,18 @@ def default_jobs(batch: int) -> int:
     return cpus if memory is None else max(1, min(cpus, memory // (JOB_BYTES_PER_CAST * batch)))
 
 
-def _take_engine():
-    """An idle engine of this process's, or a new one: one DuckDB thread each (a job or worker takes a core)."""
+def _take_engine(rules: RuleSource):
+    """An idle engine of this process's for `rules`, or a new one: one DuckDB thread each (a job or worker takes a
+    core)."""
     try:
-        return _IDLE.get_nowait()
+        return _pool(rules).get_nowait()
     except queue.Empty:
         with _BUILDING:
-            return columnar_engine(threads=1)
+            return columnar_engine(threads=1, chapter_rules=rules.chapter_rules, layers=rules.layers)
+
+
+def _pool(rules: RuleSource) -> queue.SimpleQueue:
+    return _POOLS.setdefault(rules.key, queue.SimpleQueue())
 
 
 def _tid(engine, kind: str, iri: str) -> str:
@@ -101,11 +149,14 @@ def _tid(engine, kind: str, iri: str) -> str:
     return table_id((kind, iri))
 
 
-def derive_partition(records: list, out_dir: str, part: int, *, abort: bool = False, source: str = "the file") -> dict:
+def derive_partition(records: list, out_dir: str | None, part: int, *, abort: bool = False, source: str = "the file",
+                     rules: RuleSource | None = None, nquads: str | None = None) -> dict:
     """Check one partition's records [(id, CastInput, line)] against the SHACL shapes, derive the good ones and
-    write the partition's two Parquet files. Returns the row counts (`states`, `judgments`), the ids `loaded` and
-    the `rejected` records as the load's report lists them. `abort`: a record the shapes reject raises BatchError
-    before anything is written (the load's scan found none, so the file changed while loading).
+    write the partition's two Parquet files (into `out_dir`; None: no file). Returns the row counts (`states`,
+    `judgments`, with files), the ids `loaded` and the `rejected` records as the load's report lists them; with
+    `nquads` (a directory), also the good casts' IRIs (`casts`) and the file there holding their asserted and
+    inferred graphs as N-Quads (`nquads`: what a store bulk-loads), or None when no cast was good. `abort`: a record the shapes reject raises BatchError before anything is written (the load's
+    scan found none, so the file changed while loading). `rules`: what the engine derives with (the package's).
 
     The check runs here, where the partition is derived (a Dask worker, a job's thread), not in the client: it
     was the client's one serial cost per cast (docs/columnar.md)."""
@@ -121,24 +172,44 @@ def derive_partition(records: list, out_dir: str, part: int, *, abort: bool = Fa
            "rejected": [{"id": rid, "line": line, "reason": str(bad[rid])} for rid, _, line in records if rid in bad],
            # (cast IRI, message, field, value) of each: what a later duplicate of the record is rejected with
            "violations": [(ci.iri, bad[rid].message, bad[rid].field, bad[rid].value) for rid, ci, _ in records if rid in bad]}
+    if nquads:
+        out |= {"casts": [], "nquads": None}
     if not good:
         return out  # no file: nothing to write
-    engine = _take_engine()
+    rules = rules or RuleSource()
+    engine = _take_engine(rules)
     try:
-        out |= _derive_partition(engine, [q for i in good for q in quads[i]], out_dir, part)
+        derived = _derive_partition(engine, [q for i in good for q in quads[i]], out_dir, part, nquads=nquads)
     finally:
-        _IDLE.put(engine)  # not before: an engine derives one partition at a time
-    return out
+        _pool(rules).put(engine)  # not before: an engine derives one partition at a time
+    if nquads:
+        import pyoxigraph as ox
+
+        out["casts"] = [records[i][1].iri for i in good]
+        with open(derived["nquads"], "ab") as f:  # the asserted graphs after the inferred ones: one file to load
+            for i in good:
+                f.write(ox.serialize(quads[i], format=ox.RdfFormat.N_QUADS))
+    return out | derived
 
 
-def _derive_partition(engine, quads: list, out_dir: str, part: int) -> dict:
-    """Derive a partition's asserted quads with `engine` and write its two Parquet files; returns the row counts."""
+def _derive_partition(engine, quads: list, out_dir: str | None, part: int, *, nquads: str | None = None) -> dict:
+    """Derive a partition's asserted quads with `engine` and write its two Parquet files (if `out_dir`); returns the
+    row counts, and with `nquads` (a directory) the file there that holds the inferred quads as N-Quads (`nquads`:
+    ColumnarEngine.write_inferred_nquads)."""
     from liuyao_kg.namespaces import LYO, PROV
 
-    out = Path(out_dir)
     counts = {}
 
     def sink(con):
+        if out_dir is not None:
+            parquet(con)
+        if nquads is not None:
+            path = counts["nquads"] = str(Path(nquads) / f"part-{part:06d}.nq")
+            engine.write_inferred_nquads(con, {q.graph_name.value for q in quads}, path)
+        return []
+
+    def parquet(con):
+        out = Path(out_dir)
         classes = [(tid, iri) for tid, (kind, iri) in engine._keys.items() if kind == "t"]
         con.execute("CREATE OR REPLACE TEMP TABLE classes (k VARCHAR, iri VARCHAR)")
         con.executemany("INSERT INTO classes VALUES (?, ?)", classes)
@@ -166,7 +237,6 @@ def _derive_partition(engine, quads: list, out_dir: str, part: int) -> dict:
             path = out / f"{name}-{part:06d}.parquet"
             con.execute(f"COPY ({sql}) TO '{_sql_path(path)}' (FORMAT parquet)")
             counts[name] = con.execute(f"SELECT count(*) FROM read_parquet('{_sql_path(path)}')").fetchone()[0]
-        return []
 
     engine.derive_triples(quads, sink=sink)
     return counts
@@ -176,34 +246,53 @@ def _sql_path(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
-def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, cluster: str | None = None,
-                 format: str | None = None, progress=None, jobs: int | None = 1, stats: dict | None = None) -> dict:
-    """Derive every good cast of a batch file into Parquet under `out_dir`; the report is load_file's.
+def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int = BATCH, cluster: str | None = None,
+                 format: str | None = None, progress=None, jobs: int | None = 1, stats: dict | None = None,
+                 encoding: str | None = None, scanned: int | None = None) -> dict:
+    """Derive every good cast of a batch file with the columnar back end: into Parquet under `out_dir`, into the
+    store `kg`, or both; the report is load_file's (with Parquet, also the `states` and `judgments` written).
 
-    A cast earlier in the file (same content) is skipped; a bad record is rejected with its reason
-    (on_error="abort": any bad record raises BatchError before anything is written). `out_dir` must not
+    A cast earlier in the file (same content), or already in `kg`, is skipped; a bad record is rejected with its
+    reason (on_error="abort": any bad record raises BatchError before anything is written). `out_dir` must not
     hold Parquet files of an earlier load (they would be mixed with these): that is refused, not overwritten.
+    With `kg` each partition is written into the store when it is derived, in one write (`write_derived`: on disk
+    journaled, so a cast is in completely or not at all), in file order; with both, the Parquet files hold exactly
+    the casts written into the store (the report's `loaded`), and a load that fails leaves the partitions written
+    before it in the store and no Parquet file (running it again loads the rest; its files then hold the rest).
+    The engine derives with the rules the store holds (`RuleSource.of_store`), else the package's.
     Without `cluster`, `jobs` partitions are derived at once in threads of this process (None: `default_jobs`, one
     per CPU as memory allows; never more than the file has partitions, so a small file builds one engine); `stats`
-    receives the jobs used.
+    receives the record count and the jobs used. `scanned`: the file's record count, when the caller has scanned it
+    already (batch.scan: counted and, with on_error="abort", checked), so it is not read a third time.
     """
     if cluster is not None and jobs not in (None, 1):
         raise BatchError(f"jobs={jobs} with a cluster: the cluster's workers derive (one partition each at a time)", [])
     if jobs is not None and jobs < 1:
         raise BatchError(f"jobs={jobs}: a number of threads ≥ 1", [])
-    from liuyao_kg.batch import scan, shape_violation_of
+    if out_dir is None and kg is None:
+        raise BatchError("nothing to load into: give a Parquet directory, a store, or both", [])
+    if cluster is not None and kg is not None:
+        raise BatchError("a cluster writes Parquet only: its workers cannot write into this process's store", [])
+    if kg is not None:
+        from liuyao_kg.graph import KnowledgeGraph
+
+        if not isinstance(kg, KnowledgeGraph):  # an endpoint is written one update a cast (load_file)
+            raise BatchError(f"the columnar back end loads into a store on disk or in memory, not {kg.location}", [])
+    from liuyao_kg.batch import check_store_writable, scan, shape_violation_of
     from liuyao_kg.shapes import ShapeViolation
 
-    out = Path(out_dir)
-    if out.exists() and (any(out.glob("states*.parquet")) or any(out.glob("judgments*.parquet"))):
+    out = Path(out_dir) if out_dir is not None else None
+    if out is not None and out.exists() and (any(out.glob("states*.parquet")) or any(out.glob("judgments*.parquet"))):
         raise BatchError(f"{out} already holds states/judgments Parquet files of an earlier load: choose an empty "
                          f"directory", [])
-    total = scan(path, on_error=on_error, format=format)
-    out.mkdir(parents=True, exist_ok=True)
-    report = {"loaded": [], "skipped": [], "rejected": [], "states": 0, "judgments": 0}
+    total = scan(path, on_error=on_error, format=format, encoding=encoding) if scanned is None else scanned
+    rules = None  # read at the first partition: a load that derives nothing reads no layer
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    report = {"loaded": [], "skipped": [], "rejected": []} | ({"states": 0, "judgments": 0} if out is not None else {})
     jobs = 1 if cluster else min(jobs or default_jobs(batch), max(1, -(-total // batch)))
     if stats is not None:
-        stats["jobs"] = jobs
+        stats.update(records=total, jobs=jobs)
     client, local = _client(cluster) if cluster else (None, None)
     threads = None
     if jobs > 1:
@@ -221,8 +310,14 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
         nonlocal done
         future = in_flight.popleft()
         result = future if isinstance(future, dict) else future.result()
-        report["states"] += result["states"]
-        report["judgments"] += result["judgments"]
+        if kg is not None and result["casts"]:
+            try:
+                kg.write_derived(Path(result["nquads"]), casts=result["casts"])  # one bulk load a partition
+            finally:
+                os.unlink(result["nquads"])
+        if out is not None:
+            report["states"] += result["states"]
+            report["judgments"] += result["judgments"]
         report["loaded"] += result["loaded"]
         report["rejected"] += result["rejected"]
         for iri, message, field, value in result["violations"]:  # the same content: the same violation (as load_file)
@@ -240,9 +335,14 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
         report["rejected"].append({"id": rid, "line": line, "reason": str(err)})
 
     def submit(records, part):
+        nonlocal rules
+        if rules is None:
+            if kg is not None:
+                check_store_writable(kg)
+            rules = RuleSource.of_store(kg) if kg is not None else RuleSource()
         # the partition checks its records against the SHACL shapes where it is derived (derive_partition)
-        args = (derive_partition, records, str(staging.resolve()), part)
-        options = {"abort": on_error == "abort", "source": Path(path).name}
+        args = (derive_partition, records, str(staging.resolve()) if staging is not None else None, part)
+        options = {"abort": on_error == "abort", "source": Path(path).name, "rules": rules, "nquads": quads_dir}
         if client is not None:
             in_flight.append(client.submit(*args, pure=False, **options))
         elif threads is not None:
@@ -256,17 +356,26 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
     # every partition writes into a hidden directory of DIR; its files move into DIR when the whole load is done, so
     # DIR never shows a half-written file or part of a load that failed (removed with that directory)
     staging, whole = None, False
+    # a partition's graphs for the store, as the N-Quads file it bulk-loads (removed once loaded): held on disk, not in
+    # memory (~150 KB a cast); in the temporary directory (TMPDIR), never in the store's own directory
+    quads_dir = tempfile.mkdtemp(prefix="liuyao-load-") if kg is not None else None
     try:
-        staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=out))
+        if out is not None:
+            staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=out))
         pending, part = [], 0
-        for rid, line, item in iter_numbered_batch(path, format=format):
+        for rid, line, item in iter_numbered_batch(path, format=format, encoding=encoding):
             if isinstance(item, CastInputError):
+                if on_error == "abort":  # the scan found none: the file changed since
+                    raise BatchError(f"{Path(path).name}: record {rid!r} rejected; the file changed while loading",
+                                     [item])
                 report["rejected"].append({"id": rid, "line": item.line, "reason": str(item)})
             elif item.iri in violated:  # a duplicate of a record the shapes rejected
                 reject_twin(item.iri, rid, line)
             elif item.iri in seen:
                 skipped[rid] = None
                 twins.setdefault(item.iri, []).append((rid, line))
+            elif kg is not None and kg.has_cast(item.iri):  # loaded before: the same content, already derived
+                skipped[rid] = None
             else:
                 seen.add(item.iri)
                 pending.append((rid, item, line))
@@ -290,6 +399,10 @@ def load_parquet(path, out_dir, *, on_error: str = "skip", batch: int = BATCH, c
             local.close()
         if not whole and staging is not None:  # after the jobs have stopped writing into it
             shutil.rmtree(staging, ignore_errors=True)
+        if quads_dir is not None:
+            shutil.rmtree(quads_dir, ignore_errors=True)
+    if out is None:
+        return report
     files = sorted(staging.iterdir())
     taken = [f.name for f in files if (out / f.name).exists()]
     if taken:  # another load into DIR finished meanwhile: its files are not replaced, this load's stay where they are

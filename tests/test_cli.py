@@ -315,9 +315,10 @@ def test_a_parquet_load_takes_jobs_or_a_cluster_not_both(capsys, tmp_path):
     assert code == 2 and "--jobs 0: a number of jobs ≥ 1" in err and not (tmp_path / "p").exists()
 
 
-def test_a_partition_size_needs_parquet_and_at_least_one_cast(capsys, tmp_path):
+def test_a_partition_size_needs_the_columnar_back_end_and_at_least_one_cast(capsys, tmp_path):
     batch = Path(__file__).parent / "data" / "batches" / "casts.jsonl"
     code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--partition", "0")
     assert code == 2 and "--partition 0: a number of casts ≥ 1" in err and not (tmp_path / "p").exists()
-    code, out, err = run(capsys, "load", str(batch), "--store", str(tmp_path / "kg"), "--partition", "8")
-    assert code == 2 and "with --parquet DIR" in err and not (tmp_path / "kg").exists()
+    code, out, err = run(capsys, "load", str(batch), "--store", str(tmp_path / "kg"), "--partition", "8",
+                         "--backend", "oxigraph")
+    assert code == 2 and "not with --backend oxigraph" in err and not (tmp_path / "kg").exists()

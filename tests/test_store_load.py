@@ -1,0 +1,231 @@
+"""`liuyao load FILE --store DIR` through the columnar back end (`--backend duckdb`, the default for large files).
+
+The store must end up holding, quad for quad, what the pyoxigraph engine's chunked load writes for the same file:
+every cast's asserted and inferred graph, with the same report (loaded in file order, duplicates skipped, bad
+records rejected with their reasons). A partition is written whole or not at all; `--parquet DIR` beside the store
+writes the rows a Parquet-only load writes for the same casts.
+"""
+from __future__ import annotations
+
+import json
+
+import pyoxigraph as ox
+import pytest
+
+from liuyao_kg import namespaces as ns
+from liuyao_kg.batch import load_file
+from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.loaders.errors import BatchError, CastInputError
+from liuyao_kg.parquet_load import load_parquet
+
+BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
+STEMS = "甲乙丙丁戊己庚辛壬癸"
+TOPICS = ["求財", "婚姻", "疾病", "身命", "產育", "天時", "官事", "出行"]
+
+
+def records() -> list[dict]:
+    """Casts of every kind a batch file holds: dated (a zone offset) or by pillars, with a year, the asker's birth
+    and sex, whom a 疾病 question is about; then a bad line value, a stem-branch that is no jiazi, and a repeat."""
+    import random
+
+    rng = random.Random(12)
+    out = []
+    for i in range(36):
+        rec = {"id": f"r{i}", "lines": "".join(rng.choice("6789") for _ in range(6)), "topic": TOPICS[i % len(TOPICS)]}
+        if i % 3 == 0:
+            rec["date"] = f"2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}T1{rng.randint(0, 9)}:28:00+08:00"
+        else:
+            d = rng.randrange(60)
+            rec |= {"month": rng.choice(BRANCHES), "day": STEMS[d % 10] + BRANCHES[d % 12]}
+        if i % 4 == 1:
+            rec |= {"birth": rng.choice(BRANCHES), "sex": rng.choice("男女")}
+        if rec["topic"] == "疾病" and i % 2:
+            rec["about"] = "父母"
+        out.append(rec)
+    out.insert(7, {"id": "bad-line", "lines": "787985", "month": "寅", "day": "辛亥"})
+    out.insert(20, {"id": "bad-day", "lines": "787986", "month": "寅", "day": "甲丑"})
+    out.append(dict(out[3], id="again"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    path = tmp_path_factory.mktemp("batch") / "casts.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records()), encoding="utf-8")
+    return path
+
+
+def cast_quads(kg) -> list[str]:
+    """Every quad of every cast graph (asserted and inferred) the store holds, sorted."""
+    return sorted(str(q) for q in kg._ox.quads_for_pattern(None, None, None) if q.graph_name.value.startswith(ns.CAST))
+
+
+def cast_graphs(kg) -> set[str]:
+    """The cast graphs the store holds, asserted and inferred."""
+    return {q.graph_name.value for q in kg._ox.quads_for_pattern(None, None, None) if q.graph_name.value.startswith(ns.CAST)}
+
+
+@pytest.fixture(scope="module")
+def reference(batch, tmp_path_factory):
+    """The file loaded by the pyoxigraph engine (chunks of 50 in this process): the store and report to match."""
+    kg = KnowledgeGraph(tmp_path_factory.mktemp("reference") / "kg")
+    report = load_file(kg, batch, columnar=False)
+    quads = cast_quads(kg)
+    kg.close()
+    return report, quads
+
+
+@pytest.fixture(scope="module")
+def columnar(batch, tmp_path_factory):
+    """The same file through the columnar back end, in partitions of 10 derived by two jobs, into a store on disk."""
+    path = tmp_path_factory.mktemp("columnar") / "kg"
+    stats: dict = {}
+    kg = KnowledgeGraph(path)
+    report = load_file(kg, batch, columnar=True, partition=10, jobs=2, stats=stats)
+    return kg, report, stats, path
+
+
+def test_the_columnar_load_stores_the_quads_the_engine_stores(columnar, reference):
+    kg, _, _, _ = columnar
+    assert cast_quads(kg) == reference[1]
+
+
+def test_the_columnar_load_reports_what_the_engine_load_reports(columnar, reference):
+    _, report, stats, _ = columnar
+    assert report == reference[0]
+    assert report["skipped"] == ["again"] and [r["id"] for r in report["rejected"]] == ["bad-line", "bad-day"]
+    assert "甲丑" in report["rejected"][1]["reason"]
+    assert stats == {"records": 39, "columnar": True, "jobs": 2}
+
+
+def test_loading_the_file_again_loads_nothing_and_derives_nothing(columnar, batch, monkeypatch):
+    from liuyao_kg import parquet_load
+
+    kg, _, _, _ = columnar
+    monkeypatch.setattr(parquet_load, "derive_partition", None)  # any partition derived would fail
+    again = load_file(kg, batch, columnar=True, partition=10)
+    assert again["loaded"] == [] and len(again["skipped"]) == 37
+
+
+def test_the_in_memory_store_takes_the_same_quads(batch, reference):
+    kg = KnowledgeGraph()
+    load_file(kg, batch, columnar=True, partition=40)
+    assert cast_quads(kg) == reference[1]
+
+
+def test_a_partition_that_fails_to_be_written_leaves_the_ones_before_it_and_none_of_itself(batch, tmp_path,
+                                                                                          monkeypatch, reference):
+    """Partitions are written whole, in file order: the second failing (a full disk, say) leaves the first's casts in
+    the store complete and none of the second's; the N-Quads files are removed; loading the file again completes it."""
+    kg = KnowledgeGraph(tmp_path / "kg")
+    real, writes = KnowledgeGraph.write_derived, []
+
+    def failing(self, nquads, casts=None):
+        writes.append(nquads)
+        if len(writes) == 2:
+            raise OSError(28, "No space left on device")
+        return real(self, nquads, casts)
+
+    monkeypatch.setattr(KnowledgeGraph, "write_derived", failing)
+    with pytest.raises(OSError, match="No space left"):
+        load_file(kg, batch, columnar=True, partition=20, jobs=1)
+    first = cast_graphs(kg)
+    assert len(first) == 2 * 20  # the first partition's 20 casts (bad records never enter one), two graphs each
+    assert not any(p.exists() for p in writes)  # each partition's N-Quads file removed, loaded or not
+    monkeypatch.setattr(KnowledgeGraph, "write_derived", real)
+    again = load_file(kg, batch, columnar=True, partition=20)
+    assert len(again["loaded"]) == 36 - 20
+    assert cast_quads(kg) == reference[1]
+
+
+def test_parquet_beside_the_store_holds_the_rows_a_parquet_load_writes(batch, tmp_path):
+    from test_parquet_load import rows
+
+    kg = KnowledgeGraph(tmp_path / "kg")
+    both = load_parquet(batch, tmp_path / "beside", kg=kg, batch=20)
+    alone = load_parquet(batch, tmp_path / "alone", batch=20)
+    assert both == alone  # the report, states and judgments counted alike
+    for name in ("states", "judgments"):
+        assert rows(tmp_path / "beside", name) == rows(tmp_path / "alone", name)
+    assert len(cast_graphs(kg)) == 2 * len(both["loaded"])
+
+
+def test_abort_with_a_bad_record_loads_nothing(batch, tmp_path):
+    kg = KnowledgeGraph(tmp_path / "kg")
+    with pytest.raises(BatchError, match="2 of 39 record"):
+        load_file(kg, batch, columnar=True, on_error="abort")
+    assert cast_quads(kg) == []
+
+
+def test_an_outdated_store_is_refused_before_anything_is_derived(batch, tmp_path, monkeypatch):
+    from liuyao_kg import parquet_load
+    from liuyao_kg.versioning import OutdatedStoreError
+
+    kg = KnowledgeGraph(tmp_path / "kg")
+    kg.outdated = {ns.GRAPH_RULES: ("sha256:old", "sha256:new")}
+    monkeypatch.setattr(parquet_load, "derive_partition", None)
+    with pytest.raises(OutdatedStoreError, match="liuyao upgrade"):
+        load_file(kg, batch, columnar=True)
+
+
+def test_the_size_of_the_file_chooses_the_columnar_back_end(batch, tmp_path, monkeypatch):
+    from liuyao_kg import batch as batch_module
+
+    small: dict = {}
+    load_file(KnowledgeGraph(), batch, columnar=None, stats=small)
+    assert small["columnar"] is False  # 39 records: fewer than COLUMNAR_FROM
+    monkeypatch.setattr(batch_module, "COLUMNAR_FROM", 39)
+    large: dict = {}
+    load_file(KnowledgeGraph(), batch, columnar=None, stats=large)
+    assert large["columnar"] is True
+    other: dict = {}
+    load_file(KnowledgeGraph(backend="sqlite"), batch, columnar=None, stats=other)
+    assert other["columnar"] is False  # a store opened for another engine derives with that one
+
+
+@pytest.mark.parametrize("construct, outside", [
+    ("CONSTRUCT { <http://example.org/elsewhere> ex:seen ?c } WHERE { ?c a ex:Cast }", "http://example.org/elsewhere"),
+    ("CONSTRUCT { <https://w3id.org/liuyao-kg/cast/other/line/1> ex:seen ?c } WHERE { ?c a ex:Cast }", "cast/other"),
+])
+def test_a_rule_writing_outside_its_casts_is_refused_as_derive_refuses_it(tmp_path, construct, outside):
+    from liuyao_kg.reasoner.columnar.engine import ColumnarEngine
+    from liuyao_kg.reasoner.dependencies import rule_io
+    from liuyao_kg.reasoner.engine import Rule, RuleScopeError
+
+    text = f"PREFIX ex: <http://example.org/>\n{construct}"
+    engine = ColumnarEngine([Rule(iri="http://example.org/rule/escape", construct=text, io=rule_io(text))], [])
+    cast = ox.NamedNode(ns.CAST + "c1")
+    asserted = [ox.Quad(cast, ox.NamedNode(ns.RDF + "type"), ox.NamedNode("http://example.org/Cast"), cast)]
+    with pytest.raises(RuleScopeError):
+        engine.derive(asserted)
+    with pytest.raises(RuleScopeError, match=outside):
+        engine.derive_triples(asserted, sink=lambda con: engine.write_inferred_nquads(
+            con, {cast.value}, str(tmp_path / "out.nq")))
+    assert not (tmp_path / "out.nq").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--store", "S", "--cluster", "local:2", "--parquet", "P"], "--cluster needs --parquet DIR and writes Parquet only"),
+    (["--store", "S", "--partition", "10", "--backend", "sqlite"], "--partition 10"),
+    (["--store", "S", "--partition", "0"], "--partition 0"),
+    (["--endpoint", "http://127.0.0.1:9/sparql", "--backend", "duckdb"], "--backend duckdb loads into a store"),
+    (["--endpoint", "http://127.0.0.1:9/sparql", "--parquet", "P"], "not beside --endpoint"),
+    (["--parquet", "P", "--backend", "rdflib"], "not --backend rdflib"),
+])
+def test_load_options_that_do_not_go_together_are_refused_by_name(batch, tmp_path, monkeypatch, capsys, argv, message):
+    from liuyao_kg.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["load", str(batch), "--quiet", *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # nothing opened or created
+
+
+def test_the_command_loads_a_store_and_parquet_together(batch, tmp_path, reference):
+    from liuyao_kg.cli import main
+
+    assert main(["load", str(batch), "--store", str(tmp_path / "kg"), "--parquet", str(tmp_path / "pq"),
+                 "--partition", "20", "--quiet"]) == 0
+    kg = KnowledgeGraph(tmp_path / "kg")
+    assert cast_quads(kg) == reference[1]
+    assert len(list((tmp_path / "pq").glob("judgments-*.parquet"))) == 2
