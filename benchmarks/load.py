@@ -1,6 +1,6 @@
 """Peak memory and throughput of `liuyao load` for generated batches of different sizes.
 
-    python benchmarks/load.py --sizes 1000 10000 --jobs 2
+    python benchmarks/load.py --sizes 1000 10000 --jobs 2 [--backend duckdb oxigraph] [--partition N]
     python benchmarks/load.py --sizes 100000 --parquet [--cluster local:2] [--partition N]
 
 Each size: a seeded random batch (JSON Lines) is written to a temporary directory (nothing is kept),
@@ -40,7 +40,8 @@ if states_only:  # the library, chart-state rules only (KnowledgeGraph(chapter_r
     from liuyao_kg.batch import load_file
     from liuyao_kg.graph import KnowledgeGraph
     kg = KnowledgeGraph(argv[3], chapter_rules=False)
-    load_file(kg, argv[1], jobs=int(argv[6]))
+    backend = argv[argv.index("--backend") + 1] if "--backend" in argv else None
+    load_file(kg, argv[1], jobs=int(argv[6]), columnar={"duckdb": True, "oxigraph": False}.get(backend))
     kg.close()
     code = 0
 else:  # the command as a user runs it (every rule, chapter judgments included)
@@ -161,33 +162,49 @@ def main() -> None:
                     help="derive the chart states only (no chapter judgments): about 5x cheaper per cast")
     ap.add_argument("--parquet", action="store_true", help="load into Parquet with the columnar back end (all rules)")
     ap.add_argument("--cluster", help="with --parquet: liuyao load's --cluster (local:N or a scheduler address)")
-    ap.add_argument("--partition", type=int, help="with --parquet: liuyao load's --partition (casts a partition)")
+    ap.add_argument("--partition", type=int, help="liuyao load's --partition (casts a partition of the columnar back end)")
+    ap.add_argument("--backend", choices=["duckdb", "oxigraph"], nargs="+",
+                    help="into a store: liuyao load's --backend, each in turn on the same file (default: the "
+                         "command's own choice by the file's size); with two, the ratio of their casts/s")
     ap.add_argument("--sample-s", type=float, default=2.0, help="with --parquet: seconds between memory samples")
     ap.add_argument("--out", help="also write the runs as JSON here, with the date, cores and load average")
     args = ap.parse_args()
     runs = []
     meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
             "loadavg_at_start": list(os.getloadavg()), "command": " ".join(["python", *sys.argv])}
-    if (args.cluster or args.partition) and not args.parquet:
-        ap.error("--cluster and --partition need --parquet")
+    if args.cluster and not args.parquet:
+        ap.error("--cluster needs --parquet")
+    if args.backend and args.parquet:
+        ap.error("--backend is for loads into a store (--parquet always derives on DuckDB)")
     for n in args.sizes:
         if args.parquet:
             runs.append(parquet_run(n, args.seed, args.cluster, args.sample_s, args.partition))
             print(json.dumps(runs[-1]), flush=True)
             continue
-        with tempfile.TemporaryDirectory() as tmp:
-            batch = Path(tmp) / "casts.jsonl"
-            write_batch(batch, n, args.seed)
-            argv = ["load", str(batch), "--store", str(Path(tmp) / "kg"), "--quiet", "--jobs", str(args.jobs)]
-            out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(argv), "1" if args.states_only else "0"], capture_output=True, text=True,
-                                 check=True)
-            result = json.loads(out.stdout.strip().splitlines()[-1])
-            result.update(casts=n, jobs=args.jobs, rules="states only" if args.states_only else "all", casts_per_s=round(n / result["seconds"], 1),
-                          input_mb=round(batch.stat().st_size / 2**20, 2),
-                          store_mb=round(sum(p.stat().st_size for p in (Path(tmp) / "kg").rglob("*")
-                                             if p.is_file()) / 2**20, 1))
-            runs.append(result)
-            print(json.dumps(result), flush=True)
+        by_backend = {}
+        for backend in args.backend or [None]:
+            with tempfile.TemporaryDirectory() as tmp:
+                batch = Path(tmp) / "casts.jsonl"
+                write_batch(batch, n, args.seed)
+                argv = ["load", str(batch), "--store", str(Path(tmp) / "kg"), "--quiet", "--jobs", str(args.jobs)]
+                argv += ["--backend", backend] if backend else []
+                argv += ["--partition", str(args.partition)] if args.partition else []
+                out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(argv), "1" if args.states_only else "0"],
+                                     capture_output=True, text=True, check=True)
+                result = json.loads(out.stdout.strip().splitlines()[-1])
+                result.update(casts=n, jobs=args.jobs, backend=backend or "default (by the file's size)",
+                              partition=args.partition or "default", rules="states only" if args.states_only else "all",
+                              casts_per_s=round(n / result["seconds"], 1), input_mb=round(batch.stat().st_size / 2**20, 2),
+                              store_mb=round(sum(p.stat().st_size for p in (Path(tmp) / "kg").rglob("*")
+                                                 if p.is_file()) / 2**20, 1))
+                runs.append(result)
+                by_backend[backend] = result
+                print(json.dumps(result), flush=True)
+        if {"duckdb", "oxigraph"} <= by_backend.keys():
+            ratio = {"casts": n, "duckdb_over_oxigraph_casts_per_s":
+                     round(by_backend["duckdb"]["casts_per_s"] / by_backend["oxigraph"]["casts_per_s"], 2)}
+            runs.append(ratio)
+            print(json.dumps(ratio), flush=True)
     if args.out:
         Path(args.out).write_text(json.dumps({"meta": {**meta, "loadavg_at_end": list(os.getloadavg())}, "runs": runs},
                                              indent=2) + "\n", encoding="utf-8")

@@ -49,8 +49,10 @@ CHUNK = 50
 REBUILD_EVERY_CHUNKS = 16
 
 #: `load_file(columnar=None)` derives a file of at least this many records with the columnar back end: below it the
-#: DuckDB engines' start and a partition's fixed cost (~1.3 s and ~3 s of CPU) outweigh what they save (docs/loading.md)
-COLUMNAR_FROM = 500
+#: DuckDB engines' start and a partition's fixed cost (~1.3 s and ~3 s of CPU) outweigh what they save. Measured
+#: (`liuyao load --store`, 2 cores, 2026-12-05): 500 casts 12.6 s on DuckDB against 11.4 s on pyoxigraph, 1,000
+#: 18.4 / 19.6 s, 2,000 26.6 / 43.3 s, 10,000 115.5 / 231.7 s (docs/loading.md)
+COLUMNAR_FROM = 1_000
 
 _ENGINE = None  # the worker process's own engine
 
@@ -214,10 +216,10 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
     if stats is not None:
         stats["columnar"] = bool(columnar)
     if columnar:
-        from liuyao_kg.parquet_load import STORE_BATCH, default_jobs, load_parquet
+        from liuyao_kg.parquet_load import BATCH, default_jobs, load_parquet
 
         if partition is None:  # a file of fewer than `jobs` full partitions is shared out, so every job derives
-            partition = max(1, min(STORE_BATCH, -(-total // (jobs or default_jobs(STORE_BATCH)))))
+            partition = max(1, min(BATCH, -(-total // (jobs or default_jobs(BATCH)))))
         return load_parquet(path, None, kg=kg, on_error=on_error, batch=partition, jobs=jobs, format=format,
                             progress=progress, stats=stats, encoding=encoding, scanned=total)
     jobs = max(1, jobs or os.cpu_count() or 1)

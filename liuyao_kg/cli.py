@@ -57,7 +57,7 @@ def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
                        help="what derives the casts (the same rules and quads): duckdb, the columnar back end in "
                             "partitions of --partition casts (docs/columnar.md); oxigraph, chunks of 50 in worker "
                             "processes; sqlite, rdflib as for other commands. Default: duckdb for a store on disk or "
-                            "in memory and a file of 500 records or more, else oxigraph (docs/loading.md)")
+                            "in memory and a file of 1,000 records or more, else oxigraph (docs/loading.md)")
         return
     p.add_argument("--backend", choices=BACKENDS, default="oxigraph",
                    help="what derives new casts' states and judgments (the same rules; default oxigraph): sqlite runs "
@@ -149,8 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="with --parquet: derive on Dask distributed (local:N starts N local workers)")
     ld.add_argument("--partition", type=int, metavar="N",
                     help="with the columnar back end: casts derived together (and written to one pair of Parquet "
-                         "files); default 5000 into Parquet only, 1000 into a store; memory grows with N, ~0.35 GB "
-                         "per 1,000 casts a job, and ~0.16 GB more into a store")
+                         "files, or bulk-loaded into the store together); default 5000, into a store a file of fewer "
+                         "shared out over the jobs; memory grows with N, ~0.35 GB per 1,000 casts a job")
     _store(ld, load=True)
 
     up = sub.add_parser("upgrade", help="replace an on-disk store's layers with this package's and re-derive every cast")
@@ -405,11 +405,11 @@ def _cmd_load(args) -> int:
     stats: dict = {}
     t0 = time.perf_counter()
     if args.parquet:
-        from liuyao_kg.parquet_load import BATCH, STORE_BATCH, load_parquet
+        from liuyao_kg.parquet_load import BATCH, load_parquet
 
         kg = _graph(args) if args.store else None
         report = load_parquet(args.file, args.parquet, kg=kg, on_error=args.on_error, cluster=args.cluster,
-                              progress=bar, batch=args.partition or (STORE_BATCH if kg is not None else BATCH),
+                              progress=bar, batch=args.partition or BATCH,
                               jobs=1 if args.cluster else args.jobs, stats=stats, encoding=args.encoding)
     else:
         # --partition asks for the columnar back end; without --backend it is chosen by the file's size

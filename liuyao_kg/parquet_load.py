@@ -1,4 +1,5 @@
-"""`liuyao load FILE --parquet DIR [--cluster local:N|ADDRESS]`: a batch derived by the columnar back end, as Parquet.
+"""`liuyao load FILE --parquet DIR [--cluster local:N|ADDRESS]`, and `liuyao load FILE --store DIR` with the columnar
+back end: a batch derived by DuckDB in partitions, as Parquet, into a store, or both.
 
 Each partition of casts (`batch` casts, in file order) is derived by reasoner.columnar.ColumnarEngine and
 written as two files: `states-<part>.parquet` (cast, state, class, of, position, rule) and
@@ -13,6 +14,9 @@ scheduler address) and writes its own files, which is why DIR must be a director
 Only one partition's casts and results are in memory at a time per worker (or job), and the parent holds at
 most 2 × workers (or jobs) partitions in flight, so memory does not grow with the file. A partition checks its
 casts against the SHACL shapes where it is derived, so the parent only reads the file.
+
+Into a store, a partition's quads leave DuckDB as an N-Quads file (ColumnarEngine.write_inferred_nquads), which this
+process bulk-loads into the store in file order while the next partitions are derived (docs/loading.md).
 """
 from __future__ import annotations
 
@@ -31,10 +35,6 @@ from liuyao_kg.loaders.errors import BatchError, CastInputError
 #: statements after fusing, ~5 s of CPU) is then ~1 ms a cast; memory grows with the batch, ~0.35 GB per 1,000 casts
 #: (peak RSS 1.5 GB at 4,000); 10,000 was measured no faster at 1.7× the memory (docs/columnar.md)
 BATCH = 5_000
-#: casts derived together when a load writes into a store (`load_file(columnar=True)`): each partition's graphs are
-#: held as N-Quads until the store has taken them (~157 KB a cast, so ~160 MB a partition beside its engine's
-#: database), and writing them, not deriving them, sets the pace (docs/loading.md)
-STORE_BATCH = 1_000
 #: the memory a job takes per cast of its partition (its engine's database and the partition: ~0.35 GB per 1,000
 #: casts, above), which bounds the default number of jobs (`default_jobs`)
 JOB_BYTES_PER_CAST = 350_000
