@@ -41,7 +41,9 @@ if states_only:  # the library, chart-state rules only (KnowledgeGraph(chapter_r
     from liuyao_kg.graph import KnowledgeGraph
     kg = KnowledgeGraph(argv[3], chapter_rules=False)
     backend = argv[argv.index("--backend") + 1] if "--backend" in argv else None
-    load_file(kg, argv[1], jobs=int(argv[6]), columnar={"duckdb": True, "oxigraph": False}.get(backend))
+    partition = int(argv[argv.index("--partition") + 1]) if "--partition" in argv else None
+    load_file(kg, argv[1], jobs=int(argv[6]), columnar={"duckdb": True, "oxigraph": False}.get(backend),
+              partition=partition)
     kg.close()
     code = 0
 else:  # the command as a user runs it (every rule, chapter judgments included)
@@ -188,12 +190,12 @@ def main() -> None:
                 write_batch(batch, n, args.seed)
                 argv = ["load", str(batch), "--store", str(Path(tmp) / "kg"), "--quiet", "--jobs", str(args.jobs)]
                 argv += ["--backend", backend] if backend else []
-                argv += ["--partition", str(args.partition)] if args.partition else []
+                argv += ["--partition", str(args.partition)] if args.partition and backend != "oxigraph" else []
                 out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(argv), "1" if args.states_only else "0"],
                                      capture_output=True, text=True, check=True)
                 result = json.loads(out.stdout.strip().splitlines()[-1])
                 result.update(casts=n, jobs=args.jobs, backend=backend or "default (by the file's size)",
-                              partition=args.partition or "default", rules="states only" if args.states_only else "all",
+                              partition=(args.partition if backend != "oxigraph" else None) or "default", rules="states only" if args.states_only else "all",
                               casts_per_s=round(n / result["seconds"], 1), input_mb=round(batch.stat().st_size / 2**20, 2),
                               store_mb=round(sum(p.stat().st_size for p in (Path(tmp) / "kg").rglob("*")
                                                  if p.is_file()) / 2**20, 1))

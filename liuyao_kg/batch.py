@@ -51,7 +51,7 @@ REBUILD_EVERY_CHUNKS = 16
 #: `load_file(columnar=None)` derives a file of at least this many records with the columnar back end: below it the
 #: DuckDB engines' start and a partition's fixed cost (~1.3 s and ~3 s of CPU) outweigh what they save. Measured
 #: (`liuyao load --store`, 2 cores, 2026-12-05): 500 casts 12.6 s on DuckDB against 11.4 s on pyoxigraph, 1,000
-#: 18.4 / 19.6 s, 2,000 26.6 / 43.3 s, 10,000 115.5 / 231.7 s (docs/loading.md)
+#: 18.4 / 19.6 s, 2,000 26.6 / 43.3 s; 10,000 80.5 / 223.7 s in partitions of 5,000 (docs/loading.md)
 COLUMNAR_FROM = 1_000
 
 _ENGINE = None  # the worker process's own engine
