@@ -7,8 +7,10 @@ Each size: a seeded random batch (JSON Lines) is written to a temporary director
 then `liuyao load FILE --store TMP --quiet --jobs J` runs in a fresh subprocess, which reports its own
 peak RSS (resource.getrusage RUSAGE_SELF: the parent, reader and single writer) and the largest of its
 children's (RUSAGE_CHILDREN: the derivation workers). Then, in the same store: the same load again (must
-load nothing) and the named query "casts whose use-god is 月破 and 回頭克" (median of 5 runs). Prints one
-JSON object per size.
+load nothing) and the named query "casts whose use-god is 月破 and 回頭克" (median of 5 runs). The subprocess's
+whole process tree is also sampled every `--sample-s` seconds (below). `--backend duckdb oxigraph` runs the load
+once with each (`liuyao load --backend`) on the same file and reports the ratio of their casts/s. Prints one JSON
+object per run.
 
 With `--parquet`: `liuyao load FILE --parquet TMP --quiet [--cluster ADDRESS]` instead (the columnar back end,
 every rule; docs/columnar.md), and memory is sampled every `--sample-s` seconds as the summed RSS of the command's
@@ -113,6 +115,35 @@ def _tree_rss_mb(root: int) -> float:
     return total / 2**20
 
 
+def _sampled(cmd: list[str], tmp: Path, sample_s: float) -> tuple[float, list[tuple[float, float]], str]:
+    """Run `cmd`, sampling the summed RSS of its process tree every `sample_s` seconds: (wall seconds, [(time, MB)],
+    its stdout). SystemExit with its stderr's end if it fails."""
+    samples: list[tuple[float, float]] = []
+    t0 = time.perf_counter()
+    # stdout (a load's report: every loaded id, ~1.4 MB at 100,000 casts) to a file: a pipe read only at the end would
+    # fill and stop the command before it exits
+    with open(tmp / "stdout.txt", "w+") as out, open(tmp / "stderr.txt", "w+") as err:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
+        while proc.poll() is None:
+            samples.append((time.perf_counter() - t0, _tree_rss_mb(proc.pid)))
+            try:
+                proc.wait(timeout=sample_s)  # returns as soon as the command exits: its time is not rounded up
+            except subprocess.TimeoutExpired:
+                pass
+        seconds = time.perf_counter() - t0
+        if proc.returncode:
+            err.seek(0)
+            raise SystemExit(f"{' '.join(cmd[:3])} failed ({proc.returncode}): {err.read()[-2000:]}")
+        out.seek(0)
+        return seconds, samples, out.read()
+
+
+def _tenths(samples: list[tuple[float, float]], seconds: float) -> list[float | None]:
+    """The peak sample of each tenth of the run: flat from the first to the last when memory is bounded."""
+    return [max((round(m, 1) for t, m in samples if k * seconds / 10 <= t < (k + 1) * seconds / 10), default=None)
+            for k in range(10)]
+
+
 def parquet_run(n: int, seed: int, cluster: str | None, sample_s: float, partition: int | None = None) -> dict:
     """One `liuyao load --parquet` of a generated batch of `n` casts, its process tree's memory sampled."""
     import duckdb
@@ -123,28 +154,12 @@ def parquet_run(n: int, seed: int, cluster: str | None, sample_s: float, partiti
         cmd = [str(Path(sys.executable).with_name("liuyao")), "load", str(batch), "--parquet", str(out), "--quiet"]
         cmd += ["--cluster", cluster] if cluster else []
         cmd += ["--partition", str(partition)] if partition else []
-        samples: list[tuple[float, float]] = []
-        t0 = time.perf_counter()
-        # the report (every loaded id: ~1.4 MB at 100,000 casts) to a file: a pipe read only at the end would
-        # fill and stop the command before it exits
-        with open(Path(tmp) / "report.json", "w") as report, open(Path(tmp) / "stderr.txt", "w+") as err:
-            proc = subprocess.Popen(cmd, stdout=report, stderr=err, text=True)
-            while proc.poll() is None:
-                samples.append((time.perf_counter() - t0, _tree_rss_mb(proc.pid)))
-                try:
-                    proc.wait(timeout=sample_s)  # returns as soon as the command exits: its time is not rounded up
-                except subprocess.TimeoutExpired:
-                    pass
-            seconds = time.perf_counter() - t0
-            if proc.returncode:
-                err.seek(0)
-                raise SystemExit(f"liuyao load failed ({proc.returncode}): {err.read()[-2000:]}")
+        seconds, samples, _ = _sampled(cmd, Path(tmp), sample_s)
 
         def count(kind: str) -> int:
             return duckdb.sql(f"SELECT count(*) FROM '{out}/{kind}*.parquet'").fetchall()[0][0]
 
-        tenths = [max((m for t, m in samples if k * seconds / 10 <= t < (k + 1) * seconds / 10), default=None)
-                  for k in range(10)]
+        tenths = _tenths(samples, seconds)
         return {"casts": n, "cluster": cluster, "partition": partition or "default", "rules": "all",
                 "seconds": round(seconds, 1),
                 "casts_per_s": round(n / seconds, 1), "states": count("states"), "judgments": count("judgments"),
@@ -168,7 +183,7 @@ def main() -> None:
     ap.add_argument("--backend", choices=["duckdb", "oxigraph"], nargs="+",
                     help="into a store: liuyao load's --backend, each in turn on the same file (default: the "
                          "command's own choice by the file's size); with two, the ratio of their casts/s")
-    ap.add_argument("--sample-s", type=float, default=2.0, help="with --parquet: seconds between memory samples")
+    ap.add_argument("--sample-s", type=float, default=2.0, help="seconds between memory samples of the load's process tree")
     ap.add_argument("--out", help="also write the runs as JSON here, with the date, cores and load average")
     args = ap.parse_args()
     runs = []
@@ -191,9 +206,12 @@ def main() -> None:
                 argv = ["load", str(batch), "--store", str(Path(tmp) / "kg"), "--quiet", "--jobs", str(args.jobs)]
                 argv += ["--backend", backend] if backend else []
                 argv += ["--partition", str(args.partition)] if args.partition and backend != "oxigraph" else []
-                out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(argv), "1" if args.states_only else "0"],
-                                     capture_output=True, text=True, check=True)
-                result = json.loads(out.stdout.strip().splitlines()[-1])
+                wall, samples, stdout = _sampled([sys.executable, "-c", _CHILD, json.dumps(argv),
+                                                  "1" if args.states_only else "0"], Path(tmp), args.sample_s)
+                result = json.loads(stdout.strip().splitlines()[-1])
+                # the child's whole run: the load, then the same load again and the query
+                result.update(peak_tree_rss_mb=round(max((m for _, m in samples), default=0.0), 1),
+                              tree_rss_mb_peak_by_tenth_of_run=_tenths(samples, wall), sample_s=args.sample_s)
                 result.update(casts=n, jobs=args.jobs, backend=backend or "default (by the file's size)",
                               partition=(args.partition if backend != "oxigraph" else None) or "default", rules="states only" if args.states_only else "all",
                               casts_per_s=round(n / result["seconds"], 1), input_mb=round(batch.stat().st_size / 2**20, 2),
