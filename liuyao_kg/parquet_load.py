@@ -210,29 +210,25 @@ def _derive_partition(engine, quads: list, out_dir: str | None, part: int, *, nq
 
     def parquet(con):
         out = Path(out_dir)
-        classes = [(tid, iri) for tid, (kind, iri) in engine._keys.items() if kind == "t"]
-        con.execute("CREATE OR REPLACE TEMP TABLE classes (k VARCHAR, iri VARCHAR)")
-        con.executemany("INSERT INTO classes VALUES (?, ?)", classes)
-        t = {name: _tid(engine, "p", iri) for name, iri in
+        d = {name: f"({engine.derived_sql('p', iri)})" for name, iri in
              (("stateOf", LYO + "stateOf"), ("rule", PROV + "wasDerivedFrom"), ("inCast", LYO + "inCast"),
-              ("judgmentOf", LYO + "judgmentOf"), ("matched", LYO + "matchedLine"), ("position", LYO + "position"))}
-        # joined as the tables spell terms (`out_stored`, a cast's IRIs short: terms.compact), written in full
+              ("judgmentOf", LYO + "judgmentOf"), ("matched", LYO + "matchedLine"))}
+        position = _tid(engine, "p", LYO + "position")
+        # joined as the tables spell terms (a cast's IRIs short: terms.compact), written in full
         strip = "substr(nt_expand({0}), 2, length(nt_expand({0})) - 2)"
-        states = (f'SELECT {strip.format("c.o")} AS "cast", {strip.format("so.s")} AS "state", cl.iri AS "class", '
+        states = (f'SELECT {strip.format("c.o")} AS "cast", {strip.format("so.s")} AS "state", ty.class AS "class", '
                   f'{strip.format("so.o")} AS "of", CAST(nt_int(p.o) AS TINYINT) AS "position", '
                   f'{strip.format("r.o")} AS "rule" '
-                  f"FROM out_stored AS so JOIN out_stored AS r ON r.k = '{t['rule']}' AND r.s = so.s "
-                  f"JOIN out_stored AS c ON c.k = '{t['inCast']}' AND c.s = so.s "
-                  f"JOIN out_stored AS ty ON ty.s = so.s JOIN classes AS cl ON cl.k = ty.k "
-                  f"LEFT JOIN c_{t['position']} AS p ON p.s = so.o "
-                  f"WHERE so.k = '{t['stateOf']}' ORDER BY 1, 2, 3")
+                  f"FROM {d['stateOf']} AS so JOIN {d['rule']} AS r ON r.s = so.s "
+                  f"JOIN {d['inCast']} AS c ON c.s = so.s "
+                  f"JOIN ({engine.derived_sql('t')}) AS ty ON ty.s = so.s "
+                  f"LEFT JOIN c_{position} AS p ON p.s = so.o ORDER BY 1, 2, 3")
         judgments = (f'SELECT {strip.format("j.o")} AS "cast", {strip.format("j.s")} AS "judgment", '
                      f'{strip.format("r.o")} AS "rule", list(CAST(nt_int(p.o) AS TINYINT) ORDER BY nt_int(p.o)) '
                      f'FILTER (WHERE p.o IS NOT NULL) AS "lines" '
-                     f"FROM out_stored AS j JOIN out_stored AS r ON r.k = '{t['rule']}' AND r.s = j.s "
-                     f"LEFT JOIN out_stored AS m ON m.k = '{t['matched']}' AND m.s = j.s "
-                     f"LEFT JOIN c_{t['position']} AS p ON p.s = m.o "
-                     f"WHERE j.k = '{t['judgmentOf']}' GROUP BY j.o, j.s, r.o ORDER BY 1, 2")
+                     f"FROM {d['judgmentOf']} AS j JOIN {d['rule']} AS r ON r.s = j.s "
+                     f"LEFT JOIN {d['matched']} AS m ON m.s = j.s "
+                     f"LEFT JOIN c_{position} AS p ON p.s = m.o GROUP BY j.o, j.s, r.o ORDER BY 1, 2")
         for name, sql in (("states", states), ("judgments", judgments)):
             path = out / f"{name}-{part:06d}.parquet"
             con.execute(f"COPY ({sql}) TO '{_sql_path(path)}' (FORMAT parquet)")

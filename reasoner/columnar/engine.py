@@ -452,14 +452,18 @@ class ColumnarEngine:
         con.executemany("INSERT INTO keys_nt VALUES (?, ?, ?)",
                         [(tid, f"<{RDF_TYPE}>", f"<{iri}>") if kind == "t" else (tid, f"<{iri}>", None)
                          for tid, (kind, iri) in self._keys.items()])
-        head = terms.q("<" + CAST)  # the cast namespace, a constant: the cast is the first segment after it
-        con.execute(f"CREATE OR REPLACE TEMP VIEW out_cast AS SELECT k, s, o, CASE WHEN starts_with(s, {head}) THEN "
-                    f"split_part(substr(s, {len(CAST) + 2}, length(s) - {len(CAST) + 2}), '/', 1) END AS g FROM out")
+        # the cast is the first segment of a subject in the cast namespace, read off its stored short form (`out_stored`,
+        # terms.compact): the check and the graph names cost no expansion; only the line written spells terms in full
+        short = len(terms.SHORT)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW out_cast AS SELECT k, s, o, CASE WHEN prefix(s, {terms.q(terms.SHORT)}) "
+                    f"THEN split_part(substr(s, {short + 1}, length(s) - {short + 1}), '/', 1) END AS g FROM out_stored")
         for (cast,) in con.execute("SELECT DISTINCT g FROM out_cast").fetchall():
             if cast is None or CAST + cast not in casts:
-                example = con.execute("SELECT s FROM out_cast WHERE g IS NOT DISTINCT FROM ? LIMIT 1", [cast]).fetchone()
+                example = con.execute("SELECT nt_expand(s) FROM out_cast WHERE g IS NOT DISTINCT FROM ? LIMIT 1",
+                                      [cast]).fetchone()
                 raise RuleScopeError(f"a rule wrote a triple about {example[0]} outside any cast being derived")
-        line = f"s || ' ' || kn.p || ' ' || coalesce(o, kn.t) || {terms.q(' <' + CAST)} || g || '/inferred> .'"
+        line = (f"nt_expand(s) || ' ' || kn.p || ' ' || coalesce(nt_expand(o), kn.t) || {terms.q(' <' + CAST)} || g || "
+                f"'/inferred> .'")
         con.execute(f"COPY (SELECT {line} FROM out_cast JOIN keys_nt AS kn USING (k)) TO {terms.q(path)} "
                     f"(FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\x01')")
 
@@ -573,6 +577,17 @@ class ColumnarEngine:
         return " UNION ALL ".join(
             f"SELECT '{tid}' AS k, s, {'NULL' if self._keys[tid][0] == 't' else 'o'} AS o, seq FROM c_{tid} WHERE {cond}"
             for tid in tids)
+
+    def derived_sql(self, kind: str, iri: str | None = None) -> str:
+        """In a sink: the batch's derived rows of one key as a SELECT, spelt as stored (terms.compact) — (s, o) of a
+        predicate; (s, class) of every class that gained rows (`iri` None), the class as its IRI. Read from the key
+        tables themselves: joining the view `out_stored` with itself scans every key's rows once per reference."""
+        if kind == "p":
+            tid = table_id(("p", iri))
+            return f"SELECT s, o FROM c_{tid} WHERE seq > 0" if tid in self._keys else "SELECT CAST(NULL AS VARCHAR) AS s, CAST(NULL AS VARCHAR) AS o WHERE false"
+        union = " UNION ALL ".join(f"SELECT s, {terms.q(self._keys[tid][1])} AS class FROM c_{tid} WHERE seq > 0"
+                                   for tid in self._derived if self._keys[tid][0] == "t")
+        return union or "SELECT CAST(NULL AS VARCHAR) AS s, CAST(NULL AS VARCHAR) AS class WHERE false"
 
     def _out_rows(self, after: int | None = None) -> list[tuple[str, str, str | None]]:
         """(s, k, o) of every row derived this batch (`after`: at a level past that one)."""
