@@ -418,6 +418,24 @@ class KnowledgeGraph:
         except OSError as exc:
             raise self._write_error(exc) from None
 
+    def replace_inferred(self, nquads: Path, casts: list[str]) -> None:
+        """Replace the inferred graphs of `casts` (already in the store) by the quads of an N-Quads file, derived
+        elsewhere (`liuyao upgrade` through the columnar back end): their graphs removed, the file then
+        bulk-loaded (on disk) or loaded in one transaction (in memory). Not atomic, and not journaled: the caller
+        keeps the store's layer versions outdated until every cast is derived again (upgrade.py), so a store left
+        half-way says so and `liuyao upgrade` finishes it. The store may be outdated meanwhile: that is why."""
+        self._check_writable()
+        self._complete()
+        try:
+            for cast in casts:  # a transaction each: one update dropping a partition's graphs cost ~3× as much
+                self._ox.remove_graph(ox.NamedNode(inferred_graph(cast)))
+            if self.path is None:
+                self._ox.load(path=nquads, format=ox.RdfFormat.N_QUADS)
+            else:
+                self._ox.bulk_load(path=nquads, format=ox.RdfFormat.N_QUADS)
+        except OSError as exc:
+            raise self._write_error(exc) from None
+
     def _write_error(self, exc: OSError) -> Exception:
         from liuyao_kg.store import is_disk_full, store_error
 

@@ -15,38 +15,25 @@ from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.reasoner.engine import inferred_graph
 from liuyao_kg.upgrade import cast_iris, upgrade
 from liuyao_kg.versioning import (GRAPH_META, OutdatedStoreError, OutdatedStoreWarning, outdated_layers,
-                                  package_versions, record, recorded_versions)
+                                  package_versions, recorded_versions)
 
-CASTS = [("大畜之小畜", "午", "己巳", "疾病"), ("節之中孚", "寅", "辛亥", "求財"), ("否之臨", "寅", "己亥", None)]
-RULE = ns.LYRULE + "MonthBroken"
+from old_stores import asserted, fresh_inferred as derived_fresh, graph as _graph, old_store
+
+CASTS = [dict(spec="大畜之小畜", month="午", day="己巳", topic="疾病"), dict(spec="節之中孚", month="寅", day="辛亥", topic="求財"),
+         dict(spec="否之臨", month="寅", day="己亥")]
 
 
 def _asserted():
-    return [q for spec, m, d, t in CASTS for q in cast_quads(make_cast_input(spec, month=m, day=d, topic=t))]
-
-
-def _graph(store, g):
-    return set(store.quads_for_pattern(None, None, None, ox.NamedNode(g)))
+    return asserted(CASTS)
 
 
 @pytest.fixture(scope="module")
 def fresh_inferred():
-    """Each cast's inferred graph as a fresh in-memory store with this package's rules derives it."""
-    kg = KnowledgeGraph()
-    iris = kg.add_quads(_asserted())
-    return {c: _graph(kg.store, inferred_graph(c)) for c in iris}
+    return derived_fresh(CASTS)
 
 
 def _old_store(path):
-    """A store whose rules lack MonthBroken, with casts derived by that rule base, recorded as an old version."""
-    kg = KnowledgeGraph(path)
-    kg.store.update(f"DELETE WHERE {{ GRAPH <{ns.GRAPH_RULES}> {{ <{RULE}> ?p ?o }} }}")
-    kg.__dict__.pop("engine", None)
-    iris = kg.add_quads(_asserted())
-    record(kg.store, ns.GRAPH_RULES, "sha256:old")
-    asserted = {c: _graph(kg.store, c) for c in iris}
-    kg.close()
-    return iris, asserted
+    return old_store(path, CASTS)
 
 
 def test_a_fresh_store_records_the_package_version_of_every_layer(tmp_path):

@@ -1,0 +1,139 @@
+"""`liuyao upgrade` through the columnar back end: the same inferred graphs as the pyoxigraph engine derives, and a
+store that stops half-way reads as outdated until an upgrade finishes it (liuyao_kg/upgrade.py)."""
+from __future__ import annotations
+
+import json
+import warnings
+
+import pyoxigraph as ox
+import pytest
+
+from liuyao_kg import batch
+from liuyao_kg import namespaces as ns
+from liuyao_kg.cli import main
+from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.reasoner.engine import inferred_graph
+from liuyao_kg.store import StoreError
+from liuyao_kg.upgrade import REDERIVING, upgrade
+from liuyao_kg.versioning import GRAPH_META, OutdatedStoreWarning, package_versions, recorded_versions
+from old_stores import asserted, fresh_inferred as derived_fresh, graph as _graph, old_store
+
+#: dated and undated, every kind of input a chart reads: births, years, sexes, topics and none
+CASTS = [dict(spec="大畜之小畜", month="午", day="己巳", topic="疾病"),
+         dict(spec="節之中孚", month="寅", day="辛亥", topic="求財"),
+         dict(spec="否之臨", month="寅", day="己亥"),
+         dict(spec="乾之姤", date="2024-03-05T10:30+08:00", topic="婚姻", sex="女"),
+         dict(spec="坤", month="子", day="甲子", year="甲辰", birth="庚午", topic="功名"),
+         dict(spec="既濟之未濟", month="酉", day="丙申", topic="晴", sex="男")]
+
+
+def _asserted():
+    return asserted(CASTS)
+
+
+def _all(store):
+    """Every quad but the layers' version records (their times differ by run)."""
+    return {q for q in store.quads_for_pattern(None, None, None, None) if q.graph_name.value != GRAPH_META}
+
+
+@pytest.fixture(scope="module")
+def fresh_inferred():
+    return derived_fresh(CASTS)
+
+
+def _old_store(path):
+    return old_store(path, CASTS)
+
+
+def _current_store(path):
+    with KnowledgeGraph(path) as kg:
+        kg.add_quads(_asserted())
+        return _all(kg.store)
+
+
+def test_the_columnar_upgrade_derives_every_cast_as_a_fresh_store_does(tmp_path, fresh_inferred):
+    path = tmp_path / "kg"
+    iris, asserted = _old_store(path)
+    seen = []
+    report = upgrade(path, columnar=True, partition=4, on_progress=lambda done, total: seen.append((done, total)))
+    assert report["columnar"] is True and report["casts"] == len(CASTS) and seen == [(4, 6), (6, 6)]
+    assert report["inferred_quads"] == sum(len(g) for g in fresh_inferred.values())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OutdatedStoreWarning)
+        kg = KnowledgeGraph(path)
+    try:
+        assert not kg.outdated and recorded_versions(kg.store) == package_versions()
+        for c in iris:
+            assert _graph(kg.store, c) == asserted[c]  # asserted graphs untouched
+            assert _graph(kg.store, inferred_graph(c)) == fresh_inferred[c]
+    finally:
+        kg.close()
+
+
+def test_a_forced_columnar_upgrade_of_a_current_store_leaves_every_quad_as_it_was(tmp_path):
+    path = tmp_path / "kg"
+    before = _current_store(path)
+    report = upgrade(path, force=True, columnar=True)
+    assert report["columnar"] is True and report["casts"] == len(CASTS) and report["layers"] == {}
+    with KnowledgeGraph(path) as kg:
+        assert not kg.outdated and _all(kg.store) == before
+
+
+def test_a_columnar_upgrade_stopped_half_way_reads_as_outdated_until_an_upgrade_finishes_it(tmp_path, monkeypatch):
+    path = tmp_path / "kg"
+    before = _current_store(path)
+    real, calls = KnowledgeGraph.replace_inferred, []
+
+    def dies_in_the_second_partition(self, nquads, casts):
+        calls.append(casts)
+        if len(calls) == 2:  # its graphs removed, then the disk fails before the new ones are in
+            for c in casts:
+                self.store.remove_graph(ox.NamedNode(inferred_graph(c)))
+            raise StoreError("disk failed")
+        return real(self, nquads, casts)
+
+    monkeypatch.setattr(KnowledgeGraph, "replace_inferred", dies_in_the_second_partition)
+    with pytest.raises(StoreError):
+        upgrade(path, force=True, columnar=True, partition=2)
+    monkeypatch.setattr(KnowledgeGraph, "replace_inferred", real)
+    with pytest.warns(OutdatedStoreWarning, match="rules"):
+        kg = KnowledgeGraph(path)
+    try:
+        assert recorded_versions(kg.store)[ns.GRAPH_RULES] == REDERIVING
+        assert all(not _graph(kg.store, inferred_graph(c)) for c in calls[1])  # what the failure left
+    finally:
+        kg.close()
+    report = upgrade(path)  # not forced: the store says it is outdated
+    assert report["casts"] == len(CASTS) and report["layers"]["rules"]["from"] == REDERIVING
+    with KnowledgeGraph(path) as kg:
+        assert not kg.outdated and _all(kg.store) == before
+
+
+def test_the_number_of_casts_picks_the_back_end(tmp_path, monkeypatch):
+    path = tmp_path / "kg"
+    _current_store(path)
+    monkeypatch.setattr(batch, "COLUMNAR_FROM", len(CASTS))
+    assert upgrade(path, force=True)["columnar"] is True
+    monkeypatch.setattr(batch, "COLUMNAR_FROM", len(CASTS) + 1)
+    assert upgrade(path, force=True)["columnar"] is False
+
+
+def test_the_command_upgrades_through_the_back_end_asked_for(tmp_path, capsys):
+    path = tmp_path / "kg"
+    before = _current_store(path)
+    assert main(["upgrade", "--store", str(path), "--force", "--partition", "4", "--quiet"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["columnar"] is True and report["casts"] == len(CASTS)
+    assert main(["upgrade", "--store", str(path), "--force", "--backend", "oxigraph", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["columnar"] is False
+    with KnowledgeGraph(path) as kg:
+        assert _all(kg.store) == before
+
+
+@pytest.mark.parametrize("argv, named", [(["--partition", "0"], "--partition 0"),
+                                         (["--backend", "oxigraph", "--partition", "5"], "--partition 5"),
+                                         (["--batch", "0"], "--batch 0")])
+def test_a_bad_upgrade_option_is_refused_by_name_before_the_store_is_opened(tmp_path, capsys, argv, named):
+    path = tmp_path / "kg"
+    assert main(["upgrade", "--store", str(path), *argv]) == 2
+    assert named in capsys.readouterr().err and not path.exists()
