@@ -119,6 +119,9 @@ def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
     from liuyao_kg.batch import COLUMNAR_FROM, columnar_capable
     from liuyao_kg.graph import layer_quads
 
+    if columnar and not columnar_capable(kg):  # refused before anything is written
+        raise ValueError(f"the columnar back end upgrades an embedded store deriving with the default engine, not "
+                         f"{getattr(kg, 'location', kg)}")
     t0 = time.perf_counter()
     outdated = dict(kg.outdated)
     report = {"store": str(kg.path) if kg.path is not None else None,
@@ -136,14 +139,14 @@ def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
     if columnar is None:
         columnar = columnar_capable(kg) and len(casts) >= COLUMNAR_FROM
     report["columnar"] = bool(columnar)
-    if columnar:
+    if columnar and casts:
         from liuyao_kg.parquet_load import BATCH as PARTITION
 
-        if not outdated and casts:  # forced: outdated until every cast is whole again (module docstring)
+        if not outdated:  # forced: outdated until every cast is whole again (module docstring)
             versioning.record(kg.store, ns.GRAPH_RULES, REDERIVING)
             outdated = {ns.GRAPH_RULES: (REDERIVING, versioning.package_versions()[ns.GRAPH_RULES])}
         _rederive_columnar(kg, casts, partition or PARTITION, report, on_progress)
-    else:
+    elif not columnar:
         for i in range(0, len(casts), batch):
             report["inferred_quads"] += _rederive(kg, casts[i:i + batch])
             report["casts"] += len(casts[i:i + batch])

@@ -14,7 +14,7 @@ from liuyao_kg.cli import main
 from liuyao_kg.graph import KnowledgeGraph
 from liuyao_kg.reasoner.engine import inferred_graph
 from liuyao_kg.store import StoreError
-from liuyao_kg.upgrade import REDERIVING, upgrade
+from liuyao_kg.upgrade import REDERIVING, upgrade, upgrade_graph
 from liuyao_kg.versioning import GRAPH_META, OutdatedStoreWarning, package_versions, recorded_versions
 from old_stores import asserted, fresh_inferred as derived_fresh, graph as _graph, old_store
 
@@ -116,6 +116,15 @@ def test_the_number_of_casts_picks_the_back_end(tmp_path, monkeypatch):
     assert upgrade(path, force=True)["columnar"] is True
     monkeypatch.setattr(batch, "COLUMNAR_FROM", len(CASTS) + 1)
     assert upgrade(path, force=True)["columnar"] is False
+
+
+def test_the_columnar_back_end_refuses_a_store_deriving_with_another_engine_before_writing(tmp_path):
+    path = tmp_path / "kg"
+    before = _current_store(path)
+    with KnowledgeGraph(path, backend="sqlite") as kg:
+        with pytest.raises(ValueError, match="columnar back end"):
+            upgrade_graph(kg, force=True, columnar=True)
+        assert _all(kg.store) == before
 
 
 def test_the_command_upgrades_through_the_back_end_asked_for(tmp_path, capsys):
