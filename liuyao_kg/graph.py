@@ -423,7 +423,8 @@ class KnowledgeGraph:
         elsewhere (`liuyao upgrade` through the columnar back end): their graphs removed, the file then
         bulk-loaded (on disk) or loaded in one transaction (in memory). Not atomic, and not journaled: the caller
         keeps the store's layer versions outdated until every cast is derived again (upgrade.py), so a store left
-        half-way says so and `liuyao upgrade` finishes it. The store may be outdated meanwhile: that is why."""
+        half-way says so and `liuyao upgrade` finishes it. An outdated store is what it writes into: no
+        `_check_current`."""
         self._check_writable()
         self._complete()
         try:

@@ -8,9 +8,10 @@
    in batches (one rule evaluation covers a batch) and each cast's inferred graph is replaced by one SPARQL
    update (``DROP`` + ``INSERT DATA``), so a cast is either wholly old or wholly new. Through the columnar
    back end (the default from ``batch.COLUMNAR_FROM`` casts, as for `liuyao load`), partitions of casts are
-   derived by DuckDB into an N-Quads file, their inferred graphs dropped and the file bulk-loaded
-   (``KnowledgeGraph.replace_inferred``): ~10× faster, and not atomic per cast — so a forced upgrade of a
-   current store first records the rules layer as being re-derived (``REDERIVING``), which reads as outdated.
+   derived by DuckDB into an N-Quads file, their inferred graphs removed and the file bulk-loaded
+   (``KnowledgeGraph.replace_inferred``): ~3× faster (docs/loading.md), and not atomic per cast — so a forced
+   upgrade of a current store first records the rules layer as being re-derived (``REDERIVING``), which reads
+   as outdated.
 3. Only then are the new layer versions recorded in ``…/graph/meta``. An interrupted upgrade leaves
    the store outdated, and running it again finishes it (every step is idempotent).
 """

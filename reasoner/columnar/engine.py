@@ -583,12 +583,13 @@ class ColumnarEngine:
         """In a sink: the batch's derived rows of one key as a SELECT, spelt as stored (terms.compact) — (s, o) of a
         predicate; (s, class) of every class that gained rows (`iri` None), the class as its IRI. Read from the key
         tables themselves: joining the view `out_stored` with itself scans every key's rows once per reference."""
+        none = "SELECT CAST(NULL AS VARCHAR) AS s, CAST(NULL AS VARCHAR) AS {} WHERE false"
         if kind == "p":
             tid = table_id(("p", iri))
-            return f"SELECT s, o FROM c_{tid} WHERE seq > 0" if tid in self._keys else "SELECT CAST(NULL AS VARCHAR) AS s, CAST(NULL AS VARCHAR) AS o WHERE false"
+            return f"SELECT s, o FROM c_{tid} WHERE seq > 0" if tid in self._keys else none.format("o")
         union = " UNION ALL ".join(f"SELECT s, {terms.q(self._keys[tid][1])} AS class FROM c_{tid} WHERE seq > 0"
                                    for tid in self._derived if self._keys[tid][0] == "t")
-        return union or "SELECT CAST(NULL AS VARCHAR) AS s, CAST(NULL AS VARCHAR) AS class WHERE false"
+        return union or none.format("class")
 
     def _out_rows(self, after: int | None = None) -> list[tuple[str, str, str | None]]:
         """(s, k, o) of every row derived this batch (`after`: at a level past that one)."""
