@@ -192,10 +192,11 @@ def derive_partition(records: list, out_dir: str | None, part: int, *, abort: bo
     return out | derived
 
 
-def _derive_partition(engine, quads: list, out_dir: str | None, part: int, *, nquads: str | None = None) -> dict:
+def _derive_partition(engine, quads: list, out_dir: str | None, part: int, *, nquads: str | None = None,
+                      by_cast: bool = False) -> dict:
     """Derive a partition's asserted quads with `engine` and write its two Parquet files (if `out_dir`); returns the
     row counts, and with `nquads` (a directory) the file there that holds the inferred quads as N-Quads (`nquads`:
-    ColumnarEngine.write_inferred_nquads) and their number (`inferred`)."""
+    ColumnarEngine.write_inferred_nquads; `by_cast`: a cast's quads together) and their number (`inferred`)."""
     from liuyao_kg.namespaces import LYO, PROV
 
     counts = {}
@@ -205,7 +206,8 @@ def _derive_partition(engine, quads: list, out_dir: str | None, part: int, *, nq
             parquet(con)
         if nquads is not None:
             path = counts["nquads"] = str(Path(nquads) / f"part-{part:06d}.nq")
-            counts["inferred"] = engine.write_inferred_nquads(con, {q.graph_name.value for q in quads}, path)
+            counts["inferred"] = engine.write_inferred_nquads(con, {q.graph_name.value for q in quads}, path,
+                                                              by_cast=by_cast)
         return []
 
     def parquet(con):

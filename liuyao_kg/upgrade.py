@@ -6,12 +6,11 @@
 2. Every cast's ``<cast>/inferred`` graph is derived again from its asserted ``<cast>`` graph, which
    is only read — casts are never reloaded from their input. With the pyoxigraph engine, casts are derived
    in batches (one rule evaluation covers a batch) and each cast's inferred graph is replaced by one SPARQL
-   update (``DROP`` + ``INSERT DATA``), so a cast is either wholly old or wholly new. Through the columnar
-   back end (the default from ``batch.COLUMNAR_FROM`` casts, as for `liuyao load`), partitions of casts are
-   derived by DuckDB into an N-Quads file, their inferred graphs removed and the file bulk-loaded
-   (``KnowledgeGraph.replace_inferred``): ~3× faster (docs/loading.md), and not atomic per cast — so a forced
-   upgrade of a current store first records the rules layer as being re-derived (``REDERIVING``), which reads
-   as outdated.
+   update (``DROP`` + ``INSERT DATA``). Through the columnar back end (the default from
+   ``batch.COLUMNAR_FROM`` casts, as for `liuyao load`), partitions of casts are derived by DuckDB into an
+   N-Quads file, read back a cast at a time, and each cast's graph is changed by one update deleting and
+   inserting only what differs (``KnowledgeGraph.replace_inferred``; docs/loading.md has the speed-up). Either
+   way a cast is wholly old or wholly new.
 3. Only then are the new layer versions recorded in ``…/graph/meta``. An interrupted upgrade leaves
    the store outdated, and running it again finishes it (every step is idempotent).
 """
@@ -30,9 +29,6 @@ from liuyao_kg.derivation import derive_quads
 from liuyao_kg.reasoner.engine import inferred_graph
 
 BATCH = 200
-#: the rules layer's recorded version while a forced upgrade re-derives through the columnar back end: the store
-#: reads as outdated (writes refused, `liuyao upgrade` asked for) until every cast's inferred graph is whole again
-REDERIVING = "sha256:re-deriving"
 
 _CASTS = f"SELECT ?c WHERE {{ GRAPH ?c {{ ?c a <{ns.LYO}Cast> }} }} ORDER BY ?c"
 
@@ -83,7 +79,7 @@ def _rederive(kg, casts: list[str]) -> int:
 
 def _rederive_columnar(kg, casts: list[str], partition: int, report: dict, on_progress) -> None:
     """Derive the casts again with the columnar back end, a partition at a time, with the rules the store now
-    holds; each partition's inferred graphs replaced by the N-Quads file DuckDB writes (replace_inferred)."""
+    holds; each cast's inferred graph rewritten from the N-Quads file DuckDB writes (replace_inferred)."""
     import os
     import shutil
     import tempfile
@@ -97,9 +93,9 @@ def _rederive_columnar(kg, casts: list[str], partition: int, report: dict, on_pr
         for part, i in enumerate(range(0, len(casts), partition)):
             chunk = casts[i:i + partition]
             asserted = [q for c in chunk for q in kg.store.quads_for_pattern(None, None, None, ox.NamedNode(c))]
-            derived = _derive_partition(engine, asserted, None, part, nquads=directory)
+            derived = _derive_partition(engine, asserted, None, part, nquads=directory, by_cast=True)
             try:
-                kg.replace_inferred(Path(derived["nquads"]), chunk)
+                report["changed"] += kg.replace_inferred(Path(derived["nquads"]), chunk)
             finally:
                 os.unlink(derived["nquads"])
             report["inferred_quads"] += derived["inferred"]
@@ -140,12 +136,11 @@ def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
     if columnar is None:
         columnar = columnar_capable(kg) and len(casts) >= COLUMNAR_FROM
     report["columnar"] = bool(columnar)
+    if columnar:
+        report["changed"] = 0  # casts whose inferred graph differs now (the others are not written)
     if columnar and casts:
         from liuyao_kg.parquet_load import BATCH as PARTITION
 
-        if not outdated:  # forced: outdated until every cast is whole again (module docstring)
-            versioning.record(kg.store, ns.GRAPH_RULES, REDERIVING)
-            outdated = {ns.GRAPH_RULES: (REDERIVING, versioning.package_versions()[ns.GRAPH_RULES])}
         _rederive_columnar(kg, casts, partition or PARTITION, report, on_progress)
     elif not columnar:
         for i in range(0, len(casts), batch):

@@ -1,5 +1,5 @@
-"""`liuyao upgrade` through the columnar back end: the same inferred graphs as the pyoxigraph engine derives, and a
-store that stops half-way reads as outdated until an upgrade finishes it (liuyao_kg/upgrade.py)."""
+"""`liuyao upgrade` through the columnar back end: the same inferred graphs as the pyoxigraph engine derives, each cast
+rewritten wholly or not at all, and an upgrade that stops half-way finished by the next (liuyao_kg/upgrade.py)."""
 from __future__ import annotations
 
 import json
@@ -9,12 +9,11 @@ import pyoxigraph as ox
 import pytest
 
 from liuyao_kg import batch
-from liuyao_kg import namespaces as ns
 from liuyao_kg.cli import main
 from liuyao_kg.graph import KnowledgeGraph
 from liuyao_kg.reasoner.engine import inferred_graph
 from liuyao_kg.store import StoreError
-from liuyao_kg.upgrade import REDERIVING, upgrade, upgrade_graph
+from liuyao_kg.upgrade import upgrade, upgrade_graph
 from liuyao_kg.versioning import GRAPH_META, OutdatedStoreWarning, package_versions, recorded_versions
 from old_stores import asserted, fresh_inferred as derived_fresh, graph as _graph, old_store
 
@@ -79,34 +78,50 @@ def test_a_forced_columnar_upgrade_of_a_current_store_leaves_every_quad_as_it_wa
         assert not kg.outdated and _all(kg.store) == before
 
 
-def test_a_columnar_upgrade_stopped_half_way_reads_as_outdated_until_an_upgrade_finishes_it(tmp_path, monkeypatch):
+def test_an_upgrade_stopped_in_a_partition_leaves_each_cast_whole_and_the_store_outdated(tmp_path, monkeypatch,
+                                                                                         fresh_inferred):
     path = tmp_path / "kg"
-    before = _current_store(path)
-    real, calls = KnowledgeGraph.replace_inferred, []
+    iris, _ = _old_store(path)
+    old = ox.Store.read_only(str(path))
+    before = {c: _graph(old, inferred_graph(c)) for c in iris}
+    del old
+    real, updates = KnowledgeGraph._rewrite_graph, []
 
-    def dies_in_the_second_partition(self, nquads, casts):
-        calls.append(casts)
-        if len(calls) == 2:  # its graphs removed, then the disk fails before the new ones are in
-            for c in casts:
-                self.store.remove_graph(ox.NamedNode(inferred_graph(c)))
+    def dies_at_the_fifth_cast(self, graph, quads, wanted):
+        updates.append(graph.value)
+        if len(updates) == 5:
             raise StoreError("disk failed")
-        return real(self, nquads, casts)
+        return real(self, graph, quads, wanted)
 
-    monkeypatch.setattr(KnowledgeGraph, "replace_inferred", dies_in_the_second_partition)
+    monkeypatch.setattr(KnowledgeGraph, "_rewrite_graph", dies_at_the_fifth_cast)
     with pytest.raises(StoreError):
-        upgrade(path, force=True, columnar=True, partition=2)
-    monkeypatch.setattr(KnowledgeGraph, "replace_inferred", real)
+        upgrade(path, columnar=True, partition=4)
+    monkeypatch.setattr(KnowledgeGraph, "_rewrite_graph", real)
     with pytest.warns(OutdatedStoreWarning, match="rules"):
         kg = KnowledgeGraph(path)
     try:
-        assert recorded_versions(kg.store)[ns.GRAPH_RULES] == REDERIVING
-        assert all(not _graph(kg.store, inferred_graph(c)) for c in calls[1])  # what the failure left
+        rewritten = {g.removesuffix("/inferred") for g in updates[:4]}
+        for c in iris:  # the first partition new, the second as the old rules derived it
+            assert _graph(kg.store, inferred_graph(c)) == (fresh_inferred[c] if c in rewritten else before[c])
+        assert any(before[c] != fresh_inferred[c] for c in iris if c not in rewritten)  # so the check tells
     finally:
         kg.close()
-    report = upgrade(path)  # not forced: the store says it is outdated
-    assert report["casts"] == len(CASTS) and report["layers"]["rules"]["from"] == REDERIVING
+    report = upgrade(path, columnar=True)
+    assert report["casts"] == len(CASTS) and report["layers"]["rules"]["from"] == "sha256:old"
     with KnowledgeGraph(path) as kg:
-        assert not kg.outdated and _all(kg.store) == before
+        assert not kg.outdated
+        assert all(_graph(kg.store, inferred_graph(c)) == fresh_inferred[c] for c in iris)
+
+
+def test_only_the_casts_whose_graph_changed_are_written(tmp_path, fresh_inferred):
+    path = tmp_path / "kg"
+    iris, _ = _old_store(path)
+    old = ox.Store.read_only(str(path))
+    differ = sum(_graph(old, inferred_graph(c)) != fresh_inferred[c] for c in iris)
+    del old
+    assert 0 < differ < len(iris)  # some casts have a month-broken line, some none
+    assert upgrade(path, columnar=True)["changed"] == differ
+    assert upgrade(path, force=True, columnar=True)["changed"] == 0
 
 
 def test_the_number_of_casts_picks_the_back_end(tmp_path, monkeypatch):

@@ -440,12 +440,13 @@ class ColumnarEngine:
             out.append(f"{s} {p} {o} <{cast}/inferred> .\n")
         return list(ox.parse("".join(out), format=ox.RdfFormat.N_QUADS)) if out else []
 
-    def write_inferred_nquads(self, con, casts: set[str], path: str) -> int:
+    def write_inferred_nquads(self, con, casts: set[str], path: str, *, by_cast: bool = False) -> int:
         """In a sink of `derive_triples` (DuckDB): write the batch's inferred quads to the file `path` as N-Quads, each
         in `<cast>/inferred` as `derive` puts it. The database writes the lines itself: no Python object or string
         per quad (~600 quads, ~150 KB a cast), and nothing of them held in memory (a store bulk-loads the file).
         `casts`: the batch's cast IRIs; a triple about anything else raises RuleScopeError, as in `derive`. Returns
-        the number of quads written.
+        the number of quads written. `by_cast`: each cast's quads together (sorted by graph: a reader can take the
+        file a cast at a time).
 
         Each column holds a term's canonical N-Triples spelling (control characters escaped, never a raw line
         break), so each line is one quad as written, without CSV quoting (QUOTE '' ESCAPE '')."""
@@ -465,7 +466,8 @@ class ColumnarEngine:
                 raise RuleScopeError(f"a rule wrote a triple about {example[0]} outside any cast being derived")
         line = (f"nt_expand(s) || ' ' || kn.p || ' ' || coalesce(nt_expand(o), kn.t) || {terms.q(' <' + CAST)} || g || "
                 f"'/inferred> .'")
-        return con.execute(f"COPY (SELECT {line} FROM out_cast JOIN keys_nt AS kn USING (k)) TO {terms.q(path)} "
+        order = " ORDER BY g" if by_cast else ""
+        return con.execute(f"COPY (SELECT {line} FROM out_cast JOIN keys_nt AS kn USING (k){order}) TO {terms.q(path)} "
                            f"(FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\x01')").fetchone()[0]
 
     def derive_triples(self, quads: list[ox.Quad], sink=None) -> list[tuple[str, str, str]]:
