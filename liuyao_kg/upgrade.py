@@ -137,12 +137,12 @@ def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
         columnar = columnar_capable(kg) and len(casts) >= COLUMNAR_FROM
     report["columnar"] = bool(columnar)
     if columnar:
-        report["changed"] = 0  # casts whose inferred graph differs now (the others are not written)
-    if columnar and casts:
         from liuyao_kg.parquet_load import BATCH as PARTITION
 
-        _rederive_columnar(kg, casts, partition or PARTITION, report, on_progress)
-    elif not columnar:
+        report["changed"] = 0  # casts whose inferred graph differs now (the others are not written)
+        if casts:
+            _rederive_columnar(kg, casts, partition or PARTITION, report, on_progress)
+    else:
         for i in range(0, len(casts), batch):
             report["inferred_quads"] += _rederive(kg, casts[i:i + batch])
             report["casts"] += len(casts[i:i + batch])
