@@ -170,6 +170,17 @@ def parquet_run(n: int, seed: int, cluster: str | None, sample_s: float, partiti
                 "sample_s": sample_s}
 
 
+def run_meta() -> dict:
+    """When, on how many cores, at what load, and the command: what a results file records of its run."""
+    return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
+            "loadavg_at_start": list(os.getloadavg()), "command": " ".join(["python", *sys.argv])}
+
+
+def write_runs(out: str, meta: dict, runs: list) -> None:
+    Path(out).write_text(json.dumps({"meta": {**meta, "loadavg_at_end": list(os.getloadavg())}, "runs": runs},
+                                    indent=2) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000])
@@ -187,8 +198,7 @@ def main() -> None:
     ap.add_argument("--out", help="also write the runs as JSON here, with the date, cores and load average")
     args = ap.parse_args()
     runs = []
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
-            "loadavg_at_start": list(os.getloadavg()), "command": " ".join(["python", *sys.argv])}
+    meta = run_meta()
     if args.cluster and not args.parquet:
         ap.error("--cluster needs --parquet")
     if args.backend and args.parquet:
@@ -226,8 +236,7 @@ def main() -> None:
             runs.append(ratio)
             print(json.dumps(ratio), flush=True)
     if args.out:
-        Path(args.out).write_text(json.dumps({"meta": {**meta, "loadavg_at_end": list(os.getloadavg())}, "runs": runs},
-                                             indent=2) + "\n", encoding="utf-8")
+        write_runs(args.out, meta, runs)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,95 @@
+"""Time of `liuyao upgrade` through each back end, on the same stores, checked equal.
+
+    python benchmarks/upgrade.py --sizes 2000 --out benchmarks/results-upgrade.json
+
+Each size: a seeded batch (benchmarks/load.py's) is loaded into a store on disk, which is then made *old*: its rules
+layer loses MonthBroken, every cast is derived again with what is left, and the layer is recorded as version
+`sha256:old` — a store as an earlier rule base left it. Two copies of it are upgraded, one with `liuyao upgrade
+--backend duckdb` and one with `--backend oxigraph` (each command in a fresh subprocess, its process tree's memory
+sampled), then each again with `--force`, when nothing changes. The two upgraded stores must hold the same quads
+(the layers' version records aside): `equal` in the output. Prints one JSON object per size.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from load import _sampled, run_meta, write_batch, write_runs  # noqa: E402  (benchmarks/load.py's)
+
+RULE = "https://w3id.org/liuyao-kg/rule/MonthBroken"
+
+
+def make_old(path: Path) -> None:
+    """The store as a rule base without RULE would have left it (liuyao_kg/upgrade.py reads it as outdated)."""
+    from liuyao_kg import namespaces as ns
+    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.upgrade import upgrade_graph
+    from liuyao_kg.versioning import record
+
+    kg = KnowledgeGraph(path)
+    try:
+        kg.store.update(f"DELETE WHERE {{ GRAPH <{ns.GRAPH_RULES}> {{ <{RULE}> ?p ?o }} }}")
+        kg.__dict__.pop("engine", None)
+        upgrade_graph(kg, force=True, columnar=True)  # every cast derived with the rules as they now stand
+        record(kg.store, ns.GRAPH_RULES, "sha256:old")
+    finally:
+        kg.close()
+
+
+def quads(path: Path) -> set:
+    import pyoxigraph as ox
+
+    from liuyao_kg.versioning import GRAPH_META
+
+    store = ox.Store.read_only(str(path))
+    return {q for q in store.quads_for_pattern(None, None, None, None) if q.graph_name.value != GRAPH_META}
+
+
+def upgrade_run(store: Path, backend: str, force: bool, tmp: Path, sample_s: float) -> dict:
+    cmd = [str(Path(sys.executable).with_name("liuyao")), "upgrade", "--store", str(store), "--backend", backend,
+           "--quiet"] + (["--force"] if force else [])
+    seconds, samples, stdout = _sampled(cmd, tmp, sample_s)
+    report = json.loads(stdout)
+    return {"seconds": round(seconds, 1), "casts_per_s": round(report["casts"] / seconds, 1),
+            "casts": report["casts"], "changed": report.get("changed"), "inferred_quads": report["inferred_quads"],
+            "peak_tree_rss_mb": round(max((m for _, m in samples), default=0.0), 1)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[2000])
+    ap.add_argument("--seed", type=int, default=4)
+    ap.add_argument("--sample-s", type=float, default=2.0)
+    ap.add_argument("--out", help="also write the runs as JSON here, with the date, cores and load average")
+    args = ap.parse_args()
+    meta = run_meta()
+    runs = []
+    for n in args.sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            write_batch(tmp / "casts.jsonl", n, args.seed)
+            _sampled([str(Path(sys.executable).with_name("liuyao")), "load", str(tmp / "casts.jsonl"), "--store",
+                      str(tmp / "old"), "--quiet"], tmp, args.sample_s)
+            make_old(tmp / "old")
+            run = {"casts": n, "rules": "all", "old": f"the rules without {RULE.rsplit('/', 1)[1]}"}
+            for backend in ("duckdb", "oxigraph"):
+                store = tmp / backend
+                shutil.copytree(tmp / "old", store)
+                run[backend] = upgrade_run(store, backend, False, tmp, args.sample_s)
+                run[backend + "_force"] = upgrade_run(store, backend, True, tmp, args.sample_s)
+            run["equal"] = quads(tmp / "duckdb") == quads(tmp / "oxigraph")
+            run["duckdb_over_oxigraph"] = round(run["oxigraph"]["seconds"] / run["duckdb"]["seconds"], 2)
+            run["duckdb_over_oxigraph_force"] = round(run["oxigraph_force"]["seconds"] / run["duckdb_force"]["seconds"], 2)
+        runs.append(run)
+        print(json.dumps(run), flush=True)
+    if args.out:
+        write_runs(args.out, meta, runs)
+
+
+if __name__ == "__main__":
+    main()
