@@ -448,8 +448,9 @@ class KnowledgeGraph:
     def _rewrite_graph(self, graph: ox.NamedNode, quads: list[ox.Quad], wanted: dict) -> bool:
         """One cast's inferred graph made `quads` by one update (replace_inferred); whether it changed."""
         cast = graph.value.removesuffix("/inferred")
-        if graph.value == cast or wanted.pop(cast, False) is not None:  # not an inferred graph, or not asked / twice
+        if graph.value == cast or cast not in wanted:  # another graph, a cast not asked for, or one seen already
             raise ValueError(f"{graph}: not the inferred graph of a cast being replaced (or its quads not together)")
+        del wanted[cast]
         old = set(self._ox.quads_for_pattern(None, None, None, graph))
         new = set(quads)
         gone, added = old - new, new - old

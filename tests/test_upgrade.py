@@ -19,7 +19,8 @@ from liuyao_kg.versioning import (GRAPH_META, OutdatedStoreError, OutdatedStoreW
 
 from old_stores import asserted, fresh_inferred as derived_fresh, graph as _graph, old_store
 
-CASTS = [dict(spec="大畜之小畜", month="午", day="己巳", topic="疾病"), dict(spec="節之中孚", month="寅", day="辛亥", topic="求財"),
+CASTS = [dict(spec="大畜之小畜", month="午", day="己巳", topic="疾病"),
+         dict(spec="節之中孚", month="寅", day="辛亥", topic="求財"),
          dict(spec="否之臨", month="寅", day="己亥")]
 
 

@@ -457,8 +457,9 @@ class ColumnarEngine:
         # the cast is the first segment of a subject in the cast namespace, read off its stored short form (`out_stored`,
         # terms.compact): the check and the graph names cost no expansion; only the line written spells terms in full
         short = len(terms.SHORT)
-        con.execute(f"CREATE OR REPLACE TEMP VIEW out_cast AS SELECT k, s, o, CASE WHEN prefix(s, {terms.q(terms.SHORT)}) "
-                    f"THEN split_part(substr(s, {short + 1}, length(s) - {short + 1}), '/', 1) END AS g FROM out_stored")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW out_cast AS SELECT k, s, o, CASE WHEN prefix(s, "
+                    f"{terms.q(terms.SHORT)}) THEN split_part(substr(s, {short + 1}, length(s) - {short + 1}), '/', 1) "
+                    f"END AS g FROM out_stored")
         for (cast,) in con.execute("SELECT DISTINCT g FROM out_cast").fetchall():
             if cast is None or CAST + cast not in casts:
                 example = con.execute("SELECT nt_expand(s) FROM out_cast WHERE g IS NOT DISTINCT FROM ? LIMIT 1",
