@@ -316,7 +316,9 @@ class _RuleSQL:
         j = f"substr(c.cs, 1, length(c.cs) - 1) || {q('/judgment/' + path + '>')}"
         select = ", ".join([q(f"<{rule_iri}>"), "c.cs", j] + lines + ["NULL"] * (MAX_LINES - len(lines)))
         where = f" WHERE {' AND '.join(self.where)}" if self.where else ""
-        sql = f"SELECT DISTINCT {select} FROM w_cast c {' '.join(self.joins)}{where}"
+        # no DISTINCT: w_sol's rows become triples through `new`, made a set once per key (ColumnarEngine._apply);
+        # a hash aggregate per rule cost ~0.4 ms of its ~3.7 (one SELECT at a time, 5,000 casts)
+        sql = f"SELECT {select} FROM w_cast c {' '.join(self.joins)}{where}"
         return WideRule(sql, frozenset(self.used))
 
 
