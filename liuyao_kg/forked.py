@@ -26,7 +26,6 @@ import gc
 import json
 import os
 import queue
-import select
 import shutil
 import signal
 import socket
@@ -42,6 +41,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pyoxigraph as ox
+
+from liuyao_kg.readable import readable
 
 #: where a forked child can evaluate (Linux: /proc/self/fd and prctl are used)
 AVAILABLE = hasattr(os, "fork") and sys.platform.startswith("linux")
@@ -267,7 +268,7 @@ def run_query(store: ox.Store, text: str, kwargs: dict, choose: Callable, classi
             if remaining <= 0:
                 return Outcome(503, message=TIME_LIMIT)
             try:
-                ready, _, _ = select.select(watch, [], [], min(remaining, 0.5))
+                ready = readable(watch, min(remaining, 0.5))
             except (OSError, ValueError):  # our side of the socket is closed
                 return Outcome(499, message="client closed the connection")
             if sock in ready or sock not in watch:
@@ -296,7 +297,7 @@ def run_query(store: ox.Store, text: str, kwargs: dict, choose: Callable, classi
 def _read_status(fd: int) -> dict | None:
     raw = b""
     while True:  # the child closed it before the data pipe: all there, EOF at once
-        ready, _, _ = select.select([fd], [], [], 5.0)
+        ready = readable([fd], 5.0)
         if not ready:
             return None
         chunk = os.read(fd, 65536)
@@ -406,7 +407,7 @@ def _dry_run_forked(store: ox.Store, text: str, *, deadline: float, gate: Gate, 
     with _Child(gate, deadline, work, classify) as child:
         if child.busy:
             return Outcome(503, message=BUSY)
-        ready, _, _ = select.select([child.data_r], [], [], max(0.0, deadline - time.monotonic()))
+        ready = readable([child.data_r], max(0.0, deadline - time.monotonic()))
         if not ready:
             return Outcome(503, message=UPDATE_TIME_LIMIT)
         os.read(child.data_r, 1)  # EOF: the child has reported

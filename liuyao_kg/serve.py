@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import io
 import json
-import select
 import socket
 import sys
 import threading
@@ -41,6 +40,7 @@ from urllib.parse import parse_qs, urlsplit
 import pyoxigraph as ox
 
 from liuyao_kg import forked, sparql_guard
+from liuyao_kg.readable import readable
 
 ENDPOINT = "/sparql"
 
@@ -223,8 +223,7 @@ class _TimedReader(io.RawIOBase):
 def _client_gone(sock) -> bool:
     """The peer closed its side (readable with nothing to read); cheap enough to ask on every write."""
     try:
-        readable, _, _ = select.select([sock], [], [], 0)
-        if not readable:
+        if not readable([sock], 0):
             return False
         return sock.recv(1, socket.MSG_PEEK) == b""
     except (OSError, ValueError):

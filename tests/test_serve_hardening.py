@@ -450,3 +450,36 @@ def test_a_connection_is_kept_alive_between_requests_until_the_idle_timeout(runn
                     length = int(line.split(b":")[1])
             assert json.loads(f.read(length))["boolean"] is True
         assert f.read(1) == b""  # then closed by the server, idle
+
+
+@pytest.fixture
+def descriptors_past_1024():
+    """This process holds a descriptor numbered 1024 or above (select's FD_SETSIZE), as a server holding many
+    files or connections does: the next ones it opens (a query's pipes, a client's socket) are numbered so too."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < 1200:
+        if hard != resource.RLIM_INFINITY and hard < 1200:
+            pytest.skip(f"this process may open only {hard} files")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1200, hard))
+    fds = [os.open(os.devnull, os.O_RDONLY)]
+    while fds[-1] < 1030:
+        fds.append(os.open(os.devnull, os.O_RDONLY))
+    try:
+        yield fds[-1]
+    finally:
+        for fd in fds:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_queries_and_updates_are_answered_while_the_server_holds_descriptors_past_1024(running, descriptors_past_1024):
+    # select() refuses such a descriptor; a forked query's pipes got one, and every query lost its connection
+    r = running(_store(), allow_update=True)
+    status, body = _query(r.url, f"SELECT ?o WHERE {{ GRAPH ?g {{ <{EX}a> ?p ?o }} }}", format="json")
+    assert status == 200 and json.loads(body)["results"]["bindings"] == [{"o": {"type": "literal", "value": "a"}}]
+    status, _ = _query(r.url, f"INSERT DATA {{ <{EX}b> <{EX}p> 'b' }}", method="POST")  # dry run forked, then applied
+    assert status == 204
+    status, body = _query(r.url, f"ASK {{ <{EX}b> <{EX}p> 'b' }}", format="json")
+    assert status == 200 and json.loads(body)["boolean"] is True
