@@ -166,9 +166,6 @@ class ColumnarEngine:
     # --- the database: what differs between DuckDB (here) and SQLite (sqlite.SqliteEngine, which also
     # --- runs a statement its own way, _run_sql) ---------------------------------------------------
 
-    #: memory DuckDB's block allocator keeps for reuse (`_connect`), per engine
-    BLOCK_CACHE = "512MB"
-
     def _connect(self, threads: int | None) -> None:
         import duckdb
 
@@ -177,10 +174,6 @@ class ColumnarEngine:
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         self.con.execute("SET preserve_insertion_order = false")
-        # blocks kept for reuse between statements, not handed back to the system and faulted in again: a batch's
-        # ~1,500 statements each allocate tens of MB, and at 5,000 casts the page faults (~1.1 million) took ~2 s of
-        # system time of ~16 s CPU; with this cache ~0.9 s, for ~100 MB more resident (docs/columnar.md)
-        self.con.execute(f"SET block_allocator_memory = '{self.BLOCK_CACHE}'")
         # the translator orders each rule's joins itself (translate._Translator.p_BGP): DuckDB's search
         # would cost more than the evaluation; the CTE rewrites find nothing to gain in the generated SQL
         # (each CTE is read by design) and cost ~20 % of a batch of 300 casts in planning
