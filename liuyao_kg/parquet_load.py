@@ -7,11 +7,9 @@ written as two files: `states-<part>.parquet` (cast, state, class, of, position,
 result was derived from (prov:wasDerivedFrom), `position`/`lines` the line numbers 1–6. No rule joins two
 casts, so partitions are independent: `jobs` of them are derived at once in this process, each by its own
 engine (its own DuckDB database) in a thread of its own — DuckDB runs a statement without holding the GIL, so
-two threads load 1.4–1.9× as fast as one on two cores (docs/columnar.md; the partitions' Python holds the GIL:
-two Dask workers gained 1.82× where two threads gained 1.36× at 10,000 casts, docs/benchmarks.md) — or, with
-`cluster`, each one runs on a Dask distributed worker (`local:N` starts a local cluster of N single-threaded
-workers; anything else is a scheduler address) and writes its own files, which is why DIR must be a directory
-every worker sees.
+two threads load 1.6–1.9× as fast as one on two cores (docs/columnar.md) — or, with `cluster`, each one runs on a
+Dask distributed worker (`local:N` starts a local cluster of N single-threaded workers; anything else is a
+scheduler address) and writes its own files, which is why DIR must be a directory every worker sees.
 
 Only one partition's casts and results are in memory at a time per worker (or job), and the parent holds at
 most 2 × workers (or jobs) partitions in flight, so memory does not grow with the file. A partition checks its
