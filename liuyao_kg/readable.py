@@ -18,10 +18,8 @@ def readable(objs, timeout: float) -> list:
     poller, by_fd = select.poll(), {}
     for obj in objs:
         fd = obj if isinstance(obj, int) else obj.fileno()
-        if fd < 0:
-            raise ValueError("file descriptor cannot be a negative integer")
+        poller.register(fd, select.POLLIN | select.POLLPRI)  # ValueError for a closed one (-1)
         by_fd[fd] = obj
-        poller.register(fd, select.POLLIN | select.POLLPRI)
     return [by_fd[fd] for fd, _events in poller.poll(max(0.0, timeout) * 1000)]
 
 
