@@ -147,6 +147,7 @@ def _child_start(parent: int, keep: tuple[int, ...]) -> None:
 
 
 BUSY = "the server is busy; try again"
+NO_FORK = "the server could not start a process to evaluate this"
 
 
 def _await_idle_storage_threads(deadline: float, patience: float = 2.0) -> None:
@@ -218,14 +219,17 @@ def _fork(gate: Gate, deadline: float, work: Callable[[int], dict], classify: Ca
 
 
 class _Child:
-    """A forked child as a context: `busy` if it could not be forked in time; killed on exit unless `done`."""
+    """A forked child as a context: `busy` (and why) if it could not be forked in time, or not at all; killed on
+    exit unless `done`."""
 
     def __init__(self, gate: Gate, deadline: float, work: Callable[[int], dict], classify: Callable):
-        self.busy, self.done = False, False
+        self.busy, self.done, self.why = False, False, BUSY
         try:
             self.pid, self.data_r, self.status_r = _fork(gate, deadline, work, classify)
         except TimeoutError:
             self.busy = True
+        except OSError as e:  # fork refused: no memory to copy the process's mappings (ENOMEM), or processes (EAGAIN)
+            self.busy, self.why = True, f"{NO_FORK} ({e.strerror or e}); try again"
 
     def __enter__(self):
         return self
@@ -259,7 +263,7 @@ def run_query(store: ox.Store, text: str, kwargs: dict, choose: Callable, classi
 
     with _Child(gate, deadline, work, classify) as child:
         if child.busy:
-            return Outcome(503, message=BUSY)
+            return Outcome(503, message=child.why)
         data_r = child.data_r
         body = bytearray()
         watch = [data_r, sock]
@@ -406,7 +410,7 @@ def _dry_run_forked(store: ox.Store, text: str, *, deadline: float, gate: Gate, 
 
     with _Child(gate, deadline, work, classify) as child:
         if child.busy:
-            return Outcome(503, message=BUSY)
+            return Outcome(503, message=child.why)
         ready = readable([child.data_r], max(0.0, deadline - time.monotonic()))
         if not ready:
             return Outcome(503, message=UPDATE_TIME_LIMIT)

@@ -421,3 +421,29 @@ def test_every_term_macro_of_the_package_reads_columns_or_constants():
             if not _OPERANDS.fullmatch(arg) and not (m.group(1) == "int_term" and arg.startswith("COUNT(")):
                 compound.append(f"{m.group(1)}({arg[:80]})")
     assert calls > 300 and compound == []
+
+
+def test_one_engine_of_a_process_keeps_the_block_cache_so_the_process_can_still_fork():
+    # each DuckDB database with a block cache maps 80 % of the machine's memory as accountable address space; three
+    # of them made os.fork fail with ENOMEM, and `liuyao serve` forks for every query. A fresh process: no other
+    # engine of this test run holds the cache there.
+    script = """if True:
+        import os
+        from liuyao_kg.parquet_load import columnar_engine
+        def cache(e):
+            return e.con.execute("SELECT current_setting('block_allocator_memory')").fetchone()[0]
+        engines = [columnar_engine(threads=1, chapter_rules=False) for _ in range(3)]
+        print([cache(e) != '0 bytes' for e in engines])
+        pid = os.fork()
+        if pid == 0:
+            os._exit(7)
+        print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        engines[0].close()
+        print(cache(columnar_engine(threads=1, chapter_rules=False)) != '0 bytes')
+    """
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:3] == ["[True, False, False]", "7", "True"]

@@ -483,3 +483,26 @@ def test_queries_and_updates_are_answered_while_the_server_holds_descriptors_pas
     assert status == 204
     status, body = _query(r.url, f"ASK {{ <{EX}b> <{EX}p> 'b' }}", format="json")
     assert status == 200 and json.loads(body)["boolean"] is True
+
+
+def test_a_query_the_server_cannot_fork_for_is_refused_with_503_saying_why_and_the_next_is_answered(running,
+                                                                                                  monkeypatch):
+    import errno
+
+    from liuyao_kg import forked
+
+    r = running(_store())
+    real, refusals = os.fork, []
+
+    def fork():  # as the kernel does when the process's mappings do not fit in memory
+        if not refusals:
+            refusals.append(1)
+            raise OSError(errno.ENOMEM, os.strerror(errno.ENOMEM))
+        return real()
+
+    monkeypatch.setattr(forked.os, "fork", fork)
+    text = f"SELECT ?o WHERE {{ GRAPH ?g {{ <{EX}a> ?p ?o }} }}"
+    status, body = _query(r.url, text, format="json")
+    assert status == 503 and "could not start a process" in body and os.strerror(errno.ENOMEM) in body
+    status, body = _query(r.url, text, format="json")
+    assert status == 200 and json.loads(body)["results"]["bindings"] == [{"o": {"type": "literal", "value": "a"}}]

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import threading
 import time
+import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -33,6 +35,31 @@ from .translate import RDF_TYPE, TERM_ORDER_ERROR, VERSION, Layout, Translation,
 
 _PROLOGUE = sparql_prologue()
 _TOPIC = LYO + "topic"
+
+#: memory DuckDB's block allocator keeps for reuse between statements (`_connect`): a batch's ~1,500 statements
+#: each allocate tens of MB, which DuckDB otherwise hands back to the system and faults in again
+BLOCK_CACHE = "512MB"
+#: held by the one engine of this process whose database has the block cache. With the cache DuckDB maps 80 % of
+#: the machine's memory per database as accountable address space (not MAP_NORESERVE), and Linux's default
+#: overcommit heuristics refuse to copy too much of it: a process holding three such databases could not fork
+#: (ENOMEM, 24 GiB machine), one could — and `liuyao serve` forks for every query. So one per process: a Dask
+#: worker's engine or a load's first job has it (docs/columnar.md).
+_BLOCK_CACHE_HELD = threading.Lock()
+
+
+def _strict_overcommit() -> bool:
+    """Linux's strict accounting (vm.overcommit_memory = 2): there the cache's mapping would take 80 % of the
+    machine's commit limit from every other allocation, so no engine keeps a cache."""
+    try:
+        with open("/proc/sys/vm/overcommit_memory", encoding="ascii") as f:
+            return f.read().strip() == "2"
+    except OSError:
+        return False
+
+
+def _release_block_cache(con) -> None:
+    con.close()  # the mapping goes with the database, before another engine may take the cache
+    _BLOCK_CACHE_HELD.release()
 
 
 def _rule_hash(rule: Rule, layout: Layout) -> str:
@@ -107,6 +134,9 @@ def translations(rules: list[Rule], layout: Layout, progress=None) -> dict[str, 
 class ColumnarEngine:
     """Derives casts' inferred quads with the rules as SQL; `derive` returns what Engine.derive returns."""
 
+    #: called once, closes the database and gives the block cache back (`_connect`; None: no cache here)
+    _block_cache: weakref.finalize | None = None
+
     def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad], *, threads: int | None = None,
                  progress=None, conditions: dict[str, tuple[str, str | None]] | None = None):
         """`conditions` ({chapter rule IRI: (condition, strength table)}, wide.chapter_conditions of the rules
@@ -174,6 +204,14 @@ class ColumnarEngine:
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         self.con.execute("SET preserve_insertion_order = false")
+        if not _strict_overcommit() and _BLOCK_CACHE_HELD.acquire(blocking=False):
+            try:
+                self.con.execute(f"SET block_allocator_memory = '{BLOCK_CACHE}'")
+            except BaseException:
+                _BLOCK_CACHE_HELD.release()
+                raise
+            # given back when the engine is closed or collected
+            self._block_cache = weakref.finalize(self, _release_block_cache, self.con)
         # the translator orders each rule's joins itself (translate._Translator.p_BGP): DuckDB's search
         # would cost more than the evaluation; the CTE rewrites find nothing to gain in the generated SQL
         # (each CTE is read by design) and cost ~20 % of a batch of 300 casts in planning
@@ -306,8 +344,11 @@ class ColumnarEngine:
 
     def close(self) -> None:
         """Close the database (its threads end with it: a process that forks later, as the endpoint does to
-        evaluate a query, then forks no database thread's held lock)."""
-        self.con.close()
+        evaluate a query, then forks no database thread's held lock), and give back the block cache if it has it."""
+        if self._block_cache is not None:
+            self._block_cache()
+        else:
+            self.con.close()
 
     # --- layout ---------------------------------------------------------------------------------
 
