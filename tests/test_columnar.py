@@ -426,7 +426,10 @@ def test_every_term_macro_of_the_package_reads_columns_or_constants():
 def test_one_engine_of_a_process_keeps_the_block_cache_so_the_process_can_still_fork():
     # each DuckDB database with a block cache maps 80 % of the machine's memory as accountable address space; three
     # of them made os.fork fail with ENOMEM, and `liuyao serve` forks for every query. A fresh process: no other
-    # engine of this test run holds the cache there.
+    # engine of this test run holds the cache there. Under strict overcommit no engine has one.
+    from liuyao_kg.reasoner.columnar.engine import _strict_overcommit
+
+    cached = not _strict_overcommit()
     script = """if True:
         import os
         from liuyao_kg.parquet_load import columnar_engine
@@ -446,4 +449,4 @@ def test_one_engine_of_a_process_keeps_the_block_cache_so_the_process_can_still_
 
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split("\n")[:3] == ["[True, False, False]", "7", "True"]
+    assert out.stdout.split("\n")[:3] == [str([cached, False, False]), "7", str(cached)]

@@ -58,8 +58,10 @@ def _strict_overcommit() -> bool:
 
 
 def _release_block_cache(con) -> None:
-    con.close()  # the mapping goes with the database, before another engine may take the cache
-    _BLOCK_CACHE_HELD.release()
+    try:
+        con.close()  # the mapping goes with the database, before another engine may take the cache
+    finally:
+        _BLOCK_CACHE_HELD.release()
 
 
 def _rule_hash(rule: Rule, layout: Layout) -> str:
