@@ -28,7 +28,6 @@ import os
 import queue
 import shutil
 import signal
-import socket
 import stat
 import subprocess
 import sys
