@@ -423,30 +423,33 @@ def test_every_term_macro_of_the_package_reads_columns_or_constants():
     assert calls > 300 and compound == []
 
 
-def test_one_engine_of_a_process_keeps_the_block_cache_so_the_process_can_still_fork():
+def test_the_one_thread_engines_of_a_process_share_one_database_with_the_block_cache_so_it_can_still_fork():
     # each DuckDB database with a block cache maps 80 % of the machine's memory as accountable address space; three
-    # of them made os.fork fail with ENOMEM, and `liuyao serve` forks for every query. A fresh process: no other
-    # engine of this test run holds the cache there. Under strict overcommit no engine has one.
+    # of them made os.fork fail with ENOMEM, and `liuyao serve` forks for every query. A fresh process: no engine of
+    # this test run is in its shared database. Under strict overcommit no engine has the cache.
     from liuyao_kg.reasoner.columnar.engine import _strict_overcommit
 
     cached = not _strict_overcommit()
     script = """if True:
         import os
         from liuyao_kg.parquet_load import columnar_engine
+        from liuyao_kg.reasoner.columnar.engine import _SharedDatabase
         def cache(e):
-            return e.con.execute("SELECT current_setting('block_allocator_memory')").fetchone()[0]
+            return e.con.execute("SELECT current_setting('block_allocator_memory')").fetchone()[0] != '0 bytes'
         engines = [columnar_engine(threads=1, chapter_rules=False) for _ in range(3)]
-        print([cache(e) != '0 bytes' for e in engines])
+        engines.append(columnar_engine(threads=2, chapter_rules=False))  # a database of its own, no cache
+        print([cache(e) for e in engines])
         pid = os.fork()
         if pid == 0:
             os._exit(7)
         print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
-        engines[0].close()
-        print(cache(columnar_engine(threads=1, chapter_rules=False)) != '0 bytes')
+        for e in engines:
+            e.close()
+        print(_SharedDatabase._con is None)  # closed with its last engine
     """
     import subprocess
     import sys
 
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split("\n")[:3] == [str([cached, False, False]), "7", str(cached)]
+    assert out.stdout.split("\n")[:3] == [str([cached, cached, cached, False]), "7", "True"]

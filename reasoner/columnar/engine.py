@@ -15,6 +15,7 @@ batches derives the same quads.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import sys
 import threading
 import time
@@ -36,32 +37,79 @@ from .translate import RDF_TYPE, TERM_ORDER_ERROR, VERSION, Layout, Translation,
 _PROLOGUE = sparql_prologue()
 _TOPIC = LYO + "topic"
 
-#: memory DuckDB's block allocator keeps for reuse between statements (`_connect`): a batch's ~1,500 statements
-#: each allocate tens of MB, which DuckDB otherwise hands back to the system and faults in again
+#: memory DuckDB's block allocator keeps for reuse between statements: a batch's ~1,500 statements each allocate
+#: tens of MB, which DuckDB otherwise hands back to the system and faults in again (docs/columnar.md)
 BLOCK_CACHE = "512MB"
-#: held by the one engine of this process whose database has the block cache. With the cache DuckDB maps 80 % of
-#: the machine's memory per database as accountable address space (not MAP_NORESERVE), and Linux's default
-#: overcommit heuristics refuse to copy too much of it: a process holding three such databases could not fork
-#: (ENOMEM, 24 GiB machine), one could — and `liuyao serve` forks for every query. So one per process: a Dask
-#: worker's engine or a load's first job has it (docs/columnar.md).
-_BLOCK_CACHE_HELD = threading.Lock()
+
+
+class _SharedDatabase:
+    """The one DuckDB database of this process that has the block cache, shared by its one-thread engines (a job's,
+    a Dask worker's), each in an in-memory catalog of its own.
+
+    With the cache DuckDB maps 80 % of the machine's memory per database as accountable address space (not
+    MAP_NORESERVE), and Linux's default overcommit heuristics refuse to copy too much of it: a process holding three
+    such databases could not fork (ENOMEM, 24 GiB machine), one could — and `liuyao serve` forks for every query.
+    So one such database a process, closed with its last engine. Under strict accounting (vm.overcommit_memory = 2)
+    the mapping would take 80 % of the commit limit from every other allocation: there no engine shares it."""
+
+    _lock = threading.Lock()
+    _con = None
+    _engines = 0
+    _names = itertools.count()
+
+    @classmethod
+    def connect(cls):
+        """(a connection of the shared database, using a new empty catalog of its own, the catalog's name)."""
+        import duckdb
+
+        with cls._lock:
+            if cls._con is None:
+                con = duckdb.connect(config={"threads": 1})
+                _settings(con)
+                con.execute(f"SET block_allocator_memory = '{BLOCK_CACHE}'")
+                cls._con = con
+            name = f"engine_{next(cls._names)}"
+            con = cls._con.cursor()
+            try:
+                con.execute(f"ATTACH ':memory:' AS {name}")
+                con.execute(f"USE {name}")
+            except BaseException:
+                con.close()
+                raise
+            cls._engines += 1
+            return con, name
+
+    @classmethod
+    def release(cls, con, name: str) -> None:
+        """An engine's catalog dropped and its connection closed; the database too with the last engine's."""
+        with cls._lock:
+            try:
+                con.execute("USE memory")
+                con.execute(f"DETACH {name}")
+            finally:
+                con.close()
+                cls._engines -= 1
+                if not cls._engines and cls._con is not None:
+                    cls._con.close()
+                    cls._con = None
+
+
+def _settings(con) -> None:
+    """What every engine's database runs with."""
+    con.execute("SET preserve_insertion_order = false")
+    # the translator orders each rule's joins itself (translate._Translator.p_BGP): DuckDB's search
+    # would cost more than the evaluation; the CTE rewrites find nothing to gain in the generated SQL
+    # (each CTE is read by design) and cost ~20 % of a batch of 300 casts in planning
+    con.execute("SET disabled_optimizers = 'join_order,common_subplan,cte_filter_pusher'")
 
 
 def _strict_overcommit() -> bool:
-    """Linux's strict accounting (vm.overcommit_memory = 2): there the cache's mapping would take 80 % of the
-    machine's commit limit from every other allocation, so no engine keeps a cache."""
+    """Linux's strict accounting (vm.overcommit_memory = 2)."""
     try:
         with open("/proc/sys/vm/overcommit_memory", encoding="ascii") as f:
             return f.read().strip() == "2"
     except OSError:
         return False
-
-
-def _release_block_cache(con) -> None:
-    try:
-        con.close()  # the mapping goes with the database, before another engine may take the cache
-    finally:
-        _BLOCK_CACHE_HELD.release()
 
 
 def _rule_hash(rule: Rule, layout: Layout) -> str:
@@ -136,8 +184,8 @@ def translations(rules: list[Rule], layout: Layout, progress=None) -> dict[str, 
 class ColumnarEngine:
     """Derives casts' inferred quads with the rules as SQL; `derive` returns what Engine.derive returns."""
 
-    #: called once, closes the database and gives the block cache back (`_connect`; None: no cache here)
-    _block_cache: weakref.finalize | None = None
+    #: closes the engine's database, or drops its catalog of the shared one, once (`_connect`; SQLite: None)
+    _release: weakref.finalize | None = None
 
     def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad], *, threads: int | None = None,
                  progress=None, conditions: dict[str, tuple[str, str | None]] | None = None):
@@ -201,23 +249,17 @@ class ColumnarEngine:
     def _connect(self, threads: int | None) -> None:
         import duckdb
 
-        self.con = duckdb.connect()
         self._duckdb_input_error = duckdb.InvalidInputException  # how a statement refuses a batch (_run_sql)
-        if threads:
-            self.con.execute(f"SET threads = {int(threads)}")
-        self.con.execute("SET preserve_insertion_order = false")
-        if not _strict_overcommit() and _BLOCK_CACHE_HELD.acquire(blocking=False):
-            try:
-                self.con.execute(f"SET block_allocator_memory = '{BLOCK_CACHE}'")
-            except BaseException:
-                _BLOCK_CACHE_HELD.release()
-                raise
-            # given back when the engine is closed or collected
-            self._block_cache = weakref.finalize(self, _release_block_cache, self.con)
-        # the translator orders each rule's joins itself (translate._Translator.p_BGP): DuckDB's search
-        # would cost more than the evaluation; the CTE rewrites find nothing to gain in the generated SQL
-        # (each CTE is read by design) and cost ~20 % of a batch of 300 casts in planning
-        self.con.execute("SET disabled_optimizers = 'join_order,common_subplan,cte_filter_pusher'")
+        if threads == 1 and not _strict_overcommit():  # the process's database with the block cache
+            self.con, catalog = _SharedDatabase.connect()
+            # the catalog dropped when the engine is closed or collected
+            self._release = weakref.finalize(self, _SharedDatabase.release, self.con, catalog)
+        else:
+            self.con = duckdb.connect()
+            self._release = weakref.finalize(self, self.con.close)
+            if threads:
+                self.con.execute(f"SET threads = {int(threads)}")
+            _settings(self.con)
         terms.install(self.con)
 
     def _create(self, table: str, columns: list[str], ints: tuple[str, ...] = ()) -> None:
@@ -346,9 +388,9 @@ class ColumnarEngine:
 
     def close(self) -> None:
         """Close the database (its threads end with it: a process that forks later, as the endpoint does to
-        evaluate a query, then forks no database thread's held lock), and give back the block cache if it has it."""
-        if self._block_cache is not None:
-            self._block_cache()
+        evaluate a query, then forks no database thread's held lock); in the shared database, the engine's catalog."""
+        if self._release is not None:
+            self._release()
         else:
             self.con.close()
 
