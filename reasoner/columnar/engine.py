@@ -52,9 +52,10 @@ class _SharedDatabase:
     So one such database a process, closed with its last engine. Under strict accounting (vm.overcommit_memory = 2)
     the mapping would take 80 % of the commit limit from every other allocation: there no engine shares it."""
 
-    _lock = threading.Lock()
+    #: reentrant: the garbage collector may release a collected engine inside `connect`, in the same thread
+    _lock = threading.RLock()
     _con = None
-    _engines = 0
+    _engines = 0  # counted from the start of `connect`, so a release inside it never closes the database
     _names = itertools.count()
 
     @classmethod
@@ -63,20 +64,23 @@ class _SharedDatabase:
         import duckdb
 
         with cls._lock:
-            if cls._con is None:
-                con = duckdb.connect(config={"threads": 1})
-                _settings(con)
-                con.execute(f"SET block_allocator_memory = '{BLOCK_CACHE}'")
-                cls._con = con
-            name = f"engine_{next(cls._names)}"
-            con = cls._con.cursor()
+            cls._engines += 1
+            con = None
             try:
+                if cls._con is None:
+                    db = duckdb.connect(config={"threads": 1})
+                    _settings(db)
+                    db.execute(f"SET block_allocator_memory = '{BLOCK_CACHE}'")
+                    cls._con = db
+                name = f"engine_{next(cls._names)}"
+                con = cls._con.cursor()
                 con.execute(f"ATTACH ':memory:' AS {name}")
                 con.execute(f"USE {name}")
             except BaseException:
-                con.close()
+                if con is not None:
+                    con.close()
+                cls._gone()
                 raise
-            cls._engines += 1
             return con, name
 
     @classmethod
@@ -88,10 +92,14 @@ class _SharedDatabase:
                 con.execute(f"DETACH {name}")
             finally:
                 con.close()
-                cls._engines -= 1
-                if not cls._engines and cls._con is not None:
-                    cls._con.close()
-                    cls._con = None
+                cls._gone()
+
+    @classmethod
+    def _gone(cls) -> None:
+        cls._engines -= 1
+        if not cls._engines and cls._con is not None:
+            cls._con.close()
+            cls._con = None
 
 
 def _settings(con) -> None:
@@ -387,8 +395,9 @@ class ColumnarEngine:
         return w.extensions <= self._wide_usable
 
     def close(self) -> None:
-        """Close the database (its threads end with it: a process that forks later, as the endpoint does to
-        evaluate a query, then forks no database thread's held lock); in the shared database, the engine's catalog."""
+        """Close the engine's database (its threads end with it: a process that forks later, as the endpoint does to
+        evaluate a query, then forks no database thread's held lock). An engine of the shared database drops its
+        catalog; the last one closes the database."""
         if self._release is not None:
             self._release()
         else:
