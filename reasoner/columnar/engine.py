@@ -192,9 +192,6 @@ def translations(rules: list[Rule], layout: Layout, progress=None) -> dict[str, 
 class ColumnarEngine:
     """Derives casts' inferred quads with the rules as SQL; `derive` returns what Engine.derive returns."""
 
-    #: closes the engine's database, or drops its catalog of the shared one, once (`_connect`; SQLite: None)
-    _release: weakref.finalize | None = None
-
     def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad], *, threads: int | None = None,
                  progress=None, conditions: dict[str, tuple[str, str | None]] | None = None):
         """`conditions` ({chapter rule IRI: (condition, strength table)}, wide.chapter_conditions of the rules
@@ -398,10 +395,7 @@ class ColumnarEngine:
         """Close the engine's database (its threads end with it: a process that forks later, as the endpoint does to
         evaluate a query, then forks no database thread's held lock). An engine of the shared database drops its
         catalog; the last one closes the database."""
-        if self._release is not None:
-            self._release()
-        else:
-            self.con.close()
+        self._release()  # a weakref.finalize (`_connect`): once, by this call or when the engine is collected
 
     # --- layout ---------------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import weakref
 
 from . import sqlite_terms
 from .engine import ColumnarEngine
@@ -61,6 +62,7 @@ class SqliteEngine(ColumnarEngine):
         # autocommit: each statement is atomic on its own, so a refused one leaves `new` as it was
         self.con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False,
                                    cached_statements=self.STATEMENT_CACHE)
+        self._release = weakref.finalize(self, self.con.close)
         self._terms = sqlite_terms.install(self.con)
         #: rules whose statement was written again for SQLite's parser (hoist), and those that still
         #: would not run: those run on pyoxigraph
