@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -265,6 +266,10 @@ class Engine:
         (reasoner/rule_base.py)."""
         self.threads = self.THREADS if threads is None else max(1, threads)
         self._pool = ForkSafePool("liuyao-rules")
+        #: when a dict, each evaluation is timed into it: {rule IRI: [evaluations, of them finding nothing, seconds,
+        #: seconds of those finding nothing]} (wall clock of pyoxigraph's query and reading its triples;
+        #: benchmarks/single_cast.py). None: not timed.
+        self.timings: dict[str, list] | None = None
         self.rules = {r.iri: r for r in rules}
         self.plan: RulePlan = rule_plan if rule_plan is not None else plan(
             {r.iri: r.io for r in rules}, {r.iri: r.construct for r in rules})
@@ -339,24 +344,41 @@ class Engine:
         out: list = [None] * len(iris)
         todo = iter(range(len(iris)))  # shared: each thread takes the next rule (next() is atomic under the GIL)
 
+        timings = self.timings
+        took: list = [0.0] * len(iris) if timings is not None else []
+
         def take() -> None:
-            for i in todo:
+            if timings is None:
+                for i in todo:
+                    out[i] = list(work.query(queries[iris[i]]))
+                return
+            for i in todo:  # each slot written by one thread; summed below, in the calling thread
+                start = time.perf_counter()
                 out[i] = list(work.query(queries[iris[i]]))
+                took[i] = time.perf_counter() - start
 
         n = self.threads
         if n == 1 or len(iris) < self.PARALLEL_FROM:
             take()
-            return out
-        pool = self._pool.get(n - 1)
-        helpers = [pool.submit(take) for _ in range(n - 1)]
-        take()
-        for h in helpers:
-            h.result()
+        else:
+            pool = self._pool.get(n - 1)
+            helpers = [pool.submit(take) for _ in range(n - 1)]
+            take()
+            for h in helpers:
+                h.result()
+        if timings is not None:
+            for iri, triples, seconds in zip(iris, out, took):
+                _count(timings, iri, triples, seconds)
         return out
 
     def _apply(self, iri: str, run: "_Run") -> list[ox.Quad]:
         """Evaluate one rule; add its new triples to the store and to `run.out`, and return them."""
-        return self._add(iri, self._work.query(self._queries[iri]), run)
+        if self.timings is None:
+            return self._add(iri, self._work.query(self._queries[iri]), run)
+        start = time.perf_counter()
+        triples = list(self._work.query(self._queries[iri]))
+        _count(self.timings, iri, triples, time.perf_counter() - start)
+        return self._add(iri, triples, run)
 
     def _add(self, iri: str, triples: Iterable[ox.Triple], run: "_Run") -> list[ox.Quad]:
         """Add a rule's triples that are new to the store and to `run.out`, and return them."""
@@ -384,6 +406,15 @@ class _Run:
     seen: set
     inferred: dict = field(default_factory=dict)  # subject → the inferred graph of its cast
     out: list = field(default_factory=list)
+
+
+def _count(timings: dict[str, list], iri: str, triples: list, seconds: float) -> None:
+    entry = timings.setdefault(iri, [0, 0, 0.0, 0.0])
+    entry[0] += 1
+    entry[2] += seconds
+    if not triples:
+        entry[1] += 1
+        entry[3] += seconds
 
 
 def _inferred_graph_of(t: ox.Triple, iri: str, graphs: set) -> ox.NamedNode:

@@ -257,6 +257,33 @@ def test_a_level_evaluated_in_two_threads_derives_exactly_what_one_thread_does()
         assert two.derive(quads) == one.derive(quads)  # the same quads, in the same order
 
 
+def test_timing_the_evaluations_counts_each_one_and_changes_nothing_derived():
+    engine = liuyao_kg.default_graph().engine
+    plain, timed = Engine(list(engine.rules.values()), engine._reference, threads=2), \
+        Engine(list(engine.rules.values()), engine._reference, threads=2)
+    timed.PARALLEL_FROM = 1  # the timed evaluations of a level run on both threads
+    evaluated: list[str] = []
+    real = timed._work.query
+
+    class Counting:  # the working store, counting the rule queries it answers
+        def __getattr__(self, name):
+            return getattr(real.__self__, name)
+
+        def query(self, text, **kwargs):
+            evaluated.append(text)
+            return real(text, **kwargs)
+
+    for quads in _seeded_casts()[:4]:
+        timed.timings = {}
+        timed._work = Counting()
+        del evaluated[:]
+        assert timed.derive(quads) == plain.derive(quads)
+        counts = timed.timings.values()
+        assert sum(n for n, *_ in counts) == len(evaluated) > 0
+        assert all(0 <= empty <= n and 0.0 <= empty_s <= s for n, empty, s, empty_s in counts)
+        assert any(empty for _, empty, *_ in counts)  # some rules run and find nothing on every cast
+
+
 def test_a_forked_child_evaluates_a_level_with_threads_of_its_own():
     import os
     import pickle
