@@ -27,15 +27,10 @@ from pathlib import Path
 
 
 def _quads(n: int, seed: int) -> list:
-    from bench import casts
+    """The asserted quads of `n` seeded casts, as one batch."""
+    from bench import _inputs, casts
 
-    from liuyao_kg.loaders.cast_input import make_cast_input
-    from liuyao_kg.loaders.rdf import cast_quads
-
-    out: list = []
-    for spec, month, day, topic in casts(n, seed=seed):
-        out += cast_quads(make_cast_input(spec, month=month, day=day, topic=topic))
-    return out
+    return [q for quads in _inputs(casts(n, seed=seed)) for q in quads]
 
 
 def _derive(engine, quads: list) -> float:

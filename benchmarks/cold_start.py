@@ -13,7 +13,6 @@ one thread, and SQLite), and one cast repeated.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import random
@@ -113,6 +112,22 @@ def phases() -> dict:
     return json.loads(done.stdout)
 
 
+#: the topics of the warm casts: each cast once first (SQLite prepares a topic's statements at its first cast)
+WARM_TOPICS = [None, "求財", "婚姻", "疾病", "功名", "晴"]
+
+
+def new_casts(n: int, seed: int = 7) -> list[tuple[str, str, str, str | None]]:
+    """(lines, month, day, topic) of `n` seeded new casts: what `warm` and benchmarks/single_cast.py cast."""
+    rng = random.Random(seed)
+    stems, branches = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
+    out = []
+    for _ in range(n):
+        d = rng.randrange(60)
+        spec, month, day = "".join(rng.choice("6789") for _ in range(6)), rng.choice(branches), stems[d % 10] + branches[d % 12]
+        out.append((spec, month, day, rng.choice(WARM_TOPICS)))
+    return out
+
+
 def warm(casts: int = 40, repeats: int = 20) -> dict:
     """ms per `liuyao_kg.cast` in a process that has cast once per topic: new seeded casts, and one cast again;
     the same new casts, interleaved, into a store whose engine and chart use one thread (`threads_1`) and into
@@ -124,18 +139,12 @@ def warm(casts: int = 40, repeats: int = 20) -> dict:
     serial.parallel_reads = 1
     serial.engine.threads = 1
     sqlite = KnowledgeGraph(backend="sqlite")
-    topics = [None, "求財", "婚姻", "疾病", "功名", "晴"]
     stores = {"default": None, "threads_1": serial, "sqlite": sqlite}
-    for kg in stores.values():  # SQLite prepares a topic's statements at its first cast
-        for topic in topics:
+    for kg in stores.values():
+        for topic in WARM_TOPICS:
             liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic=topic, kg=kg)
-    rng = random.Random(7)
-    stems, branches = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
     times: dict[str, list[float]] = {name: [] for name in stores}
-    for _ in range(casts):
-        d = rng.randrange(60)
-        spec, month, day = "".join(rng.choice("6789") for _ in range(6)), rng.choice(branches), stems[d % 10] + branches[d % 12]
-        topic = rng.choice(topics)
+    for spec, month, day, topic in new_casts(casts):
         for name, kg in stores.items():
             t = time.perf_counter()
             liuyao_kg.cast(spec, month=month, day=day, topic=topic, kg=kg)
@@ -159,8 +168,6 @@ def bytecode() -> dict:
     """How many of the package's modules have cached bytecode (the editable install compiles them:
     build_backend/liuyao_build.py); without it, where PYTHONDONTWRITEBYTECODE is set, every run compiles them."""
     import importlib.util
-
-    import liuyao_kg
 
     dirs = {Path(d) for name in ("", ".ontology", ".loaders", ".reasoner", ".queries")
             for d in importlib.import_module("liuyao_kg" + name).__path__}

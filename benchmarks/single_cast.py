@@ -2,7 +2,7 @@
 
     python benchmarks/single_cast.py --out benchmarks/results-single-cast.json
 
-A store casts once per topic (as `cold_start.warm()` does), then `--casts` new seeded casts (the same generator),
+A store casts once per topic (as `cold_start.warm()` does), then `--casts` new seeded casts (the same, `cold_start.new_casts`),
 the engine timing each rule evaluation (`Engine.timings`: pyoxigraph's query and reading its triples, wall clock).
 Reported per cast: the evaluations in the plan's levels and in its recursive strata, how many of them found
 nothing and what those cost, and the rules that cost most. Then the chart's named queries (`CHART_QUERIES`, the
@@ -12,28 +12,14 @@ beyond the derivation. Query times are summed over threads (a level's rules run 
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import sys
 import time
 from pathlib import Path
 
-TOPICS = [None, "求財", "婚姻", "疾病", "功名", "晴"]
-
-
-def seeded_casts(n: int, seed: int = 7) -> list[tuple[str, str, str, str | None]]:
-    """(lines, month, day, topic) of `n` casts, drawn as `cold_start.warm()` draws them."""
-    rng = random.Random(seed)
-    stems, branches = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
-    out = []
-    for _ in range(n):
-        d = rng.randrange(60)
-        out.append(("".join(rng.choice("6789") for _ in range(6)), rng.choice(branches),
-                    stems[d % 10] + branches[d % 12], rng.choice(TOPICS)))
-    return out
-
-
 def measure(casts: int = 40, repeat: int = 9, top: int = 10) -> dict:
+    from cold_start import WARM_TOPICS, new_casts
+
     import liuyao_kg
     from liuyao_kg import queries
     from liuyao_kg.chart import CHART_QUERIES
@@ -41,12 +27,12 @@ def measure(casts: int = 40, repeat: int = 9, top: int = 10) -> dict:
     from liuyao_kg.reading import READING_QUERIES
 
     kg = KnowledgeGraph()
-    for topic in TOPICS:
+    for topic in WARM_TOPICS:
         liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic=topic, kg=kg)
     engine = kg.engine
     engine.timings = timings = {}
     walls, iri = [], None
-    for spec, month, day, topic in seeded_casts(casts):
+    for spec, month, day, topic in new_casts(casts):
         start = time.perf_counter()
         iri = liuyao_kg.cast(spec, month=month, day=day, topic=topic, kg=kg)["cast"]
         walls.append(time.perf_counter() - start)
