@@ -22,7 +22,7 @@ def default_graph():
 
 def cast(spec: str, *, lines=None, month=None, day=None, year=None, birth=None, date=None, topic=None,
          about=None, sex=None, school=None, use_god=None, day_boundary: str = "00:00", kg=None,
-         horizon: str = "日") -> dict:
+         horizon: str | None = None) -> dict:
     """Load one cast, derive its states, and return its chart (the JSON shape of docs/json-output.md)."""
     from liuyao_kg.chart import chart
     from liuyao_kg.loaders.cast_input import make_cast_input

@@ -35,7 +35,7 @@ CHART_QUERIES = ("cast-judgments", "cast-states", "chart-lines", "chart-use-god"
                  "chart-hexagrams", "chart-question", "chart-roles")
 
 
-def chart(kg, cast_iri: str, horizon: str = "日", *, reading: bool = True) -> dict:
+def chart(kg, cast_iri: str, horizon: str | None = None, *, reading: bool = True) -> dict:
     """Assemble the chart dict of a cast already derived in `kg`, with its reading (liuyao_kg.reading) unless
     `reading=False` (what benchmarks/reading.py compares)."""
     p = {"cast": cast_iri}
@@ -154,7 +154,9 @@ def chart(kg, cast_iri: str, horizon: str = "日", *, reading: bool = True) -> d
     }
     if not reading:
         return out
-    return add_reading(ask, out, horizon)
+    # the timing's unit: the user's, else the question's (卜筮正宗 遠應年月，近應日時; reference data), else 日
+    return add_reading(ask, out, horizon or question.get("unit") or "日", horizon_by="user" if horizon else
+                       "question" if question.get("unit") else "default")
 
 
 def _use_god(ask, p: dict, state: dict | None) -> dict | None:

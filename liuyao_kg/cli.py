@@ -24,13 +24,14 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--date", help="ISO date-time with zone, e.g. 2024-02-04T16:28+08:00 (instead of --month/--day)")
     p.add_argument("--day-boundary", choices=["00:00", "23:00"], default="00:00", help="when a day starts")
     p.add_argument("--topic", help="the question, e.g. 求財 婚姻 疾病 晴 雨 (synonyms too: 晴雨 求名 科舉; `liuyao topics`)")
-    p.add_argument("--about", help="whom the question concerns (來者何人: 父母 夫 妻 子 兄弟 朋友 奴僕); "
-                                   "chooses the use-god for 疾病, 行人 (and 夫/妻 for 婚姻)")
+    p.add_argument("--about", help="whom the question concerns (來者何人: 父母 夫 妻 子 兄弟 朋友 奴僕 他人, or another "
+                                   "name: 師 嫂 侄 …); chooses the use-god for any question (卜筮正宗 用神分類定例)")
     p.add_argument("--school", help="where the works disagree on the question's use-god, the school to read it by "
                                     "(`liuyao topics` lists them)")
     p.add_argument("--use-god", dest="use_god", help="name the use-god yourself: a relative (妻財) or a line (1–6)")
-    p.add_argument("--horizon", choices=["日", "月", "年"], default="日",
-                   help="the question's horizon (易冒: 此月之得 / 彼月之得): timing in days, months or years (default 日)")
+    p.add_argument("--horizon", choices=["日", "月", "年"], default=None,
+                   help="the timing's unit (易冒: 此月之得 / 彼月之得); default: the question's (卜筮正宗 遠應年月，近應日時: "
+                        "月 for 身命 家宅 葬地 功名 田蠶 國家 征戰 婚姻 修道, else 日)")
 
 
 def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
@@ -127,8 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
     why.add_argument("--timing", type=int, metavar="N", help="explain the timing candidate ranked N (1 = first)")
     _store(why)
 
-    ev = sub.add_parser("eval", help="the reading against cases with recorded outcomes: verdict agreement, timing hit@1/@3")
-    ev.add_argument("cases", help="a YAML file of cases (tests/data/eval_cases.yaml)")
+    ev = sub.add_parser("eval", help="the reading against cases with recorded outcomes (the cast gets only the "
+                                     "question): verdict direction, balanced accuracy, timing hit@1/@3, baselines")
+    ev.add_argument("cases", nargs="+", metavar="FILE",
+                    help="YAML files of cases, each reported as a set, then all together "
+                         "(../shared/outcomes/buzheng_cases.yaml, tests/data/eval_cases.yaml)")
     ev.add_argument("--format", choices=["text", "json"], default="text")
 
     ld = sub.add_parser("load", help="load a batch of casts (JSON Lines, YAML or CSV)")
@@ -388,9 +392,15 @@ def _cmd_why(args) -> int:
 
 
 def _cmd_eval(args) -> int:
+    from pathlib import Path
+
     from liuyao_kg.evaluate import evaluate, load_cases, report_text
 
-    report = evaluate(load_cases(args.cases))
+    stems = [Path(f).stem for f in args.cases]
+    cases = []
+    for f, stem in zip(args.cases, stems):  # a set is named by its file's stem, by its path if two stems match
+        cases += load_cases(f, set_name=stem if stems.count(stem) == 1 else str(f))
+    report = evaluate(cases)
     print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else report_text(report), end="")
     return 0
 

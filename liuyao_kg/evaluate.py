@@ -1,98 +1,348 @@
-"""`liuyao eval CASES.yaml`: the reading against cases whose outcome a text records.
+"""`liuyao eval FILE...`: the reading measured against cases whose outcome a book records.
 
-Each case: id, source {seed|corpus, quote}, cast {hexagram, changed, month, day, year, topic, about},
-horizon (日 月 年: the unit the text's answer came in), outcome {polarity: 吉|凶, branch: the branch it came to
-pass on}. Verdict agreement compares leaning (吉, 吉中有凶 favourable; 凶, 凶中有吉, 不成 not) with the outcome's
-polarity. Timing hit@k: the outcome branch among the first k candidates; the random baseline for a case with n
-distinct candidate branches is min(k, n)/12 (k branches drawn from the twelve), averaged like the hits.
+The cast is given only the question (hexagrams, month, day, year, topic, about): never the recorded unit,
+polarity, branch or the book's use-god, so the figures measure the reading and not the answer fed back to it.
+Refusals are reported, and counted as wrong wherever a figure says so; every rate is printed with its counts
+and beside a baseline (majority polarity; random branch min(k, n)/12, branch+unit min(k, n)/36).
 """
 from __future__ import annotations
 
+import statistics
+import unicodedata
+from collections import Counter
 from pathlib import Path
 
 import yaml
 
 from liuyao_kg.loaders.errors import CastInputError
 
+#: the reading's lean: True favourable, False not
 FAVOURABLE = {"吉": True, "吉中有凶": True, "凶": False, "凶中有吉": False, "不成": False}
+BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
+UNITS = ("日", "月", "年")
+POLARITIES = ("吉", "凶")
+RELATIVES = ("父母", "兄弟", "子孫", "妻財", "官鬼")
+#: the only inputs a cast gets from a case
+CAST_FIELDS = ("month", "day", "year", "topic", "about")
 
 
 class EvalCaseError(CastInputError):
     """A case file is malformed (names the case and the field)."""
 
 
-def load_cases(path) -> list[dict]:
+# ---------------------------------------------------------------------------------------------------- loading
+
+def load_cases(path, set_name: str | None = None) -> list[dict]:
+    """The cases of one file, normalised: {id, set, spec, month, day, year, topic, about, question,
+    outcome_polarity, outcome_branch, outcome_unit, source, book_use_god, book_use_god_line}. Reads a list
+    of flat mappings (../shared/outcomes/buzheng_cases.yaml) or a mapping with `cases:` whose items hold
+    `cast:` and `outcome:` (tests/data/eval_cases.yaml). `set` is the file's stem unless set_name is given."""
+    path = Path(path)
+    name = set_name or path.stem
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as e:
         raise EvalCaseError(f"cannot read cases {path}: {e}") from None
-    cases = data.get("cases") if isinstance(data, dict) else data
-    if not isinstance(cases, list) or not cases:
+    items = data.get("cases") if isinstance(data, dict) else data
+    if not isinstance(items, list) or not items:
         raise EvalCaseError(f"{path}: expected a list of cases (or a mapping with `cases:`)")
-    for i, c in enumerate(cases, 1):
-        cid = c.get("id", f"#{i}") if isinstance(c, dict) else f"#{i}"
-        if not isinstance(c, dict) or not isinstance(c.get("cast"), dict) or not isinstance(c.get("outcome"), dict):
-            raise EvalCaseError(f"case {cid}: needs `cast` and `outcome` mappings")
-        if not c.get("id"):
-            raise EvalCaseError(f"case {cid}: needs an `id`")
-        branch = c["outcome"].get("branch")
-        if branch is not None and (not isinstance(branch, str) or len(branch) != 1 or branch not in "子丑寅卯辰巳午未申酉戌亥"):
-            raise EvalCaseError(f"case {cid}: outcome branch {branch!r} is not one of the twelve branches")
-        pol = c["outcome"].get("polarity")
-        if pol is not None and pol not in ("吉", "凶"):
-            raise EvalCaseError(f"case {cid}: outcome polarity {pol!r} must be 吉 or 凶")
-        if c.get("horizon", "日") not in ("日", "月", "年"):
-            raise EvalCaseError(f"case {cid}: horizon {c.get('horizon')!r} must be 日, 月 or 年")
-    return cases
+    out, seen = [], set()
+    for i, c in enumerate(items, 1):
+        if not isinstance(c, dict):
+            raise EvalCaseError(f"{path}: case #{i}: expected a mapping, got {type(c).__name__}")
+        cid = c.get("id")
+        if not cid or not isinstance(cid, (str, int)):
+            raise EvalCaseError(f"{path}: case #{i}: field `id` is missing")
+        cid = str(cid)
+        if cid in seen:
+            raise EvalCaseError(f"{path}: case {cid}: field `id` repeats an earlier case")
+        seen.add(cid)
+        rec = _from_cast_format(c, cid) if "cast" in c or "outcome" in c else _from_flat_format(c, cid)
+        rec["set"] = name
+        out.append(rec)
+    return out
 
+
+def _fail(cid: str, field: str, what: str):
+    raise EvalCaseError(f"case {cid}: {what} (field `{field}`)")
+
+
+def _text(c: dict, key: str, cid: str, field: str, required: bool = False):
+    v = c.get(key)
+    if v is None or (isinstance(v, str) and not v.strip()):
+        if required:
+            _fail(cid, field, f"{field} is missing")
+        return None
+    if not isinstance(v, (str, int)) or isinstance(v, bool):
+        _fail(cid, field, f"{field} {v!r} must be text")
+    return str(v).strip()
+
+
+def _outcome(cid: str, polarity, branch, unit, fields: tuple[str, str, str]) -> dict:
+    if polarity is not None and polarity not in POLARITIES:
+        _fail(cid, fields[0], f"outcome polarity {polarity!r} must be 吉, 凶 or null")
+    if branch is not None and (not isinstance(branch, str) or len(branch) != 1 or branch not in BRANCHES):
+        _fail(cid, fields[1], f"outcome branch {branch!r} is not one of the twelve branches {BRANCHES}")
+    if unit is not None and unit not in UNITS:
+        _fail(cid, fields[2], f"outcome unit {unit!r} must be 日, 月 or 年")
+    return {"outcome_polarity": polarity, "outcome_branch": branch, "outcome_unit": unit}
+
+
+def _from_flat_format(c: dict, cid: str) -> dict:
+    yq = c.get("yingqi")
+    if yq is None:
+        branch = unit = None
+    elif isinstance(yq, list) and len(yq) == 2:
+        branch, unit = yq
+        if unit is None:
+            _fail(cid, "yingqi", f"outcome unit {unit!r} must be 日, 月 or 年")
+    else:
+        _fail(cid, "yingqi", f"yingqi {yq!r} must be [branch, unit]")
+    rec = _outcome(cid, c.get("verdict"), branch, unit, ("verdict", "yingqi", "yingqi"))
+    ug, line = c.get("use_god"), c.get("use_god_line")
+    if ug is not None and ug not in RELATIVES:
+        _fail(cid, "use_god", f"use_god {ug!r} must be one of {'、'.join(RELATIVES)}")
+    if line is not None and (isinstance(line, bool) or not isinstance(line, int) or not 1 <= line <= 6):
+        _fail(cid, "use_god_line", f"use_god_line {line!r} must be a line position 1–6")
+    primary = _text(c, "primary", cid, "primary", required=True)
+    changed = _text(c, "changed", cid, "changed")
+    return {"id": cid, "set": None, "spec": primary + (f"之{changed}" if changed else ""),
+            "month": _text(c, "month", cid, "month", required=True),
+            "day": _text(c, "day", cid, "day", required=True),
+            "year": _text(c, "year", cid, "year"), "topic": _text(c, "topic", cid, "topic"),
+            "about": _text(c, "about", cid, "about"), "question": _text(c, "question", cid, "question"),
+            **rec, "source": c.get("source"), "book_use_god": ug, "book_use_god_line": line}
+
+
+def _from_cast_format(c: dict, cid: str) -> dict:
+    k, out = c.get("cast"), c.get("outcome")
+    if not isinstance(out, dict):
+        _fail(cid, "outcome", "needs an `outcome` mapping {polarity, branch}")
+    rec = _outcome(cid, out.get("polarity"), out.get("branch"), c.get("horizon"),
+                   ("outcome.polarity", "outcome.branch", "horizon"))
+    if not isinstance(k, dict):
+        _fail(cid, "cast", "needs a `cast` mapping {hexagram, changed, month, day, ...}")
+    primary = _text(k, "hexagram", cid, "cast.hexagram", required=True)
+    changed = _text(k, "changed", cid, "cast.changed")
+    src = c.get("source")
+    if isinstance(src, dict):
+        src = f"{src.get('seed') or src.get('corpus') or ''} 「{src.get('quote') or ''}」".strip()
+    return {"id": cid, "set": None, "spec": primary + (f"之{changed}" if changed else ""),
+            "month": _text(k, "month", cid, "cast.month", required=True),
+            "day": _text(k, "day", cid, "cast.day", required=True),
+            "year": _text(k, "year", cid, "cast.year"), "topic": _text(k, "topic", cid, "cast.topic"),
+            "about": _text(k, "about", cid, "cast.about"), "question": _text(c, "question", cid, "question"),
+            **rec, "source": src, "book_use_god": None, "book_use_god_line": None}
+
+
+# ---------------------------------------------------------------------------------------------------- casting
 
 def evaluate(cases: list[dict], kg=None) -> dict:
+    """Cast every case (one graph for all) from its question only, score each, and summarise."""
     import liuyao_kg
 
+    kg = kg if kg is not None else liuyao_kg.default_graph()
     rows = []
     for c in cases:
-        k = c["cast"]
-        spec = str(k.get("hexagram", "")) + (f"之{k['changed']}" if k.get("changed") else "")
         try:
-            ch = liuyao_kg.cast(spec, month=k.get("month"), day=k.get("day"), year=k.get("year"),
-                                topic=k.get("topic"), about=k.get("about"), birth=k.get("birth"), kg=kg,
-                                horizon=c.get("horizon", "日"))
+            ch = liuyao_kg.cast(c["spec"], **{f: c.get(f) for f in CAST_FIELDS}, kg=kg)
         except CastInputError as e:
-            raise EvalCaseError(f"case {c.get('id')}: {e}") from None
-        v = ch["verdict"]["polarity"]
-        out = c["outcome"]
-        branches = [t["branch"] for t in ch["timing"]]
-        row = {"id": c["id"], "verdict": v, "outcome": out.get("polarity"), "outcome_branch": out.get("branch"),
-               "timing": branches[:3], "candidates": len(branches)}
-        if out.get("polarity") and v:
-            row["agree"] = FAVOURABLE[v] == (out["polarity"] == "吉")
-        if out.get("branch"):
-            row["rank"] = branches.index(out["branch"]) + 1 if out["branch"] in branches else None
-            row["hit1"] = row["rank"] == 1
-            row["hit3"] = row["rank"] is not None and row["rank"] <= 3
-            row["random1"] = min(1, len(branches)) / 12
-            row["random3"] = min(3, len(branches)) / 12
-        rows.append(row)
-    judged = [r for r in rows if "agree" in r]
-    timed = [r for r in rows if "hit1" in r]
-
-    def mean(key, rs):
-        return round(sum(float(r[key]) for r in rs) / len(rs), 3) if rs else None
-    return {"cases": len(rows), "verdict_cases": len(judged), "verdict_agreement": mean("agree", judged),
-            "timing_cases": len(timed), "hit@1": mean("hit1", timed), "hit@3": mean("hit3", timed),
-            "random@1": mean("random1", timed), "random@3": mean("random3", timed), "rows": rows}
+            rows.append(score(c, error=str(e)))
+        else:
+            rows.append(score(c, chart=ch))
+    return build_report(rows)
 
 
-def report_text(report: dict) -> str:
-    out = [f"{'case':34} {'verdict':8} {'text':4} agree  timing (first 3)  text  rank"]
-    for r in report["rows"]:
-        out.append(f"{r['id']:34} {r['verdict'] or '—':8} {r['outcome'] or '—':4} {_yn(r.get('agree')):6} "
-                   f"{'、'.join(r['timing']) or '—':16} {r['outcome_branch'] or '—':4} {r.get('rank') or '—'}")
-    out.append(f"\nverdict agreement {report['verdict_agreement']} over {report['verdict_cases']} cases; timing "
-               f"hit@1 {report['hit@1']} (random {report['random@1']}), hit@3 {report['hit@3']} "
-               f"(random {report['random@3']}) over {report['timing_cases']} cases")
-    return "\n".join(out) + "\n"
+def score(case: dict, chart: dict | None = None, error: str | None = None) -> dict:
+    """One case's row from its chart (or the cast's refusal): pure, no casting."""
+    row = {k: case.get(k) for k in ("id", "set", "spec", "topic", "about", "outcome_polarity", "outcome_branch",
+                                    "outcome_unit", "book_use_god", "book_use_god_line")}
+    verdict = (chart or {}).get("verdict") or {}
+    term = verdict.get("polarity")
+    lean = FAVOURABLE.get(term, verdict.get("favourable") if term else None)
+    if error is not None:
+        refused = {"stage": "cast", "reason": error}
+    elif lean is None:
+        refused = {"stage": "verdict", "reason": verdict.get("reason") or (f"verdict term {term!r} has no lean"
+                                                                           if term else "no verdict")}
+    else:
+        refused = None
+    pairs = _dedupe((t.get("branch"), t.get("unit")) for t in (chart or {}).get("timing") or [])
+    branches = _dedupe(b for b, _ in pairs)
+    ug = (chart or {}).get("use_god") or (chart or {}).get("use_god_condition") or {}
+    ug_lines = [x["position"] if isinstance(x, dict) else x for x in ug.get("lines") or []]
+    row.update(verdict=term, lean=lean, refused=refused, timing=[list(p) for p in pairs],
+               use_god=ug.get("relative"), use_god_lines=ug_lines)
+    pol, br, unit = case.get("outcome_polarity"), case.get("outcome_branch"), case.get("outcome_unit")
+    row["agree"] = None if pol is None or lean is None else lean == (pol == "吉")
+    if br is not None:
+        row["rank"] = branches.index(br) + 1 if br in branches else None
+        row["branch_candidates"] = len(branches)
+        row["pair_candidates"] = len(pairs)
+        row["hit1_branch"], row["hit3_branch"] = br in branches[:1], br in branches[:3]
+        if unit is not None:
+            row["hit1"], row["hit3"] = (br, unit) in pairs[:1], (br, unit) in pairs[:3]
+    return row
+
+
+def _dedupe(items) -> list:
+    seen, out = set(), []
+    for x in items:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- metrics
+
+def _rate(n: int, of: int) -> dict:
+    return {"n": n, "of": of, "rate": round(n / of, 3) if of else None}
+
+
+def _mean(xs) -> float | None:
+    xs = list(xs)
+    return round(sum(xs) / len(xs), 3) if xs else None
+
+
+def summarise(rows: list[dict]) -> dict:
+    """The figures over scored rows (pure). Refused = cast refused or verdict None."""
+    judged = [r for r in rows if r["outcome_polarity"] is not None]
+    answered = [r for r in judged if r["lean"] is not None]
+    correct = sum(1 for r in answered if r["agree"])
+    recall = {p: _rate(sum(1 for r in judged if r["outcome_polarity"] == p and r["agree"]),
+                       sum(1 for r in judged if r["outcome_polarity"] == p)) for p in POLARITIES}
+    both = all(recall[p]["of"] for p in POLARITIES)
+    counts = Counter(r["outcome_polarity"] for r in judged)
+    major = max(POLARITIES, key=lambda p: counts[p]) if judged else None
+
+    timed = [r for r in rows if r["outcome_branch"] is not None]
+    unit_timed = [r for r in timed if r["outcome_unit"] is not None]
+    found = [r["rank"] for r in timed if r["rank"] is not None]
+    refusals = [{"id": r["id"], "set": r["set"], **r["refused"]} for r in rows if r["refused"]]
+    named = [r for r in rows if r["book_use_god"] is not None]
+    named_line = [r for r in rows if r["book_use_god_line"] is not None]
+    return {
+        "cases": len(rows),
+        "direction": {**_rate(correct, len(answered)), "refused": len(judged) - len(answered)},
+        "direction_incl_refused": _rate(correct, len(judged)),
+        "balanced_accuracy": {"rate": _mean(recall[p]["n"] / recall[p]["of"] for p in POLARITIES) if both else None,
+                              "recall": recall},
+        "majority_baseline": {"answer": major, **_rate(counts[major] if major else 0, len(judged)),
+                              "balanced_accuracy": 0.5 if both else None},
+        "timing": {
+            "cases": len(timed),
+            "no_candidates": sum(1 for r in timed if not r["branch_candidates"]),
+            "branch_unit": {"cases": len(unit_timed),
+                            "hit@1": _rate(sum(r["hit1"] for r in unit_timed), len(unit_timed)),
+                            "hit@3": _rate(sum(r["hit3"] for r in unit_timed), len(unit_timed)),
+                            "random@1": _mean(min(1, r["pair_candidates"]) / 36 for r in unit_timed),
+                            "random@3": _mean(min(3, r["pair_candidates"]) / 36 for r in unit_timed)},
+            "branch": {"cases": len(timed),
+                       "hit@1": _rate(sum(r["hit1_branch"] for r in timed), len(timed)),
+                       "hit@3": _rate(sum(r["hit3_branch"] for r in timed), len(timed)),
+                       "random@1": _mean(min(1, r["branch_candidates"]) / 12 for r in timed),
+                       "random@3": _mean(min(3, r["branch_candidates"]) / 12 for r in timed)},
+            "rank": {"ranks": found, "median": statistics.median(found) if found else None,
+                     "not_found": len(timed) - len(found)},
+        },
+        "refusals": {"count": len(refusals), "cast": sum(1 for x in refusals if x["stage"] == "cast"),
+                     "verdict": sum(1 for x in refusals if x["stage"] == "verdict"), "cases": refusals},
+        "use_god_agreement": {
+            "relative": _rate(sum(1 for r in named if r["use_god"] == r["book_use_god"]), len(named)),
+            "line": _rate(sum(1 for r in named_line if r["book_use_god_line"] in r["use_god_lines"]), len(named_line)),
+            "refused": sum(1 for r in rows if r["refused"] and (r["book_use_god"] or r["book_use_god_line"])),
+        },
+    }
+
+
+def topic_table(rows: list[dict]) -> list[dict]:
+    """Per topic ("—" for none): cases, direction (refused excluded), hit@1/hit@3 (branch+unit), refused."""
+    out = []
+    topics = Counter(r["topic"] or "—" for r in rows)
+    for t in sorted(topics, key=lambda t: -topics[t]):  # most cases first, then as they come
+        s = summarise([r for r in rows if (r["topic"] or "—") == t])
+        out.append({"topic": t, "cases": s["cases"], "direction": s["direction"],
+                    "hit@1": s["timing"]["branch_unit"]["hit@1"], "hit@3": s["timing"]["branch_unit"]["hit@3"],
+                    "refused": s["refusals"]["count"]})
+    return out
+
+
+def build_report(rows: list[dict]) -> dict:
+    sets = _dedupe(r["set"] for r in rows)
+    return {"rows": rows, "sets": {s: summarise([r for r in rows if r["set"] == s]) for s in sets},
+            "all": summarise(rows), "topics": topic_table(rows)}
+
+
+# ---------------------------------------------------------------------------------------------------- text
+
+def _w(s: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in s)
+
+
+def _pad(s, width: int) -> str:
+    s = "—" if s is None or s == "" else str(s)
+    return s + " " * max(0, width - _w(s))
+
+
+def _fmt(r: dict) -> str:
+    return "—" if r["rate"] is None else f"{r['rate']:.3f} ({r['n']}/{r['of']})"
 
 
 def _yn(x) -> str:
     return "—" if x is None else ("yes" if x else "no")
+
+
+def report_text(report: dict) -> str:
+    out = []
+    cols = [("case", 22), ("topic", 6), ("verdict", 10), ("outcome", 8), ("agree", 6), ("timing (first 3)", 20),
+            ("recorded", 9), ("rank", 4)]
+    for name in report["sets"]:
+        rows = [r for r in report["rows"] if r["set"] == name]
+        out.append(f"== {name}: {len(rows)} cases ==")
+        out.append(" ".join(_pad(c, w) for c, w in cols).rstrip())
+        for r in rows:
+            verdict = r["verdict"] or ("refused" if r["refused"] else None)
+            rec = (r["outcome_branch"] or "") + (r["outcome_unit"] or "") if r["outcome_branch"] else None
+            rank = r.get("rank") if r["outcome_branch"] is None or r.get("rank") else "none"
+            vals = [r["id"], r["topic"], verdict, r["outcome_polarity"], _yn(r["agree"]),
+                    "、".join(b + (u or "") for b, u in r["timing"][:3]), rec,
+                    None if r["outcome_branch"] is None else rank]
+            out.append(" ".join(_pad(v, w) for v, (_, w) in zip(vals, cols)).rstrip())
+        out.append("")
+    for name, s in [*report["sets"].items(), ("all", report["all"])]:
+        out += [f"== summary: {name} ==", *_summary_lines(s), ""]
+    out.append("== by topic (all sets) ==")
+    out.append(f"{_pad('topic', 8)} {_pad('cases', 5)} {_pad('direction', 16)} {_pad('hit@1 (br+unit)', 16)} "
+               f"{_pad('hit@3 (br+unit)', 16)} refused")
+    for t in report["topics"]:
+        out.append(f"{_pad(t['topic'], 8)} {_pad(t['cases'], 5)} {_pad(_fmt(t['direction']), 16)} "
+                   f"{_pad(_fmt(t['hit@1']), 16)} {_pad(_fmt(t['hit@3']), 16)} {t['refused']}")
+    return "\n".join(out) + "\n"
+
+
+def _summary_lines(s: dict) -> list[str]:
+    d, b, m, t = s["direction"], s["balanced_accuracy"], s["majority_baseline"], s["timing"]
+    bu, br, rk, rf, ug = t["branch_unit"], t["branch"], t["rank"], s["refusals"], s["use_god_agreement"]
+    rec = ", ".join(f"{p} {_fmt(b['recall'][p])}" for p in POLARITIES)
+    lines = [
+        f"cases                     {s['cases']}",
+        f"direction                 {_fmt(d)} answered; {d['refused']} refused left out",
+        f"direction incl. refused   {_fmt(s['direction_incl_refused'])}",
+        f"balanced accuracy         {'— (one polarity absent)' if b['rate'] is None else format(b['rate'], '.3f')} "
+        f"(recall {rec}; refused = wrong)",
+        f"majority baseline         always {m['answer'] or '—'}: {_fmt(m)}; balanced "
+        f"{m['balanced_accuracy'] if m['balanced_accuracy'] is not None else '—'}",
+        f"timing branch+unit        hit@1 {_fmt(bu['hit@1'])} random {bu['random@1']}; "
+        f"hit@3 {_fmt(bu['hit@3'])} random {bu['random@3']}",
+        f"timing branch             hit@1 {_fmt(br['hit@1'])} random {br['random@1']}; "
+        f"hit@3 {_fmt(br['hit@3'])} random {br['random@3']}",
+        f"rank of the true branch   median {rk['median'] if rk['median'] is not None else '—'} over "
+        f"{len(rk['ranks'])} found; not found {rk['not_found']} (of {t['cases']}, {t['no_candidates']} with no "
+        f"candidates); ranks {' '.join(map(str, rk['ranks'])) or '—'}",
+        f"use-god agreement         relative {_fmt(ug['relative'])}; line {_fmt(ug['line'])} "
+        f"(where the book names one; {ug['refused']} of those refused, counted as disagreeing)",
+        f"refused                   {rf['count']} (cast {rf['cast']}, verdict {rf['verdict']})",
+    ]
+    lines += [f"  {x['id']} [{x['stage']}] {x['reason']}" for x in rf["cases"]]
+    return lines

@@ -151,7 +151,7 @@ def group_judgments(chart: dict, condition: dict) -> None:
                       else "應" if lines & ying else "他爻")
 
 
-def add_reading(ask, chart: dict, horizon: str = "日") -> dict:
+def add_reading(ask, chart: dict, horizon: str = "日", horizon_by: str = "user") -> dict:
     """Add use_god_condition, verdict, timing and the judgment groups to a chart dict (in place; returns it)."""
     cast_iri = chart["cast"]
     cond = use_god_condition(ask, cast_iri, chart)
@@ -159,6 +159,7 @@ def add_reading(ask, chart: dict, horizon: str = "日") -> dict:
     chart["use_god_condition"] = {"relative": cond["relative"], "lines": cond["lines"]}
     chart["timing"] = timing_candidates(ask, cast_iri, horizon) if chart["verdict"]["polarity"] else []
     chart["horizon"] = horizon
+    chart["horizon_by"] = horizon_by  # "user" (--horizon), "question" (its lyo:timingUnit) or "default" (日)
     chart["timing_note"] = None
     if not chart["verdict"]["polarity"]:
         chart["timing_note"] = chart["verdict"]["reason"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from liuyao_kg import queries
+from liuyao_kg.ontology import tables as T
 from liuyao_kg.ontology.questions import tree_lines
 
 
@@ -24,6 +25,21 @@ def topics(kg) -> list[dict]:
     return out + list(by_zh.values())
 
 
+#: the choices by whom the matter concerns that every question takes (tables.PERSON_CHOICES): listed once, not per
+#: question, by `liuyao topics` and docs/questions.md
+_PERSON_CHOICE = frozenset(c[0] for c in T.PERSON_CHOICES)
+
+
+def _own(choices: list[dict]) -> list[dict]:
+    return [c for c in choices if c["iri"].rsplit("UseGodChoice_", 1)[-1] not in _PERSON_CHOICE]
+
+
+def _by_person() -> list[tuple[str, str, str]]:
+    """(subject, the use-god it names, the passage id) of tables.PERSON_USE_GOD, with the role's or relative's zh."""
+    zh = {rid: z for z, rid, _ko in T.RELATIVES.values()} | {"RoleYing": "應", "RoleShi": "世"}
+    return [(who, zh[target], passage) for who, (_kind, target), passage in T.PERSON_USE_GOD]
+
+
 def topics_text(rows: list[dict]) -> str:
     lines = []
     for q in rows:
@@ -32,10 +48,12 @@ def topics_text(rows: list[dict]) -> str:
         lines.append(f"{pad}{q['zh']}  {q['en']} / {q['ko']}{alts}")
         if q["source"]["quote"]:
             lines.append(f"{pad}    asked in: 「{q['source']['quote']}」")
-        for c in q["use_god"]:
+        for c in _own(q["use_god"]):
             src = c["source"]
             cite = f"「{src['quote']}」" if src["quote"] else f"({src['note']})"
             lines.append(f"{pad}    用神: {c['label']}" + (f" [school {c['school']}]" if c["school"] else "") + f" {cite}")
+    lines.append("any question, by whom it concerns (--about; 卜筮正宗 用神分類定例第一, 世應論用神第二): "
+                 + "  ".join(f"{who}→{ug}" for who, ug, _p in _by_person()))
     return "\n".join(lines) + "\n"
 
 
@@ -49,7 +67,7 @@ def questions_table(rows: list[dict]) -> str:
            "|---|---|---|---|---|---|"]
     for q in rows:
         first = True
-        for c in q["use_god"] or [None]:
+        for c in _own(q["use_god"]) or [None]:
             src = "" if c is None else (f"「{c['source']['quote']}」" if c["source"]["quote"]
                                         else f"*{c['source']['note']}* ({c['source']['iri'].rsplit('/', 1)[1]})")
             cells = [f"{q['zh']} ({q['en']})" if first else "", (q["broader"] or "") if first else "",
@@ -58,6 +76,11 @@ def questions_table(rows: list[dict]) -> str:
                      "" if c is None or not c["school"] else c["school"], src]
             out.append("| " + " | ".join(cells) + " |")
             first = False
+    out += ["", "Every question also takes its use-god by whom it concerns (`--about`), unless it has its own choice for "
+            "that person above (卜筮正宗 用神分類定例第一, 世應論用神第二; choices `UseGodChoice_<Question>About<Subject>`):",
+            "", "| about | other names | use-god | passage |", "|---|---|---|---|"]
+    for who, ug, passage in _by_person():
+        out.append(f"| {who} | {' '.join(T.SUBJECT_ALIASES.get(who, ()))} | {ug} | `{passage}` |")
     return "\n".join(out + ["", TABLE_END]) + "\n"
 
 

@@ -40,7 +40,7 @@ _SUBJECT_LOOKUP: dict[str, str] = {}
 for _zh, _id, _en, _ko in tables.SUBJECTS:
     for _key in (_zh, _id.lower(), _en.lower(), _en.lower().split()[-1], _ko):
         _SUBJECT_LOOKUP[_key] = _zh
-_SUBJECT_LOOKUP.update({"仆": "奴僕", "奴仆": "奴僕", "僕": "奴僕", "兄": "兄弟", "弟": "兄弟", "父": "父母", "母": "父母"})
+_SUBJECT_LOOKUP.update({alias: zh for zh, aliases in tables.SUBJECT_ALIASES.items() for alias in aliases})
 _RELATIVE_LOOKUP: dict[str, str] = {}
 for _zh, _rid, _ko in tables.RELATIVES.values():
     for _key in (_zh, _rid.lower(), _ko, _zh[-1]):
@@ -145,23 +145,13 @@ def _scheme_list() -> str:
 
 
 def normalise_about(value, topic: str | None) -> str:
-    """Whom the question concerns (妻, wife, 아내 …) → the zh name; only for questions whose use-god it chooses."""
+    """Whom the question concerns (妻, wife, 아내, 嫂 …) → the zh name. It chooses the use-god of any question
+    (卜筮正宗 用神分類定例第一); without a question the cast asks 人事, a matter concerning that person."""
     text = value.strip() if isinstance(value, str) else ""
     found = _SUBJECT_LOOKUP.get(text) or _SUBJECT_LOOKUP.get(text.lower())
     if found is None:
         raise UnknownSubject(f"unknown subject {value!r} (whom the question concerns); known: "
                              f"{' '.join(SUBJECT_NAMES)}", field="about", value=value)
-    if topic is None:
-        raise UnknownSubject(f"about {found!r} needs a question (--topic): whom it concerns chooses the use-god "
-                             "only within a question", field="about", value=value)
-    allowed = questions.subjects_for(topic)
-    if found not in allowed:
-        readers = [q for q in TOPIC_NAMES if questions.subjects_for(q)]
-        why = (f"for {topic} the texts choose the use-god by whom it concerns only for {'/'.join(allowed)}"
-               if allowed else f"the texts choose the use-god of {topic} without asking whom it concerns")
-        raise UnknownSubject(f"about {found!r} does not choose a use-god for {topic!r}: {why} (天玄賦: 看來者何人 "
-                             f"is read for {'/'.join(readers)}); leave it out, or name the line with --use-god",
-                             field="about", value=value)
     return found
 
 
@@ -233,6 +223,8 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
     birth_branch = None if _blank(birth) else parse_birth(birth)
     topic_zh = None if _blank(topic) else normalise_topic(topic)
     about_zh = None if _blank(about) else normalise_about(about, topic_zh)
+    if about_zh is not None and topic_zh is None:  # whom it concerns, no question: a matter concerning a person
+        topic_zh = "人事"
     sex_zh = None if _blank(sex) else normalise_sex(sex)
     school_id = None if _blank(school) else normalise_school(school, topic_zh)
     use_god_v = None if _blank(use_god) else normalise_use_god(use_god)

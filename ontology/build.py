@@ -62,6 +62,9 @@ WORKS = [  # (id, zh, en, ko, definition)
      "火珠林, attributed to 麻衣道者 (seed 002)."),
     ("WorkHuangJinCe", "黃金策", "Huangjin Ce", "황금책",
      "黃金策, attributed to 劉基, in the 卜筮正宗 recension (not a seed; its Wikisource edition is in shared/corpora)."),
+    ("WorkBuShiZhengZong", "卜筮正宗", "Bushi Zhengzong", "복서정종",
+     "卜筮正宗, 清·王洪緒輯 (1709): its 十八論, 黃金策 with his notes and the eighteen questions (not a seed; the "
+     "ctext.org transcription is in shared/corpora)."),
 ]
 SCHOOLS = [  # (id, zh, en, ko, work id or None, definition)
     ("SchoolTianXuan", "天玄賦說", "Tianxuan Fu reading", "천현부설", "WorkTianXuanFu",
@@ -446,6 +449,7 @@ def build() -> _Doc:
             d.add(s, "skos:broader", q_iri[broader])
             d.add(q_iri[broader], "skos:narrower", s)
         d.add(s, "lyo:citesSource", "lyp:" + passage)
+        d.add(s, "lyo:timingUnit", _lit(Q.horizon(zh)))
         for c in Q.choices(zh):
             d.add(s, "lyo:hasUseGodChoice", "lyr:UseGodChoice_" + c[0])
     for zh, sid, en, ko in T.SUBJECTS:

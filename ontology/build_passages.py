@@ -51,6 +51,7 @@ WORKS = {
     "TianXuanFu": ("WorkTianXuanFu", "天玄賦", "Tianxuan Fu", "천현부"),
     "HuoZhuLin": ("WorkHuoZhuLin", "火珠林", "Huozhulin", "화주림"),
     "HuangJinCe": ("WorkHuangJinCe", "黃金策", "Huangjin Ce", "황금책"),
+    "BuShiZhengZong": ("WorkBuShiZhengZong", "卜筮正宗", "Bushi Zhengzong", "복서정종"),
 }
 
 _PARA_SEP = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)*")
@@ -264,7 +265,7 @@ def _edition_block(iri: str, work: str, file: str, sha: str, label_en: str, know
     ]
     if known:
         pairs += [("dcterms:source", [_iri(known["source"])]),
-                  ("lyo:wikisourceTitle", [_lit(known["wikisource_title"])]),
+                  *([("lyo:wikisourceTitle", [_lit(known["wikisource_title"])])] if known.get("wikisource_title") else []),
                   ("prov:wasDerivedFrom", [_iri(known["derived_from"])])]
     return _block(_iri(iri), pairs)
 

@@ -67,6 +67,11 @@ def specificity(when: dict) -> int:
     return sum(T.CHOICE_SPECIFICITY[k] for k in when if k in T.CHOICE_SPECIFICITY)
 
 
+def horizon(zh: str) -> str:
+    """The timing's unit of a question (tables.FAR_QUESTIONS: 遠應年月，近應日時): 月 for a far matter, else 日."""
+    return "月" if any(q in T.FAR_QUESTIONS for q in broader_chain(zh)) else "日"
+
+
 def subjects_for(zh: str) -> list[str]:
     """Whom a question may concern (--about): the subjects some choice of the question is for."""
     return [s for s in SUBJECT_NAMES if any(c[4].get("about") == s for c in choices(zh))]

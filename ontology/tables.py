@@ -257,6 +257,7 @@ QUESTIONS = [
     ("修道", "Cultivation", "spiritual cultivation", "수도", None, ("修行", "修真"), "QuestionCultivation"),
     ("禱祀", "Worship", "prayer and sacrifice", "도사", None, ("祈禱", "祭祀", "禱"), "QuestionWorship"),
     ("請託", "Petition", "petitions and favours", "청탁", None, ("请托", "求人", "干謁"), "QuestionPetition"),
+    ("人事", "PersonMatter", "a matter concerning a person", "인사", None, ("占人", "某人"), "BuZhengUseGodShi"),
 ]
 
 # Whom a question concerns (來者何人). (zh, id, en, ko)
@@ -268,6 +269,34 @@ SUBJECTS = [
     ("兄弟", "Sibling", "a brother or sister", "형제"),
     ("朋友", "Friend", "a friend", "붕우"),
     ("奴僕", "Servant", "a servant", "노복"),
+    ("他人", "Stranger", "a stranger", "타인"),
+]
+# Other names of a subject: 卜筮正宗 用神分類定例第一 groups people by the line that stands for them (與我父母同輩 …),
+# so each name below is read as the subject whose use-god the book gives it.
+SUBJECT_ALIASES = {
+    "父母": ("父", "母", "祖父母", "祖父", "祖母", "師", "師長", "先生", "家主", "主人", "伯叔", "伯父", "叔父", "伯", "叔",
+             "姑", "姨", "嬸", "岳父", "岳母", "岳父母"),
+    "夫": ("丈夫", "夫之兄弟", "夫兄", "夫弟"),
+    "妻": ("妾", "妻妾", "嫂", "弟婦", "弟媳", "友人之妻"),
+    "子": ("兒", "女", "兒女", "子女", "孫", "侄", "姪", "女婿", "門生", "學生"),
+    "兄弟": ("兄", "弟", "姊妹", "姐妹", "姊", "妹", "姊妹丈", "妻之兄弟"),
+    "朋友": ("友", "知交", "結盟", "同寅"),
+    "奴僕": ("仆", "奴仆", "僕", "婢", "婢僕"),
+    "他人": ("外人", "生人", "仇人", "敵人", "術士"),
+}
+# 卜筮正宗 chooses the use-god by whom the matter concerns, whatever the matter (用神分類定例第一, 世應論用神第二):
+# (subject, target, passage). Every question that has choices of its own gets one choice per subject it does not
+# already read (USE_GOD_CHOICES below); a question's own choice by the person stays (天玄賦's servant → 子孫 for
+# illness, beside the book's 財 for servants).
+PERSON_USE_GOD = [
+    ("父母", ("relative", "Parents"), "BuZhengUseGodParents"),
+    ("夫", ("relative", "Officer"), "BuZhengUseGodOfficer"),
+    ("妻", ("relative", "Wealth"), "BuZhengUseGodWealth"),
+    ("子", ("relative", "Offspring"), "BuZhengUseGodOffspring"),
+    ("兄弟", ("relative", "Siblings"), "BuZhengUseGodSiblings"),
+    ("朋友", ("relative", "Siblings"), "BuZhengUseGodSiblings"),
+    ("奴僕", ("relative", "Wealth"), "BuZhengUseGodServants"),
+    ("他人", ("role", "RoleYing"), "BuZhengUseGodYing"),
 ]
 
 # Schools where the works disagree on a question's use-god (id, zh, en, ko, work id or None, definition).
@@ -352,7 +381,22 @@ USE_GOD_CHOICES = [
     ("Cultivation", "修道", ("role", "RoleShi"), "QuestionCultivation", {}, None),
     ("Worship", "禱祀", ("relative", "Officer"), "QuestionWorship", {}, None),
     ("Petition", "請託", ("relative", "Officer"), "QuestionPetition", {}, None),
+    ("PersonMatter", "人事", ("role", "RoleShi"), "BuZhengUseGodShi", {}, None),
 ]
+_QUESTION_ID = {q[0]: q[1] for q in QUESTIONS}
+_SUBJECT_ID = {s[0]: s[1] for s in SUBJECTS}
+PERSON_CHOICES = [
+    (f"{_QUESTION_ID[q]}About{_SUBJECT_ID[who]}", q, target, passage, {"about": who}, None)
+    for q in dict.fromkeys(c[1] for c in USE_GOD_CHOICES)
+    for who, target, passage in PERSON_USE_GOD
+    if not any(c[1] == q and c[4].get("about") == who for c in USE_GOD_CHOICES)
+]
+USE_GOD_CHOICES += PERSON_CHOICES
+
+# The timing's unit by the question (卜筮正宗 月破論第九 「遠應年月，近應日時」): matters of a lifetime, a house, a
+# grave, a rank, a harvest, a state or a marriage are far (a month); the rest are near (a day). A narrower question
+# takes its broader one's. Named convention `ConventionHorizonByQuestion`; `--horizon` overrides.
+FAR_QUESTIONS = ("身命", "家宅", "葬地", "功名", "田蠶", "國家", "征戰", "婚姻", "修道")
 # Specificity of a choice's conditions: the most specific applicable choice wins (ties: all of them, as 天玄賦's
 # water and fire lines together rule the weather). The user's own --use-god is above every choice.
 CHOICE_SPECIFICITY = {"about": 4, "sex": 2, "school": 1}

@@ -276,12 +276,15 @@ def test_whom_the_question_concerns_is_normalised_and_enters_the_id():
     assert base.about is None and "about" not in base.content()
 
 
-def test_a_subject_the_topic_does_not_read_is_refused_by_name():
-    with pytest.raises(UnknownSubject, match="does not choose a use-god for '求財'.*without asking whom it concerns"):
-        make_cast_input("節", month="寅", day="辛亥", topic="求財", about="父母")
+def test_an_unknown_subject_is_refused_by_name():
     with pytest.raises(UnknownSubject, match="unknown subject '鄰居'") as ei:
         make_cast_input("節", month="寅", day="辛亥", topic="疾病", about="鄰居")
     assert ei.value.field == "about"
+
+
+def test_a_subject_s_other_names_are_read_as_that_subject():
+    for name, zh in (("師", "父母"), ("嫂", "妻"), ("侄", "子"), ("姊妹", "兄弟"), ("婢", "奴僕"), ("仇人", "他人")):
+        assert make_cast_input("節", month="寅", day="辛亥", topic="疾病", about=name).about == zh, name
 
 
 def test_month_and_day_may_be_absent_and_then_no_pillar_is_asserted():

@@ -101,11 +101,28 @@ def test_about_chooses_the_line_of_that_person_for_a_traveller():
     assert servant["use_god"]["relative"] == "妻財"  # 火珠林: 占婚婢事 … 看財爻
 
 
-def test_about_the_texts_do_not_support_is_refused_with_the_reason():
-    with pytest.raises(UnknownSubject, match="without asking whom it concerns"):
-        liuyao_kg.cast("乾", month="寅", day="甲子", topic="求財", about="子")
-    with pytest.raises(UnknownSubject, match="only for 夫/妻"):
-        liuyao_kg.cast("乾", month="寅", day="甲子", topic="婚姻", about="奴僕")
+def test_whom_the_matter_concerns_chooses_the_use_god_of_any_question():
+    """卜筮正宗 用神分類定例第一: 凡占兒女、孫、侄 … 俱以子孫爻為用神 — whatever the matter."""
+    assert liuyao_kg.cast("乾", month="寅", day="甲子", topic="求財", about="侄")["use_god"]["relative"] == "子孫"
+    assert liuyao_kg.cast("乾", month="寅", day="甲子", topic="官事", about="嫂")["use_god"]["relative"] == "妻財"
+
+
+def test_a_question_s_own_choice_by_the_person_stays_beside_the_book_s():
+    """天玄賦 疾病章 reads a servant's illness from 子孫; 卜筮正宗 reads servants from 妻財 elsewhere."""
+    assert liuyao_kg.cast("乾", month="寅", day="甲子", topic="疾病", about="奴僕")["use_god"]["relative"] == "子孫"
+    assert liuyao_kg.cast("乾", month="寅", day="甲子", topic="求財", about="奴僕")["use_god"]["relative"] == "妻財"
+
+
+def test_a_person_without_a_question_is_a_matter_concerning_that_person():
+    ch = liuyao_kg.cast("乾", month="寅", day="甲子", about="師")
+    assert (ch["topic"], ch["about"], ch["use_god"]["relative"]) == ("人事", "父母", "父母")
+    assert ch["verdict"]["polarity"] is not None
+
+
+def test_a_stranger_is_read_from_the_ying_line():
+    """卜筮正宗 世應論用神第二: 凡占無尊卑之稱呼、未曾深交之朋友 … 俱以應爻為用神也."""
+    ch = liuyao_kg.cast("乾", month="寅", day="甲子", topic="求財", about="外人")
+    assert ch["use_god"]["lines"] == [3]
 
 
 def test_school_of_another_question_is_refused():

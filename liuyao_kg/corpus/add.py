@@ -107,7 +107,8 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
     known = known_by_sha(ed.sha256)
     if known and known["work"] == work:
         source = source or known["source"]
-        w.add(e, L("wikisourceTitle"), lit(known["wikisource_title"]))
+        if known.get("wikisource_title"):
+            w.add(e, L("wikisourceTitle"), lit(known["wikisource_title"]))
         w.add(e, n(ns.PROV + "wasDerivedFrom"), n(known["derived_from"]))
     if source:
         w.add(e, n(ns.DCTERMS + "source"), n(source))
