@@ -135,7 +135,9 @@ def normalise_topic(value) -> str:
     """A question of the scheme by its name, id, English or Korean label or a synonym (晴雨, 求名, 科舉 …) → zh."""
     found = questions.find(value) if isinstance(value, str) and value.strip() else None
     if found is None:
-        raise UnknownTopic(f"unknown question {value!r}; the questions are: {_scheme_list()} "
+        near = questions.nearest(value) if isinstance(value, str) else []
+        hint = f"; the nearest: {' '.join(near)}" if near else ""
+        raise UnknownTopic(f"unknown question {value!r}{hint}; the questions are: {_scheme_list()} "
                            "(`liuyao topics` shows them with their synonyms)", field="topic", value=value)
     return found
 

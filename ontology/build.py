@@ -440,7 +440,7 @@ def build() -> _Doc:
         d.add(s, "skos:prefLabel", _lit(en, "en"))
         d.add(s, "skos:prefLabel", _lit(ko, "ko"))
         for alt in alts:
-            d.add(s, "skos:altLabel", _lit(alt, "zh-Hant"))
+            d.add(s, "skos:altLabel", _lit(alt, "en" if alt.isascii() else "zh-Hant"))
         d.add(s, "skos:inScheme", scheme)
         if broader is None:
             d.add(s, "skos:topConceptOf", scheme)

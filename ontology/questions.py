@@ -41,6 +41,23 @@ def find(text: str) -> str | None:
     return _lookup().get(_fold(text)) if isinstance(text, str) else None
 
 
+def nearest(text: str, n: int = 3) -> list[str]:
+    """The questions whose names or synonyms are closest to an unknown question (for its error message): by
+    difflib's ratio over the folded names, a shared character counting for CJK names too."""
+    import difflib
+
+    key = _fold(text) if isinstance(text, str) else ""
+    if not key:
+        return []
+    scored: dict[str, float] = {}
+    for name, zh in _lookup().items():
+        score = difflib.SequenceMatcher(None, key, name).ratio()
+        if score > scored.get(zh, 0.0):
+            scored[zh] = score
+    best = sorted((z for z in scored if scored[z] >= 0.4), key=lambda z: (-scored[z], NAMES.index(z)))
+    return best[:n]
+
+
 def broader_chain(zh: str) -> list[str]:
     """The question and its broader questions, nearest first (晴 → [晴, 天時])."""
     out = [zh]

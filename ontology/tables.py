@@ -220,12 +220,12 @@ def full_name(short: str, upper: str, lower: str) -> str:
 # seed chapter or worked case asks. A chapter rule for a question applies to it and to every narrower one.
 # (zh, id, en, ko, broader zh or None, alternative labels, passage id of the chapter / case that asks it)
 QUESTIONS = [
-    ("求財", "Wealth", "seeking wealth", "구재", None, ("求财", "求利", "買賣", "生意", "財運"), "UseGodTopics"),
+    ("求財", "Wealth", "seeking wealth", "구재", None, ("求财", "求利", "買賣", "生意", "財運", "投資", "投资", "股票", "理財", "money", "investment"), "UseGodTopics"),
     ("營謀", "Dealings", "plans and dealings", "영모", None, ("营谋", "謀望", "謀事", "私用"), "UseGodOfficialPrivate"),
     ("家宅", "House", "the house", "가택", None, ("家事", "宅", "住宅"), "QuestionHouse"),
     ("卜居", "Residence", "choosing a residence", "복거", "家宅", ("居所", "擇居", "遷居"), "QuestionResidence"),
-    ("婚姻", "Marriage", "marriage", "혼인", None, ("婚", "嫁娶", "結婚"), "UseGodTopics-3"),
-    ("疾病", "Illness", "illness", "질병", None, ("病", "占病", "病症"), "QuestionIllness"),
+    ("婚姻", "Marriage", "marriage", "혼인", None, ("婚", "嫁娶", "結婚", "感情", "戀愛", "恋爱", "姻緣", "love", "romance"), "UseGodTopics-3"),
+    ("疾病", "Illness", "illness", "질병", None, ("病", "占病", "病症", "健康", "health", "sickness"), "QuestionIllness"),
     ("醫藥", "Medicine", "doctor and medicine", "의약", "疾病", ("医药", "醫", "藥"), "UseGodTopics-13"),
     ("祟", "Haunting", "the spirit behind an illness", "수", "疾病", ("鬼祟", "鬼神", "占祟"), "QuestionHaunting"),
     ("身命", "LifeDestiny", "body and destiny", "신명", None, ("命", "終身"), "UseGodTopics-6"),
@@ -241,10 +241,10 @@ QUESTIONS = [
     ("征戰", "Warfare", "warfare", "정전", None, ("征战", "征伐", "戰", "出師", "出征"), "UseGodTopics-12"),
     ("官事", "Office", "official matters", "관사", None, ("公事", "官用"), "UseGodOfficialPrivate"),
     ("詞訟", "Lawsuit", "a lawsuit", "사송", "官事", ("词讼", "訴訟", "官司", "官訟"), "UseGodTopics"),
-    ("功名", "Career", "rank and fame", "공명", None, ("求名", "名"), "QuestionCareer"),
-    ("考試", "Examination", "an examination", "고시", "功名", ("考试", "科舉", "科举", "文科", "鄉舉"), "UseGodTopics-4"),
+    ("功名", "Career", "rank and fame", "공명", None, ("求名", "名", "工作", "事業", "事业", "職業", "job", "career"), "QuestionCareer"),
+    ("考試", "Examination", "an examination", "고시", "功名", ("考试", "科舉", "科举", "文科", "鄉舉", "考學", "exam"), "UseGodTopics-4"),
     ("武試", "MilitaryExamination", "a military examination", "무시", "考試", ("武试", "武舉"), "UseGodTopics-4"),
-    ("求官", "SeekingOffice", "seeking office", "구관", "功名", ("仕宦", "求仕", "仕途", "升遷"), "UseGodTopics"),
+    ("求官", "SeekingOffice", "seeking office", "구관", "功名", ("仕宦", "求仕", "仕途", "升遷", "升職", "升职", "求職", "求职", "promotion"), "UseGodTopics"),
     ("文書", "Documents", "documents", "문서", None, ("文书", "書信", "契約"), "QuestionDocuments"),
     ("葬地", "BurialSite", "burial site", "장지", None, ("墳墓", "坟墓", "葬", "營葬", "墓地"), "QuestionBurial"),
     ("出行", "Travel", "setting out on a journey", "출행", None, ("远行", "遠行", "出門"), "QuestionTravel"),
@@ -298,6 +298,10 @@ PERSON_USE_GOD = [
     ("奴僕", ("relative", "Wealth"), "BuZhengUseGodServants"),
     ("他人", ("role", "RoleYing"), "BuZhengUseGodYing"),
 ]
+
+# The everyday words among the synonyms above (投資 股票 感情 戀愛 健康 工作 事業 升職 求職, love, job, health, exam …)
+# are the project's own mapping onto the classics' questions, not the texts' words: named convention
+# `ConventionEverydayQuestions` (passages.yaml).
 
 # Schools where the works disagree on a question's use-god (id, zh, en, ko, work id or None, definition).
 USE_GOD_SCHOOLS = [

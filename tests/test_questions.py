@@ -214,7 +214,8 @@ def _cross_cases():
     out = []
     for i, (values, month, day, topic) in enumerate(sample_casts(len(Q.NAMES) * 2, seed=5)):
         out.append((values, month, day, topic, "女" if i % 2 else None, None))
-        out += [(values, month, day, topic, None, who) for who in Q.subjects_for(topic)]
+        whos = Q.subjects_for(topic)  # every subject of every question, over the two casts of a question
+        out += [(values, month, day, topic, None, who) for who in whos[(i // len(Q.NAMES)) % 2::2]]
     return out
 
 
@@ -234,3 +235,25 @@ def test_engine_and_the_independent_use_god_oracle_agree():
             problems.append(f"{values} {topic} sex={sex} about={about}: engine {got['lines']} {got['relative']} "
                             f"{got_taken}, oracle {lines} {rel} {taken}")
     assert problems == []
+
+
+@pytest.mark.parametrize("word, question", [
+    ("工作", "功名"), ("事業", "功名"), ("job", "功名"), ("求職", "求官"), ("升職", "求官"), ("感情", "婚姻"),
+    ("戀愛", "婚姻"), ("love", "婚姻"), ("投資", "求財"), ("股票", "求財"), ("健康", "疾病"), ("health", "疾病"),
+    ("exam", "考試"),
+])
+def test_everyday_words_ask_the_classics_questions(word, question):
+    """ConventionEverydayQuestions: the project's own mapping of everyday words onto the scheme."""
+    assert Q.find(word) == question
+
+
+def test_an_unknown_question_names_the_nearest_ones():
+    with pytest.raises(UnknownTopic, match="the nearest: 功名"):
+        liuyao_kg.cast("乾", month="寅", day="甲子", topic="找工作")
+
+
+def test_an_english_synonym_is_an_english_label():
+    kg = liuyao_kg.default_graph()
+    rows = kg.select('PREFIX skos: <http://www.w3.org/2004/02/skos/core#> '
+                     'SELECT ?q WHERE { ?q skos:altLabel "love"@en }')
+    assert len(rows) == 1

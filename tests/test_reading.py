@@ -180,11 +180,13 @@ def test_every_cast_of_every_topic_has_a_verdict_and_timing(sample):
 
 @pytest.fixture(scope="module")
 def wide_sample(kg):
-    """300 seeded casts over every question (five times round the scheme), derived together: their verdict terms."""
+    """Five seeded casts of every question (one-topic batches, as `liuyao load` derives them): their verdict terms."""
     from liuyao_kg import queries
 
-    cis = [make_cast_input(v, month=m, day=d, topic=t) for v, m, d, t in sample_casts(300, seed=38)]
-    iris = kg.add_quads([q for ci in cis for q in cast_quads(ci)])
+    by_topic: dict[str, list] = {}
+    for v, m, d, t in sample_casts(5 * len(T.QUESTIONS), seed=38):
+        by_topic.setdefault(t, []).append(make_cast_input(v, month=m, day=d, topic=t))
+    iris = [iri for cis in by_topic.values() for iri in kg.add_quads([q for ci in cis for q in cast_quads(ci)])]
     return {iri: {r["term"] for r in queries.run(kg, "reading-verdict", cast=iri)} for iri in iris}
 
 
@@ -192,7 +194,7 @@ def test_one_verdict_per_cast_over_every_question(wide_sample):
     """Lines read together that lean differently (天玄賦's water and fire lines) still give one verdict."""
     assert all(len(terms) <= 1 for terms in wide_sample.values()), \
         {iri: terms for iri, terms in wide_sample.items() if len(terms) > 1}
-    assert sum(1 for terms in wide_sample.values() if terms) > 250
+    assert sum(1 for terms in wide_sample.values() if terms) > 0.8 * len(wide_sample)
 
 
 @pytest.mark.parametrize("question", [q[0] for q in T.QUESTIONS])
