@@ -134,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="YAML files of cases, each reported as a set, then all together "
                          "(../shared/outcomes/buzheng_cases.yaml, tests/data/eval_cases.yaml)")
     ev.add_argument("--format", choices=["text", "json"], default="text")
+    ev.add_argument("--without", action="append", default=[], metavar="RULE",
+                    help="leave a rule of the reading out (its local name, e.g. FactorSourceDamaged; repeatable): "
+                         "an ablation")
 
     ld = sub.add_parser("load", help="load a batch of casts (JSON Lines, YAML or CSV)")
     ld.add_argument("file")
@@ -400,7 +403,7 @@ def _cmd_eval(args) -> int:
     cases = []
     for f, stem in zip(args.cases, stems):  # a set is named by its file's stem, by its path if two stems match
         cases += load_cases(f, set_name=stem if stems.count(stem) == 1 else str(f))
-    report = evaluate(cases)
+    report = evaluate(cases, without=args.without)
     print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else report_text(report), end="")
     return 0
 

@@ -260,7 +260,7 @@ def test_end_to_end_three_development_cases_give_every_figure():
     cases = [c for c in load_cases(DEV_SET) if c["id"] in ("BZ001", "BZ012", "BZ016")]
     report = evaluate(cases)
     assert [r["id"] for r in report["rows"]] == ["BZ001", "BZ012", "BZ016"]
-    assert set(report) == {"rows", "sets", "all", "topics"} and list(report["sets"]) == ["buzheng_cases"]
+    assert set(report) == {"rows", "sets", "all", "topics", "without"} and list(report["sets"]) == ["buzheng_cases"]
     s = report["all"]
     assert set(s) == {"cases", "direction", "direction_incl_refused", "balanced_accuracy", "majority_baseline",
                       "timing", "refusals", "use_god_agreement"}
@@ -295,3 +295,22 @@ def test_eval_of_a_malformed_file_exits_2_naming_the_case_and_field(tmp_path, ca
     code = main(["eval", str(bad)])
     out, err = capsys.readouterr()
     assert code == 2 and "case BZX: outcome polarity '好'" in err and "`verdict`" in err and out == ""
+
+
+def test_an_ablation_leaves_the_named_rule_out_of_the_rule_base():
+    """`liuyao eval --without RULE`: the reading without one of its rules, on a graph of its own."""
+    from liuyao_kg.evaluate import graph_without
+
+    kg = graph_without(["FactorSourceDamaged"])
+    # 乾之賁 丑月己卯日 父母 (卜筮正宗 第四問): the moving 午 helper changes into its tomb 戌 (化墓)
+    ch = liuyao_kg.cast("乾之賁", month="丑", day="己卯", topic="疾病", about="父母", kg=kg)
+    kinds = {f["kind"] for e in ch["use_god_condition"]["lines"] for f in e["factors"]}
+    assert "SourceDamaged" not in kinds and "MovingGenerates" in kinds
+    whole = liuyao_kg.cast("乾之賁", month="丑", day="己卯", topic="疾病", about="父母")
+    assert "SourceDamaged" in {f["kind"] for e in whole["use_god_condition"]["lines"] for f in e["factors"]}
+
+
+def test_an_ablation_of_an_unknown_rule_is_refused_by_name(tmp_path, capsys):
+    cases = _write(tmp_path, "c.yaml", "- {id: X1, month: 寅, day: 甲子, primary: 乾, topic: 求財, verdict: 吉}\n")
+    assert main(["eval", str(cases), "--without", "NoSuchRule"]) == 2
+    assert "--without NoSuchRule: no such rule" in capsys.readouterr().err

@@ -46,17 +46,26 @@ def sample(kg):
 STATE_FACTORS = {"回頭生": "ReturnGenerate", "回頭克": "ReturnOvercome", "化空": "ChangeToVoid", "化破": "ChangeToBroken",
                  "化墓": "ChangeToTomb", "化絕": "ChangeToSeverance", "旬空": "Void", "空沖則實": "VoidClashed"}
 POLARITY_FOR = {"InSeason", "MonthCombine", "DayGenerates", "DayCombine", "DayProsper", "DarkMoved", "MovingGenerates",
-                "AttackerBound", "ReturnGenerate", "ChangeAdvance", "VoidStrong", "VoidClashed", "Rescued", "HiddenEmerges"}
+                "AttackerBound", "ReturnGenerate", "ChangeAdvance", "VoidStrong", "VoidClashed", "Rescued", "HiddenEmerges",
+                "BreakUndone", "VoidUsable", "AttackerRestrained", "GreedyForGeneration"}
 GROUPS = {"Day": {"DayGenerates", "DayOvercomes", "DayCombine", "DayProsper", "DaySeverance", "DayTomb", "DarkMoved",
                   "DayBroken", "Scattered"},
-          "Month": {"InSeason", "OutOfSeason", "MonthBroken", "MonthCombine"},
+          "Month": {"InSeason", "OutOfSeason", "MonthCombine"}, "Broken": {"MonthBroken"},
+          "BreakUndo": {"BreakUndone"}, "VoidWaits": {"VoidUsable"}, "LineSupport": {"MovingGenerates"},
+          "SourceHarm": {"SourceDamaged"}, "Restrained": {"AttackerRestrained"}, "Greedy": {"GreedyForGeneration"},
           "Support": {"DayGenerates", "DayCombine", "MovingGenerates", "ReturnGenerate"},
           "Weakness": {"OutOfSeason"}, "Season": {"InSeason", "OutOfSeason"}, "LineHarm": {"MovingOvercomes"},
           "Rescue": {"Rescued"}, "Severing": {"DayOvercomes", "DaySeverance", "MovingOvercomes", "ReturnOvercome"},
           "VoidUndo": {"VoidStrong", "VoidClashed"}, "Void": {"Void"}, "Bound": {"AttackerBound"}}
 PRECEDENCE = {"DayOverMonth": ("Day", "Month"), "SupportOverWeakness": ("Support", "Weakness"),
               "SeasonOverLineHarm": ("Season", "LineHarm"), "RescueOverSevering": ("Rescue", "Severing"),
-              "StrongNotVoid": ("VoidUndo", "Void"), "BoundAttacker": ("Bound", "LineHarm")}
+              "StrongNotVoid": ("VoidUndo", "Void"), "BoundAttacker": ("Bound", "LineHarm"),
+              "BreakUndone": ("BreakUndo", "Broken"), "VoidWaits": ("VoidWaits", "Void"),
+              "RestrainedAttacker": ("Restrained", "LineHarm"), "GreedyForgets": ("Greedy", "LineHarm"),
+              "DamagedSource": ("SourceHarm", "LineSupport")}
+GENERATES = {"木": "火", "火": "土", "土": "金", "金": "水", "水": "木"}
+OVERCOMES = {"木": "土", "土": "水", "水": "火", "火": "金", "金": "木"}
+BRANCH_ELEMENT = dict(zip("子丑寅卯辰巳午未申酉戌亥", "水土木木土火火土金金土水"))
 
 
 def rel(c, a, b, r):
@@ -97,6 +106,41 @@ def expected_factors(c: dict, pos: int) -> set[tuple[str, int | None]]:
                 out.add(("AttackerBound", a))
     if any(s["term"] == "絕處逢生" and pos in s["lines"] for s in c["states"]):
         out.add(("Rescued", None))
+    out |= buzheng_factors(c, pos, out)
+    return out
+
+
+def _terms(ln: dict) -> set[str]:
+    return {s["term"] for s in ln["states"]}
+
+
+def buzheng_factors(c: dict, pos: int, found: set) -> set[tuple[str, int | None]]:
+    """卜筮正宗's factors (docs/reading.md §1): breaks and voids undone, harmers checked, helpers hurt."""
+    ln, out = c["lines"][pos - 1], set()
+    el, day = ln["element"], BRANCH_ELEMENT[c["day"]["branch"]]
+    month = BRANCH_ELEMENT[c["month"]["branch"]]
+    others = [o for o in c["lines"] if o["moving"] and o["position"] != pos]
+    generated = (GENERATES[day] == el or rel(c, "day", f"line:{pos}", "合") or "回頭生" in _terms(ln)
+                 or any(GENERATES[o["element"]] == el for o in others))
+    overcome = OVERCOMES[day] == el or any(OVERCOMES[o["element"]] == el for o in others)
+    undone = ln["moving"] or generated or not overcome
+    if ("MonthBroken", None) in found and undone:
+        out.add(("BreakUndone", None))
+    if "旬空" in _terms(ln) and (ln["moving"] or (generated and not overcome)):
+        out.add(("VoidUsable", None))
+    movers = [o for o in c["lines"] if o["moving"]]
+    for kind, a in found:
+        other = c["lines"][a - 1] if a else None
+        if kind == "MovingOvercomes":
+            if ({"回頭克", "日沖"} & _terms(other) or OVERCOMES[day] == other["element"]
+                    or OVERCOMES[month] == other["element"] or any(OVERCOMES[m["element"]] == other["element"]
+                                                                  for m in movers)):
+                out.add(("AttackerRestrained", a))
+            if any(k == "MovingGenerates" for k, _ in found):
+                out.add(("GreedyForGeneration", a))
+        if kind == "MovingGenerates" and ({"回頭克", "化絕", "化墓", "日沖"} & _terms(other)
+                                          or any(OVERCOMES[m["element"]] == other["element"] for m in movers)):
+            out.add(("SourceDamaged", a))
     return out
 
 

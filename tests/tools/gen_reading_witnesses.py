@@ -58,8 +58,8 @@ def main() -> None:
 
     ttl = (ROOT / "ontology" / "rules" / "reading.ttl").read_text(encoding="utf-8")
     timing = [ln.split()[0].split(":")[1] for ln in ttl.splitlines() if " a lyo:TimingRule" in ln]
-    precedences = ["DayOverMonth", "SupportOverWeakness", "SeasonOverLineHarm", "RescueOverSevering", "StrongNotVoid",
-                   "BoundAttacker"]
+    tables = (ROOT / "ontology" / "reading-tables.ttl").read_text(encoding="utf-8")
+    precedences = [ln.split()[0].split("Precedence_")[1] for ln in tables.splitlines() if " a lyo:Precedence " in ln]
     out = {"drawn": len(drawn), "seed": args.seed,
            "precedence": {p: pair("prec:" + p) for p in precedences if pair("prec:" + p)},
            "timing": {t: pair(t) for t in timing if pair(t)},
