@@ -65,7 +65,7 @@ def test_the_cast_is_given_the_question_only_never_the_answer(tmp_path, recorded
     assert recorded_casts[0] == (("乾之賁",), {"month": "丑", "day": "己卯", "year": None, "topic": "疾病",
                                                "about": "父母"})
     bo = recorded_casts[-1]  # yimao-rank-bo: recorded unit 年, which the cast must not be told
-    assert bo == (("剝之晉",), {"month": "巳", "day": "甲戌", "year": "壬午", "topic": "官事", "about": None})
+    assert bo == (("剝之晉",), {"month": "巳", "day": "甲戌", "year": "壬午", "topic": "功名", "about": None})
 
 
 def test_changing_or_removing_the_answers_leaves_the_casts_identical(tmp_path, recorded_casts):
