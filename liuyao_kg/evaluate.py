@@ -15,13 +15,14 @@ from pathlib import Path
 import yaml
 
 from liuyao_kg.loaders.errors import CastInputError
+from liuyao_kg.ontology import tables as T
+from liuyao_kg.ontology.tables import BRANCHES
 
 #: the reading's lean: True favourable, False not
 FAVOURABLE = {"吉": True, "吉中有凶": True, "凶": False, "凶中有吉": False, "不成": False}
-BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
 UNITS = ("日", "月", "年")
 POLARITIES = ("吉", "凶")
-RELATIVES = ("父母", "兄弟", "子孫", "妻財", "官鬼")
+RELATIVES = tuple(zh for zh, _id, _ko in T.RELATIVES.values())
 #: the only inputs a cast gets from a case
 CAST_FIELDS = ("month", "day", "year", "topic", "about")
 

@@ -25,7 +25,7 @@ def topics(kg) -> list[dict]:
     return out + list(by_zh.values())
 
 
-#: the choices by whom the matter concerns that every question takes (tables.PERSON_CHOICES): listed once, not per
+#: the choices by whom the matter concerns, shared by every question (tables.PERSON_CHOICES): listed once, not per
 #: question, by `liuyao topics` and docs/questions.md
 _PERSON_CHOICE = frozenset(c[0] for c in T.PERSON_CHOICES)
 
@@ -77,7 +77,7 @@ def questions_table(rows: list[dict]) -> str:
             out.append("| " + " | ".join(cells) + " |")
             first = False
     out += ["", "Every question also takes its use-god by whom it concerns (`--about`), unless it has its own choice for "
-            "that person above (卜筮正宗 用神分類定例第一, 世應論用神第二; choices `UseGodChoice_<Question>About<Subject>`):",
+            "that person above (卜筮正宗 用神分類定例第一, 世應論用神第二; choices `UseGodChoice_About<Subject>`):",
             "", "| about | other names | use-god | passage |", "|---|---|---|---|"]
     for who, ug, passage in _by_person():
         out.append(f"| {who} | {' '.join(T.SUBJECT_ALIASES.get(who, ()))} | {ug} | `{passage}` |")

@@ -457,14 +457,16 @@ def build() -> _Doc:
     subject_iri = {zh: "lyr:Subject" + sid for zh, sid, *_ in T.SUBJECTS}
     rel_zh = {rid: zh for zh, rid, _ko in T.RELATIVES.values()}
     role_zh = {rid: zh for rid, zh, *_ in ROLES}
-    for cid, question, (kind, target), passage, when, helper in T.USE_GOD_CHOICES:
+    for cid, question, (kind, target), passage, when, helper in T.USE_GOD_CHOICES + T.PERSON_CHOICES:
         shown = {"relative": lambda t: rel_zh[t], "role": lambda t: role_zh[t],
                  "position": lambda t: f"{POSITION_ZH[t - 1]}爻", "element": lambda t: t}[kind](target)
         cond = "".join(f"（{v}）" for k, v in when.items() if k in ("sex", "about"))
-        s = d.node("lyr:UseGodChoice_" + cid, "lyo:UseGodChoice", f"占{question}{cond}以{shown}為用神",
-                   f"use-god for {QUESTION_EN(question)}{_when_en(when)}: {shown}",
-                   f"{question}{cond} 용신: {shown}")
-        d.add(s, "lyo:forQuestion", q_iri[question])
+        asked = question or "事"  # a choice by the person holds for every question (tables.PERSON_CHOICES)
+        s = d.node("lyr:UseGodChoice_" + cid, "lyo:UseGodChoice", f"占{asked}{cond}以{shown}為用神",
+                   f"use-god for {QUESTION_EN(question) if question else 'any question'}{_when_en(when)}: {shown}",
+                   f"{asked}{cond} 용신: {shown}")
+        if question:
+            d.add(s, "lyo:forQuestion", q_iri[question])
         if kind == "relative":
             d.add(s, "lyo:useGodRelative", "lyr:" + target)
         elif kind == "role":

@@ -72,12 +72,15 @@ def narrower_closure(zh: str) -> list[str]:
 
 
 def choices(zh: str) -> list[tuple]:
-    """The use-god choices that apply to a question: its own, else those of its nearest broader question."""
+    """The use-god choices that apply to a question: its own, else those of its nearest broader question; and
+    the choice by each person (tables.PERSON_CHOICES) for whom those have none."""
+    own: list[tuple] = []
     for q in broader_chain(zh):
         own = [c for c in T.USE_GOD_CHOICES if c[1] == q]
         if own:
-            return own
-    return []
+            break
+    people = {c[4]["about"] for c in own if "about" in c[4]}
+    return own + [c for c in T.PERSON_CHOICES if c[4]["about"] not in people]
 
 
 def specificity(when: dict) -> int:

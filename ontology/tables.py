@@ -285,9 +285,8 @@ SUBJECT_ALIASES = {
     "他人": ("外人", "生人", "仇人", "敵人", "術士"),
 }
 # 卜筮正宗 chooses the use-god by whom the matter concerns, whatever the matter (用神分類定例第一, 世應論用神第二):
-# (subject, target, passage). Every question that has choices of its own gets one choice per subject it does not
-# already read (USE_GOD_CHOICES below); a question's own choice by the person stays (天玄賦's servant → 子孫 for
-# illness, beside the book's 財 for servants).
+# (subject, target, passage). Every question takes them (PERSON_CHOICES below) beside its own choices; a question's
+# own choice by the person stays (天玄賦's servant → 子孫 for illness, beside the book's 財 for servants).
 PERSON_USE_GOD = [
     ("父母", ("relative", "Parents"), "BuZhengUseGodParents"),
     ("夫", ("relative", "Officer"), "BuZhengUseGodOfficer"),
@@ -387,15 +386,11 @@ USE_GOD_CHOICES = [
     ("Petition", "請託", ("relative", "Officer"), "QuestionPetition", {}, None),
     ("PersonMatter", "人事", ("role", "RoleShi"), "BuZhengUseGodShi", {}, None),
 ]
-_QUESTION_ID = {q[0]: q[1] for q in QUESTIONS}
 _SUBJECT_ID = {s[0]: s[1] for s in SUBJECTS}
-PERSON_CHOICES = [
-    (f"{_QUESTION_ID[q]}About{_SUBJECT_ID[who]}", q, target, passage, {"about": who}, None)
-    for q in dict.fromkeys(c[1] for c in USE_GOD_CHOICES)
-    for who, target, passage in PERSON_USE_GOD
-    if not any(c[1] == q and c[4].get("about") == who for c in USE_GOD_CHOICES)
-]
-USE_GOD_CHOICES += PERSON_CHOICES
+# The choices by whom the matter concerns (PERSON_USE_GOD), one for all questions (question None): a question takes
+# each one for which it has no choice of its own about that person (ontology/questions.py `choices`).
+PERSON_CHOICES = [(f"About{_SUBJECT_ID[who]}", None, target, passage, {"about": who}, None)
+                  for who, target, passage in PERSON_USE_GOD]
 
 # The timing's unit by the question (卜筮正宗 月破論第九 「遠應年月，近應日時」): matters of a lifetime, a house, a
 # grave, a rank, a harvest, a state or a marriage are far (a month); the rest are near (a day). A narrower question

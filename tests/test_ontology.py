@@ -193,7 +193,7 @@ def test_the_label_check_catches_a_term_without_a_korean_label(tbox):
     ("Element", 5), ("Stem", 10), ("Branch", 12), ("StemBranch", 60), ("Nayin", 30), ("Trigram", 8),
     ("Hexagram", 64), ("HexagramPosition", 384), ("Generation", 8), ("Relative", 5), ("Spirit", 6),
     ("LifeStage", 12), ("SeasonalStrength", 5), ("StageEntry", 60 + 120), ("StrengthEntry", 60 + 60),
-    ("TripleCombineFrame", 4), ("Role", 4), ("Topic", len(T.QUESTIONS)), ("School", 16), ("UseGodChoice", len(T.USE_GOD_CHOICES)), ("Work", 5),
+    ("TripleCombineFrame", 4), ("Role", 4), ("Topic", len(T.QUESTIONS)), ("School", 16), ("UseGodChoice", len(T.USE_GOD_CHOICES) + len(T.PERSON_CHOICES)), ("Work", 5),
     ("ShenShaKind", 11), ("ShenShaEntry", 150),
     ("SixClashHexagram", 10), ("SixCombineHexagram", 8), ("JinShenPillar", 4), ("TuiShenPillar", 4),
 ])

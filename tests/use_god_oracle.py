@@ -1,6 +1,7 @@
 """A second implementation of the use-god choice (docs/questions.md), for tests and tests/tools/gen_witnesses.py.
 
-It reads only the *data* of the question scheme (tables.QUESTIONS broader links, tables.USE_GOD_CHOICES) and
+It reads only the *data* of the question scheme (tables.QUESTIONS broader links, tables.USE_GOD_CHOICES and
+PERSON_CHOICES) and
 decides with its own code — no rule, no SPARQL, no liuyao_kg.ontology.questions helper: a question without
 choices takes its nearest broader question's; of the choices whose sex / subject / school hold, the ones
 naming the most of the cast win (whom it concerns before the sex, the sex before the school); ties all count.
@@ -15,13 +16,12 @@ _ROLE = {"RoleShi": "世", "RoleYing": "應"}
 
 
 def choices_of(topic: str) -> list[tuple]:
-    q = topic
-    while q is not None:
+    q, own = topic, []
+    while q is not None and not own:
         own = [c for c in T.USE_GOD_CHOICES if c[1] == q]
-        if own:
-            return own
         q = _BROADER[q]
-    return []
+    # the choices by the person (tables.PERSON_CHOICES) hold for every question, where it has none of its own for them
+    return own + [c for c in T.PERSON_CHOICES if all(o[4].get("about") != c[4]["about"] for o in own)]
 
 
 def _holds(when: dict, sex, about, school) -> bool:
