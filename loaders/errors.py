@@ -95,7 +95,7 @@ class UnknownTopic(CastInputError):
 
 
 class UnknownSubject(CastInputError):
-    """Whom a question concerns (來者) that is not in ``tables.SUBJECTS``, or one its topic does not read."""
+    """Whom a question concerns (來者) that is neither a name of ``tables.SUBJECTS`` nor one of its other names."""
 
 
 class UnknownSchool(CastInputError):

@@ -43,7 +43,7 @@ def find(text: str) -> str | None:
 
 def nearest(text: str, n: int = 3) -> list[str]:
     """The questions whose names or synonyms are closest to an unknown question (for its error message): by
-    difflib's ratio over the folded names, a shared character counting for CJK names too."""
+    difflib's ratio over the folded names and synonyms, at least 0.4."""
     import difflib
 
     key = _fold(text) if isinstance(text, str) else ""
@@ -90,11 +90,6 @@ def specificity(when: dict) -> int:
 def horizon(zh: str) -> str:
     """The timing's unit of a question (tables.FAR_QUESTIONS: 遠應年月，近應日時): 月 for a far matter, else 日."""
     return "月" if any(q in T.FAR_QUESTIONS for q in broader_chain(zh)) else "日"
-
-
-def subjects_for(zh: str) -> list[str]:
-    """Whom a question may concern (--about): the subjects some choice of the question is for."""
-    return [s for s in SUBJECT_NAMES if any(c[4].get("about") == s for c in choices(zh))]
 
 
 def schools_for(zh: str) -> list[str]:

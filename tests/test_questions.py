@@ -214,7 +214,7 @@ def _cross_cases():
     out = []
     for i, (values, month, day, topic) in enumerate(sample_casts(len(Q.NAMES) * 2, seed=5)):
         out.append((values, month, day, topic, "女" if i % 2 else None, None))
-        whos = Q.subjects_for(topic)  # every subject of every question, over the two casts of a question
+        whos = Q.SUBJECT_NAMES  # every question reads every subject: half of them on each of its two casts
         out += [(values, month, day, topic, None, who) for who in whos[(i // len(Q.NAMES)) % 2::2]]
     return out
 
