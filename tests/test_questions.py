@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 import liuyao_kg
-from liuyao_kg.loaders.errors import BadUseGod, UnknownSchool, UnknownSubject, UnknownTopic
+from liuyao_kg.loaders.errors import BadUseGod, UnknownSchool, UnknownTopic
 from liuyao_kg.namespaces import LYR
 from liuyao_kg.ontology import questions as Q
 from liuyao_kg.ontology import tables as T
