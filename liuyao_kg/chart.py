@@ -135,6 +135,7 @@ def chart(kg, cast_iri: str, horizon: str | None = None, *, reading: bool = True
         "topic": question.get("topic"),
         "about": question.get("about"),
         "school": question.get("school"),
+        "reading_school": question.get("readingSchool") or None,
         "time": time,
         "notes": _time_notes(month, pillars.get("day")),
         "use_god": use_god,

@@ -26,8 +26,9 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--topic", help="the question, e.g. 求財 婚姻 疾病 晴 雨 (synonyms too: 晴雨 求名 科舉; `liuyao topics`)")
     p.add_argument("--about", help="whom the question concerns (來者何人: 父母 夫 妻 子 兄弟 朋友 奴僕 他人, or another "
                                    "name: 師 嫂 侄 …); chooses the use-god for any question (卜筮正宗 用神分類定例)")
-    p.add_argument("--school", help="where the works disagree on the question's use-god, the school to read it by "
-                                    "(`liuyao topics` lists them)")
+    p.add_argument("--school", action="append", help="where the works disagree, the school to read by: a school of the "
+                                    "reading (卜筮正宗 or 易冒, for any cast) or of the question's use-god (`liuyao topics` "
+                                    "lists them); repeat it to name both")
     p.add_argument("--use-god", dest="use_god", help="name the use-god yourself: a relative (妻財) or a line (1–6)")
     p.add_argument("--horizon", choices=["日", "月", "年"], default=None,
                    help="the timing's unit (易冒: 此月之得 / 彼月之得); default: the question's (卜筮正宗 遠應年月，近應日時: "
@@ -137,6 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--without", action="append", default=[], metavar="RULE",
                     help="leave a rule of the reading out (its local name, e.g. FactorSourceDamaged; repeatable): "
                          "an ablation")
+    ev.add_argument("--school", help="the school of the reading every case is read by (卜筮正宗 or 易冒; default: "
+                                     "the default school, as a cast that names none)")
 
     ld = sub.add_parser("load", help="load a batch of casts (JSON Lines, YAML or CSV)")
     ld.add_argument("file")
@@ -403,7 +406,7 @@ def _cmd_eval(args) -> int:
     cases = []
     for f, stem in zip(args.cases, stems):  # a set is named by its file's stem, by its path if two stems match
         cases += load_cases(f, set_name=stem if stems.count(stem) == 1 else str(f))
-    report = evaluate(cases, without=args.without)
+    report = evaluate(cases, without=args.without, school=args.school)
     print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else report_text(report), end="")
     return 0
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from liuyao_kg.loaders.cast_input import normalise_school
 from liuyao_kg.loaders.errors import CastInputError
 from liuyao_kg.ontology import tables as T
 from liuyao_kg.ontology.tables import BRANCHES
@@ -157,22 +158,28 @@ def graph_without(rules) -> object:
     return kg
 
 
-def evaluate(cases: list[dict], kg=None, without=()) -> dict:
+def evaluate(cases: list[dict], kg=None, without=(), school: str | None = None) -> dict:
     """Cast every case (one graph for all) from its question only, score each, and summarise. `without`: rules
-    left out of the rule base (an ablation; a graph of its own)."""
+    left out of the rule base (an ablation; a graph of its own); `school`: the school of the reading every case is
+    read by (tables.READING_SCHOOLS; None: the default)."""
     import liuyao_kg
 
+    if school is not None and normalise_school(school, None)[1] is None:
+        raise EvalCaseError(f"--school {school}: name a school of the reading "
+                            f"({', '.join(zh for _, zh, *_ in T.READING_SCHOOLS)})")
     kg = graph_without(without) if without else kg if kg is not None else liuyao_kg.default_graph()
     rows = []
     for c in cases:
         try:
-            ch = liuyao_kg.cast(c["spec"], **{f: c.get(f) for f in CAST_FIELDS}, kg=kg)
+            ch = liuyao_kg.cast(c["spec"], **{f: c.get(f) for f in CAST_FIELDS},
+                                **({"school": school} if school else {}), kg=kg)
         except CastInputError as e:
             rows.append(score(c, error=str(e)))
         else:
             rows.append(score(c, chart=ch))
     report = build_report(rows)
     report["without"] = list(without)
+    report["school"] = school
     return report
 
 

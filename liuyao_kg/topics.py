@@ -54,6 +54,9 @@ def topics_text(rows: list[dict]) -> str:
             lines.append(f"{pad}    用神: {c['label']}" + (f" [school {c['school']}]" if c["school"] else "") + f" {cite}")
     lines.append("any question, by whom it concerns (--about; 卜筮正宗 用神分類定例第一, 世應論用神第二): "
                  + "  ".join(f"{who}→{ug}" for who, ug, _p in _by_person()))
+    lines.append("any question, the school of the reading (--school; docs/reading.md §7): " + "  ".join(
+        f"{zh[:-2]} ({sid[len('School'):]}{', the default' if default else ''})"
+        for sid, zh, _en, _ko, _work, _def, default in T.READING_SCHOOLS))
     return "\n".join(lines) + "\n"
 
 

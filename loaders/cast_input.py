@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 
 from liuyao_kg.namespaces import CAST
@@ -70,6 +71,8 @@ class CastInput:
     about: str | None = None
     #: the school (tables.USE_GOD_SCHOOLS id) the use-god is read by, where the works disagree
     school: str | None = None
+    #: the school of the reading (tables.READING_SCHOOLS id), where the works read a cast differently
+    reading_school: str | None = None
     #: the user's own use-god: a relative (妻財) or a line position (1–6)
     use_god: str | int | None = None
     cast_at: str | None = None
@@ -113,6 +116,7 @@ class CastInput:
             **({"about": self.about} if self.about is not None else {}),
             **({"sex": self.sex} if self.sex is not None else {}),
             **({"school": self.school} if self.school is not None else {}),
+            **({"reading_school": self.reading_school} if self.reading_school is not None else {}),
             **({"use_god": self.use_god} if self.use_god is not None else {}),
             # The moment of casting is content: the same lines cast at another time are another cast.
             "instant": _utc(self.cast_at),
@@ -157,19 +161,45 @@ def normalise_about(value, topic: str | None) -> str:
     return found
 
 
-def normalise_school(value, topic: str | None) -> str:
-    """A school where the works disagree on the question's use-god (id with or without 'School', or zh) → id."""
-    text = value.strip() if isinstance(value, str) else ""
-    found = next((sid for sid, zh, en, *_ in tables.USE_GOD_SCHOOLS
-                  if text in (sid, sid[len("School"):], zh) or text.lower() in (sid.lower(), sid[len("School"):].lower())),
-                 None)
-    offered = questions.schools_for(topic) if topic else []
-    names = ", ".join(f"{s[len('School'):]} ({questions.SCHOOL_IDS[s][1]})" for s in offered)
-    if found is None or found not in offered:
-        where = (f"the schools for {topic} are {names}" if offered else
-                 f"the texts agree on the use-god of {topic}: no school to pick" if topic else "it needs a question (--topic)")
-        raise UnknownSchool(f"school {value!r} does not choose a use-god here: {where}", field="school", value=value)
-    return found
+def _school_named(text: str, schools, work_names: bool = False) -> str | None:
+    """The school `text` names (its id with or without 'School', its zh; a school of the reading also by its work's
+    name, 卜筮正宗 for 卜筮正宗斷法)."""
+    return next((sid for sid, zh, en, *_ in schools
+                 if text in (sid, sid[len("School"):], zh) or (work_names and text == zh[:-2]) or text.lower() in (sid.lower(), sid[len("School"):].lower())),
+                None)
+
+
+def normalise_school(value, topic: str | None) -> tuple[str | None, str | None]:
+    """--school: one name or several (a list, or separated by commas or spaces), each a school of the reading
+    (卜筮正宗, 易冒: tables.READING_SCHOOLS, for any cast) or a school of the question's use-god where the works
+    disagree (tables.USE_GOD_SCHOOLS; id with or without 'School', or zh) → (use-god school id, reading school id)."""
+    names = ([str(v).strip() for v in value] if isinstance(value, (list, tuple))
+             else re.split(r"[\s,，、]+", value.strip()) if isinstance(value, str) else [])
+    names = [n for n in names if n]
+    if not names:
+        raise UnknownSchool(f"school {value!r}: name a school (`liuyao topics` lists them)", field="school", value=value)
+    use_god_school = reading_school = None
+    for text in names:
+        reading = _school_named(text, tables.READING_SCHOOLS, work_names=True)
+        if reading is not None:
+            if reading_school not in (None, reading):
+                raise UnknownSchool(f"school {value!r}: two schools of the reading; name one", field="school", value=value)
+            reading_school = reading
+            continue
+        found = _school_named(text, tables.USE_GOD_SCHOOLS)
+        offered = questions.schools_for(topic) if topic else []
+        names_offered = ", ".join(f"{s[len('School'):]} ({questions.SCHOOL_IDS[s][1]})" for s in offered)
+        readings = ", ".join(f"{sid[len('School'):]} ({zh})" for sid, zh, *_ in tables.READING_SCHOOLS)
+        if found is None or found not in offered:
+            where = (f"the schools for {topic} are {names_offered}" if offered else
+                     f"the texts agree on the use-god of {topic}: no school to pick" if topic
+                     else "a school of the use-god needs a question (--topic)")
+            raise UnknownSchool(f"school {text!r} does not choose a use-god here: {where}; the schools of the reading "
+                                f"are {readings}", field="school", value=value)
+        if use_god_school not in (None, found):
+            raise UnknownSchool(f"school {value!r}: two schools of the use-god; name one", field="school", value=value)
+        use_god_school = found
+    return use_god_school, reading_school
 
 
 def normalise_use_god(value) -> str | int:
@@ -228,7 +258,7 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
     if about_zh is not None and topic_zh is None:  # whom it concerns, no question: a matter concerning a person
         topic_zh = "人事"
     sex_zh = None if _blank(sex) else normalise_sex(sex)
-    school_id = None if _blank(school) else normalise_school(school, topic_zh)
+    school_id, reading_school = (None, None) if _blank(school) else normalise_school(school, topic_zh)
     use_god_v = None if _blank(use_god) else normalise_use_god(use_god)
 
     cast_at = hour_gz = None
@@ -260,6 +290,7 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
     label = None if id is None else str(id).strip() or None
     return CastInput(values=ls.values, primary=ls.primary, changed=ls.changed, month_branch=month_branch,
                      day_gz=day_gz, month_gz=month_gz, year_gz=year_gz, birth_branch=birth_branch,
-                     sex=sex_zh, topic=topic_zh, about=about_zh, school=school_id, use_god=use_god_v,
+                     sex=sex_zh, topic=topic_zh, about=about_zh, school=school_id, reading_school=reading_school,
+                     use_god=use_god_v,
                      cast_at=cast_at, hour_gz=hour_gz, day_boundary=day_boundary,
                      label=label)

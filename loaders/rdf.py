@@ -70,6 +70,8 @@ def cast_quads(ci: CastInput) -> list[Quad]:
         add(cast, _lyo("concernsSubject"), NamedNode(LYR + "Subject" + _SUBJECT_ID[ci.about]))
     if ci.school is not None:
         add(cast, _lyo("readBySchool"), NamedNode(LYR + ci.school))
+    if ci.reading_school is not None:
+        add(cast, _lyo("readingSchool"), NamedNode(LYR + ci.reading_school))
     if isinstance(ci.use_god, int):
         add(cast, _lyo("userUseGodPosition"), Literal(str(ci.use_god), datatype=_INT))
     elif ci.use_god is not None:

@@ -326,6 +326,9 @@ def build() -> _Doc:
         d.add(s, "skos:altLabel", _lit(nature, "zh-Hant"))
         d.add(s, "lyo:linePattern", _lit("".join(map(str, lines))))
         d.add(s, "lyo:element", element_iri(element))
+    for a, b, _passage in T.OPPOSED_TRIGRAMS:  # symmetric: both directions, so no reasoner is needed to read it
+        d.add(trigram_iri(a), "lyo:opposedTrigram", trigram_iri(b))
+        d.add(trigram_iri(b), "lyo:opposedTrigram", trigram_iri(a))
 
     # Generations
     for zh, gid, en, ko, _shi in T.GENERATIONS:
@@ -502,6 +505,13 @@ def build() -> _Doc:
         if work:
             d.add(s, "lyo:work", "lyr:" + work)
         d.add(s, "skos:definition", _lit(definition, "en"))
+    for sid, zh, en, ko, work, definition, default in T.READING_SCHOOLS:
+        s = d.node("lyr:" + sid, "lyo:ReadingSchool", zh, en, ko)
+        d.add(s, "lyo:work", "lyr:" + work)
+        d.add(s, "skos:definition", _lit(definition, "en"))
+        if default:
+            d.add(s, "lyo:defaultReadingSchool", "true")
+            d.add(s, "lyo:citesSource", "lyp:ConventionReadingSchoolDefault")
     # 神煞 tables: one kind individual per named 神煞, one entry per (key, branch carrying it)
     for sid, zh, en, ko, basis, table, school, _passage in T.SHENSHA:
         kind = "lyr:ShenSha_" + sid

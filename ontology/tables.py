@@ -35,6 +35,10 @@ TRIGRAMS = {
 # calls 離為火 「純陰之象」. Used by the condition language's 內:陽卦 / 外:陰卦 (passage TrigramGender).
 YANG_TRIGRAMS = "乾震坎艮"
 YIN_TRIGRAMS = "坤巽離兌"
+# 反吟: the trigrams facing each other across the 後天 square, whose branches clash (卜筮正宗 反吟卦定例第十一:
+# 「此乾巽二卦相衝反吟卦也」 …), each pair with its passage id.
+OPPOSED_TRIGRAMS = [("乾", "巽", "BuZhengFanYinQianXun"), ("坎", "離", "BuZhengFanYinKanLi"),
+                    ("艮", "坤", "BuZhengFanYinGenKun"), ("震", "兌", "BuZhengFanYinZhenDui")]
 TRIGRAM_EN = {"乾": "Heaven", "坎": "Water", "艮": "Mountain", "震": "Thunder",
               "巽": "Wind", "離": "Fire", "坤": "Earth", "兌": "Lake"}
 TRIGRAM_KO = {"乾": "건", "坎": "감", "艮": "간", "震": "진", "巽": "손", "離": "리", "坤": "곤", "兌": "태"}
@@ -319,6 +323,20 @@ USE_GOD_SCHOOLS = [
      "天玄賦 征戰章: 「以世為我將，應為彼帥」."),
     ("SchoolGeneralOffspring", "子孫為將說", "子孫 is our general", "자손위장설", "WorkTianXuanFu",
      "天玄賦 征戰章, the other view it records: 「又云：以子孫為我將，及先鋒」."),
+]
+
+# Schools of the reading where the works disagree on how a cast is read (id, zh, en, ko, work id, definition,
+# default). The cast names one with --school (lyo:readingSchool); without it the default is read, the school that
+# reads the development set's recorded outcomes best (`liuyao eval --school`, docs/reading.md §7; convention
+# `ConventionReadingSchoolDefault`). The rules that differ carry the condition `reading-school` (rules/reading.ttl).
+READING_SCHOOLS = [
+    ("SchoolYiMaoReading", "易冒斷法", "Yi Mao's reading", "역모 판단법", "WorkYiMao",
+     "易冒 (程良玉, Qing): a doubled use-god is read from its unharmed line (兩現章 「舍其有傷，取其無傷」); the single "
+     "moving line is the only line that moves (獨發獨靜章).", True),
+    ("SchoolBuShiZhengZong", "卜筮正宗斷法", "Bushi Zhengzong's reading", "복서정종 판단법", "WorkBuShiZhengZong",
+     "卜筮正宗 (王洪緒, 1709): a doubled use-god is read from the line that holds the 世, is the month or day, is "
+     "month-broken or void, in that order (第十七問 「天機盡洩於有病之間」); a still line the day clashes into motion "
+     "counts as moving in telling the single moving line (第十五問).", False),
 ]
 
 # The use-god of each question, one choice per reading the texts give (data for the state rules

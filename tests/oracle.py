@@ -188,8 +188,13 @@ LINE_TERMS = {
     "月破", "旬空", "日沖", "暗動", "沖散", "月合", "日合", "日墓", "動墓", "化墓", "化絕", "化空",
     "化破", "化沖", "化合", "回頭生", "回頭克", "化進", "化退", "進神", "退神", "日破", "動沖不散",
 }
-CAST_TERMS = {"六沖", "六合", "變六沖", "變六合", "六沖變六合", "六合變六沖", "獨發", "獨靜"}
-CAST_TERMS_WITH_LINES = {"獨發", "獨靜"}
+CAST_TERMS = {"六沖", "六合", "變六沖", "變六合", "六沖變六合", "六合變六沖", "獨發", "獨靜", "反吟", "伏吟", "三合成局"}
+CAST_TERMS_WITH_LINES = {"獨發", "獨靜", "反吟", "伏吟", "三合成局"}
+# 卜筮正宗 反吟卦定例第十一: trigrams facing each other (後天), whose change into each other is 反吟; 伏吟: 乾 and 震
+# (the same 納甲 branches) changing into each other (docs/states.md)
+FAN_YIN_PAIRS = {frozenset("乾巽"), frozenset("坎離"), frozenset("艮坤"), frozenset("震兌")}
+FU_YIN_PAIR = frozenset("乾震")
+FRAMES = ["申子辰", "巳酉丑", "寅午戌", "亥卯未"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -413,6 +418,23 @@ def oracle_chart(values, month_branch: str, day_gz: str) -> dict:
         cast.add(("獨發", (moving.index(True) + 1,)))
     if n_moving == 5:
         cast.add(("獨靜", (moving.index(False) + 1,)))
+    fan, fu = [], []
+    for lo in (0, 3):  # inner, outer trigram
+        before, after = BITS_TRIGRAM[tuple(p_bits[lo:lo + 3])], BITS_TRIGRAM[tuple(c_bits[lo:lo + 3])]
+        movers = [i + 1 for i in range(lo, lo + 3) if moving[i]]
+        if frozenset((before, after)) in FAN_YIN_PAIRS:
+            fan += movers
+        if frozenset((before, after)) == FU_YIN_PAIR:
+            fu += movers
+    if fan:
+        cast.add(("反吟", tuple(fan)))
+    if fu:
+        cast.add(("伏吟", tuple(fu)))
+    for frame in FRAMES:
+        held = {p_gz[i][1] for i in range(6)} & set(frame)
+        moved = {p_gz[i][1] for i in range(6) if moving[i]} & set(frame)
+        if len(held) == 3 and len(moved) >= 2:
+            cast.add(("三合成局", tuple(i + 1 for i in range(6) if p_gz[i][1] in frame)))
 
     return {
         "primary": primary,

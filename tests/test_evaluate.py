@@ -13,6 +13,7 @@ import pytest
 import liuyao_kg
 from liuyao_kg.cli import main
 from liuyao_kg.evaluate import EvalCaseError, build_report, evaluate, load_cases, score, summarise
+from liuyao_kg.loaders.errors import CastInputError
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV_SET = ROOT.parent / "shared" / "outcomes" / "buzheng_cases.yaml"
@@ -260,7 +261,7 @@ def test_end_to_end_three_development_cases_give_every_figure():
     cases = [c for c in load_cases(DEV_SET) if c["id"] in ("BZ001", "BZ012", "BZ016")]
     report = evaluate(cases)
     assert [r["id"] for r in report["rows"]] == ["BZ001", "BZ012", "BZ016"]
-    assert set(report) == {"rows", "sets", "all", "topics", "without"} and list(report["sets"]) == ["buzheng_cases"]
+    assert set(report) == {"rows", "sets", "all", "topics", "without", "school"} and list(report["sets"]) == ["buzheng_cases"]
     s = report["all"]
     assert set(s) == {"cases", "direction", "direction_incl_refused", "balanced_accuracy", "majority_baseline",
                       "timing", "refusals", "use_god_agreement"}
@@ -272,6 +273,18 @@ def test_end_to_end_three_development_cases_give_every_figure():
     for r in report["rows"]:
         assert r["verdict"] is not None or r["refused"]["reason"]
     json.dumps(report, ensure_ascii=False)  # what --format json prints
+
+
+def test_eval_reads_every_case_by_the_school_it_is_given(tmp_path, recorded_casts):
+    report = evaluate(load_cases(EVAL_CASES), kg=object(), school="卜筮正宗")
+    assert report["school"] == "卜筮正宗"
+    assert {kw.get("school") for _, kw in recorded_casts} == {"卜筮正宗"}
+
+
+def test_eval_refuses_a_school_that_is_not_a_school_of_the_reading(recorded_casts):
+    with pytest.raises(CastInputError, match="school"):
+        evaluate(load_cases(EVAL_CASES), kg=object(), school="RulerFifth")
+    assert recorded_casts == []
 
 
 # ------------------------------------------------------------------------------------------ the command

@@ -38,7 +38,7 @@ SHENSHA_STATES = """HeavenlyNoble Emolument PostHorse SaltyPool RobberyKiller Lo
 HeavenlyJoy MourningGate CondolingGuest""".split()
 CAST_STATES = """SixClashPrimary SixCombinePrimary SixClashChanged SixCombineChanged ClashToCombine CombineToClash
 ClashAtCombine SingleMoving SingleStatic TwoPresent UseGodTwice UseGod RescueFromSeverance
-EnterTombWithGhost""".split()
+EnterTombWithGhost FanYin FuYin TripleCombination""".split()
 OBJECT_PROPERTIES = """stem branch element stemBranch nayin relative spirit hasRole stageDay stageMonth stage strength
 hasLine hasMonth hasDay hasYear hasHour birthBranch primaryHexagram changedHexagram hasChange changeOf hasHidden
 hasPalaceHidden inCast generates overcomes clashes combines punishes harms branchClashes branchCombines
@@ -47,7 +47,7 @@ forElement forStem atBranch monthBranch upperTrigram lowerTrigram palace generat
 advancesTo useGodRelative useGodRole stateOf involves school citesSource citesPassage work hasEndpoint
 voidBranch stateRelative hiddenUseGod variant rescuer judgmentOf matchedLine shenShaKind keyStem
 keyBranch targetBranch pendingCast useGodElement helperRelative forQuestion hasUseGodChoice forSubject question
-concernsSubject readBySchool userUseGodRelative chosenUseGod chosenBy strengthTable""".split()
+concernsSubject readBySchool userUseGodRelative chosenUseGod chosenBy strengthTable opposedTrigram formsFrame""".split()
 DATATYPE_PROPERTIES = """position timingUnit lineValue castId topic castAt kingWenNumber linePattern shiPosition yingPosition
 index yang spiritOrder cycleIndex sparqlConstruct provenanceNote chapter quote koreanRendering seedFile
 paragraphIndex startOffset endOffset stemIndex branchIndex condition conclusion polarity appliesToTopic
@@ -66,6 +66,10 @@ FactorGroup Precedence VerdictTerm""".split()
 OBJECT_PROPERTIES += """readingOf factorOf readsLine timingFor otherLine factorKind inFactorGroup strongerGroup weakerGroup
 strongerFactor weakerFactor underPrecedence verdictTerm supportedBy opposedBy timingBranch""".split()
 DATATYPE_PROPERTIES += "factorPolarity factorStands favourable timingPriority immediate".split()
+# the schools of the reading (issue 38: 易冒 and 卜筮正宗 where they read a cast differently)
+CLASSES += "ReadingSchool DoubledPreference".split()
+OBJECT_PROPERTIES += "readingSchool doubledPreference singleMovingLine".split()
+DATATYPE_PROPERTIES += "defaultReadingSchool preferenceRank".split()
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +166,8 @@ def test_moving_and_static_lines_are_disjoint_and_line_value_and_position_are_fu
 
 def test_pair_relations_clash_combine_harm_are_symmetric_and_punish_is_not(tbox):
     symmetric = {str(s)[len(LYO):] for s in tbox.subjects(RDF.type, OWL.SymmetricProperty)}
-    assert symmetric == {"clashes", "combines", "harms", "branchClashes", "branchCombines", "branchHarms"}
+    assert symmetric == {"clashes", "combines", "harms", "branchClashes", "branchCombines", "branchHarms",
+                         "opposedTrigram"}
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=[c.stem for c in CHECKS])

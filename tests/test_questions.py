@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 import liuyao_kg
+from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.errors import BadUseGod, UnknownSchool, UnknownTopic
 from liuyao_kg.namespaces import LYR
 from liuyao_kg.ontology import questions as Q
@@ -128,6 +129,38 @@ def test_a_stranger_is_read_from_the_ying_line():
 def test_school_of_another_question_is_refused():
     with pytest.raises(UnknownSchool, match="the schools for 國家 are"):
         liuyao_kg.cast("乾", month="寅", day="甲子", topic="國家", school="GeneralShi")
+
+
+@pytest.mark.parametrize("name", ["卜筮正宗", "卜筮正宗斷法", "BuShiZhengZong", "SchoolBuShiZhengZong", "bushizhengzong"])
+def test_a_school_of_the_reading_is_named_by_its_work_its_id_or_its_name(name):
+    ci = make_cast_input("乾", month="寅", day="甲子", topic="求財", school=name)
+    assert (ci.school, ci.reading_school) == (None, "SchoolBuShiZhengZong")
+
+
+def test_a_school_of_the_reading_needs_no_question():
+    assert make_cast_input("乾", month="寅", day="甲子", school="易冒").reading_school == "SchoolYiMaoReading"
+
+
+@pytest.mark.parametrize("school", [["卜筮正宗", "HuangJinCeWeather"], "卜筮正宗, HuangJinCeWeather", "HuangJinCeWeather 卜筮正宗"])
+def test_a_school_of_the_reading_and_one_of_the_use_god_are_named_together(school):
+    ci = make_cast_input("乾", month="寅", day="甲子", topic="天時", school=school)
+    assert (ci.school, ci.reading_school) == ("SchoolHuangJinCeWeather", "SchoolBuShiZhengZong")
+
+
+def test_two_schools_of_the_reading_are_refused():
+    with pytest.raises(UnknownSchool, match="two schools of the reading"):
+        make_cast_input("乾", month="寅", day="甲子", topic="求財", school="易冒,卜筮正宗")
+
+
+def test_an_unknown_school_names_the_schools_of_the_reading():
+    with pytest.raises(UnknownSchool, match="the schools of the reading are YiMaoReading"):
+        make_cast_input("乾", month="寅", day="甲子", topic="求財", school="增刪卜易")
+
+
+def test_the_reading_school_is_part_of_the_cast_s_identity_only_when_named():
+    plain = make_cast_input("乾", month="寅", day="甲子", topic="求財")
+    named = make_cast_input("乾", month="寅", day="甲子", topic="求財", school="卜筮正宗")
+    assert "reading_school" not in plain.content() and named.id != plain.id
 
 
 def test_user_names_the_use_god_by_relative_or_line():

@@ -47,13 +47,14 @@ STATE_FACTORS = {"回頭生": "ReturnGenerate", "回頭克": "ReturnOvercome", "
                  "化墓": "ChangeToTomb", "化絕": "ChangeToSeverance", "旬空": "Void", "空沖則實": "VoidClashed"}
 POLARITY_FOR = {"InSeason", "MonthCombine", "DayGenerates", "DayCombine", "DayProsper", "DarkMoved", "MovingGenerates",
                 "AttackerBound", "ReturnGenerate", "ChangeAdvance", "VoidStrong", "VoidClashed", "Rescued", "HiddenEmerges",
-                "BreakUndone", "VoidUsable", "AttackerRestrained", "GreedyForGeneration"}
+                "BreakUndone", "VoidUsable", "AttackerRestrained", "GreedyForGeneration", "FrameHelps"}
 GROUPS = {"Day": {"DayGenerates", "DayOvercomes", "DayCombine", "DayProsper", "DaySeverance", "DayTomb", "DarkMoved",
                   "DayBroken", "Scattered"},
           "Month": {"InSeason", "OutOfSeason", "MonthCombine"}, "Broken": {"MonthBroken"},
           "BreakUndo": {"BreakUndone"}, "VoidWaits": {"VoidUsable"}, "LineSupport": {"MovingGenerates"},
           "SourceHarm": {"SourceDamaged"}, "Restrained": {"AttackerRestrained"}, "Greedy": {"GreedyForGeneration"},
-          "Support": {"DayGenerates", "DayCombine", "MovingGenerates", "ReturnGenerate"},
+          "Support": {"DayGenerates", "DayCombine", "MovingGenerates", "ReturnGenerate", "FrameHelps"},
+          "Frame": {"FrameHelps", "FrameHarms"},
           "Weakness": {"OutOfSeason"}, "Season": {"InSeason", "OutOfSeason"}, "LineHarm": {"MovingOvercomes"},
           "Rescue": {"Rescued"}, "Severing": {"DayOvercomes", "DaySeverance", "MovingOvercomes", "ReturnOvercome"},
           "VoidUndo": {"VoidStrong", "VoidClashed"}, "Void": {"Void"}, "Bound": {"AttackerBound"}}
@@ -66,6 +67,7 @@ PRECEDENCE = {"DayOverMonth": ("Day", "Month"), "SupportOverWeakness": ("Support
 GENERATES = {"木": "火", "火": "土", "土": "金", "金": "水", "水": "木"}
 OVERCOMES = {"木": "土", "土": "水", "水": "火", "火": "金", "金": "木"}
 BRANCH_ELEMENT = dict(zip("子丑寅卯辰巳午未申酉戌亥", "水土木木土火火土金金土水"))
+FRAMES = {"申子辰": "水", "巳酉丑": "金", "寅午戌": "火", "亥卯未": "木"}
 
 
 def rel(c, a, b, r):
@@ -141,7 +143,20 @@ def buzheng_factors(c: dict, pos: int, found: set) -> set[tuple[str, int | None]
         if kind == "MovingGenerates" and ({"回頭克", "化絕", "化墓", "日沖"} & _terms(other)
                                           or any(OVERCOMES[m["element"]] == other["element"] for m in movers)):
             out.add(("SourceDamaged", a))
+    source = next(g for g, x in GENERATES.items() if x == el)
+    for s in c["states"]:
+        if s["term"] == "三合成局":  # 第四問: 原用二神局則吉，忌仇二神局則凶
+            fe = FRAMES["".join(sorted({c["lines"][p - 1]["branch"] for p in s["lines"]}, key=FRAMES_ORDER.index))]
+            if fe == el or GENERATES[fe] == el:
+                out.add(("FrameHelps", None))
+            if OVERCOMES[fe] in (el, source):
+                out.add(("FrameHarms", None))
+        if s["term"] == "反吟" and {"化沖", "回頭克"} & _terms(ln):  # 第五問: 用神化衝克者，凡謀大凶
+            out.add(("FanYinTurned", None))
     return out
+
+
+FRAMES_ORDER = "申子辰巳酉丑寅午戌亥卯未"
 
 
 def expected_outweighed(kinds: set[tuple[str, int | None]]) -> set[tuple[str, int | None]]:
@@ -370,9 +385,89 @@ def test_a_doubled_use_god_reads_the_unharmed_line(kg):
     dropped = [e for e in c["use_god_condition"]["lines"] if not e["read"]]
     assert read_ and dropped and all(e["read_rule"] == RULE + "ReadUnharmed" for e in read_)
     harm = {"MonthBroken", "DayOvercomes", "DaySeverance", "DayTomb", "DayBroken", "Scattered", "MovingOvercomes",
-            "ReturnOvercome", "ChangeToVoid", "ChangeToBroken", "ChangeToTomb", "ChangeToSeverance", "Void"}
+            "ReturnOvercome", "ChangeToVoid", "ChangeToBroken", "ChangeToTomb", "ChangeToSeverance", "Void",
+            "FrameHarms", "FanYinTurned"}
     assert all(not any(f["kind"] in harm and f["standing"] for f in e["factors"]) for e in read_)
     assert all(any(f["kind"] in harm and f["standing"] for f in e["factors"]) for e in dropped)
+
+
+# ------------------------------------------------------------------------------------------------
+# The schools of the reading (docs/reading.md §8): 易冒 (the default) and 卜筮正宗, where they disagree
+# ------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def by_school(kg):
+    """The same 120 seeded casts read by each school: {school: [chart]}."""
+    drawn = sample_casts(120, seed=17)
+    out = {}
+    for school in ("易冒", "卜筮正宗"):
+        cis = [make_cast_input(v, month=m, day=d, topic=t, school=school) for v, m, d, t in drawn]
+        out[school] = [chart(kg, iri) for iri in kg.add_quads([q for ci in cis for q in cast_quads(ci)])]
+    return out
+
+
+def _doubled(c):
+    """The lines of a doubled use-god (用神兩現), else []."""
+    twice = any(s["term"] == "用神兩現" for s in c["states"])
+    return [e for e in c["use_god_condition"]["lines"] if not e["hidden"]] if twice else []
+
+
+def bushi_grounds(c, pos) -> list[int]:
+    """卜筮正宗 第十七問's grounds a line of a doubled use-god has, ranked as the passage names them: 持世 1,
+    臨月日 2, 月破 3, 旬空 4 (read off the chart JSON)."""
+    ln = c["lines"][pos - 1]
+    terms = {s["term"] for s in ln["states"]}
+    return [r for r, holds in ((1, "世" in ln["roles"]), (2, ln["branch"] in (c["month"]["branch"], c["day"]["branch"])),
+                               (3, "月破" in terms), (4, "旬空" in terms)) if holds]
+
+
+def test_the_book_s_school_reads_a_doubled_use_god_where_the_sickness_is(by_school):
+    checked = 0
+    for c in by_school["卜筮正宗"]:
+        lines = _doubled(c)
+        if not lines:
+            continue
+        first = {e["position"]: min(bushi_grounds(c, e["position"]), default=None) for e in lines}
+        best = min((r for r in first.values() if r is not None), default=None)
+        expected = {p for p, r in first.items() if best is None or r == best}
+        assert {e["position"] for e in lines if e["read"]} == expected, c["cast"]
+        checked += 1
+    assert checked >= 20
+
+
+def test_the_two_schools_read_some_doubled_use_gods_differently_and_say_which_they_follow(by_school):
+    pairs = list(zip(by_school["易冒"], by_school["卜筮正宗"]))
+    assert {c["reading_school"] for c, _ in pairs} == {"YiMaoReading"}
+    assert {c["reading_school"] for _, c in pairs} == {"BuShiZhengZong"}
+    differ = [a["cast"] for a, b in pairs
+              if {e["position"] for e in _doubled(a) if e["read"]} != {e["position"] for e in _doubled(b) if e["read"]}]
+    assert differ
+    rules = {e["read_rule"].rsplit("/", 1)[1] for _, b in pairs for e in _doubled(b) if e["read"]}
+    assert rules <= {"ReadAfflicted", "ReadDoubledNoGround"} and "ReadAfflicted" in rules
+
+
+def _single_meet(c):
+    return {t["branch"] for t in c["timing"] if t["rule"].endswith("/TimingSingleMovingMeet")}
+
+
+def test_the_book_s_single_moving_line_counts_a_line_the_day_clashes_into_motion(by_school):
+    """第十五問: one line moving and another clashed by the day is not 獨發; six still lines, one clashed, is."""
+    seen = set()
+    for c in by_school["卜筮正宗"]:
+        movers = [ln for ln in c["lines"] if ln["moving"]]
+        dark = [ln for ln in c["lines"] if any(s["term"] == "暗動" and s["school"] is None for s in ln["states"])]
+        single = movers[0] if len(movers) == 1 and not dark else dark[0] if not movers and len(dark) == 1 else None
+        if c["use_god"]["lines"]:
+            assert _single_meet(c) == ({single["branch"]} if single else set()), c["cast"]
+            seen.add("moving" if single and single["moving"] else "still" if single else "none")
+    assert seen == {"moving", "still", "none"}
+
+
+def test_the_default_school_s_single_moving_line_is_the_only_line_that_moves(by_school):
+    for c in by_school["易冒"]:
+        movers = [ln for ln in c["lines"] if ln["moving"]]
+        if c["use_god"]["lines"]:
+            assert _single_meet(c) == ({movers[0]["branch"]} if len(movers) == 1 else set()), c["cast"]
 
 
 def test_a_hidden_use_god_that_nothing_draws_out_cannot_come_about(kg):
