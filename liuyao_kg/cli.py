@@ -23,7 +23,7 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sex", help="the asker's sex: 男 or 女 (m / f), for the 男占 / 女占 readings")
     p.add_argument("--date", help="ISO date-time with zone, e.g. 2024-02-04T16:28+08:00 (instead of --month/--day)")
     p.add_argument("--day-boundary", choices=["00:00", "23:00"], default="00:00", help="when a day starts")
-    p.add_argument("--topic", help="the question, e.g. 求財 婚姻 疾病 晴 雨 (synonyms too: 晴雨 求名 科舉; `liuyao topics`)")
+    p.add_argument("--topic", help="the question, e.g. 求財 婚姻 疾病 晴 雨 晴雨 (synonyms too: 陰晴 求名 科舉; `liuyao topics`)")
     p.add_argument("--about", help="whom the question concerns (來者何人: 父母 夫 妻 子 兄弟 朋友 奴僕 他人, or another "
                                    "name: 師 嫂 侄 …); chooses the use-god for any question (卜筮正宗 用神分類定例)")
     p.add_argument("--school", action="append", help="where the works disagree, the school to read by: a school of the "

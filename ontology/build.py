@@ -451,6 +451,9 @@ def build() -> _Doc:
         else:
             d.add(s, "skos:broader", q_iri[broader])
             d.add(q_iri[broader], "skos:narrower", s)
+        for also in T.ALSO_BROADER.get(zh, ()):  # asks two narrower questions at once: reads the rules of both
+            d.add(s, "skos:broader", q_iri[also])
+            d.add(q_iri[also], "skos:narrower", s)
         d.add(s, "lyo:citesSource", "lyp:" + passage)
         d.add(s, "lyo:timingUnit", _lit(Q.horizon(zh)))
         for c in Q.choices(zh):

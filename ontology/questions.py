@@ -66,9 +66,17 @@ def broader_chain(zh: str) -> list[str]:
     return out
 
 
+def broader_all(zh: str) -> list[str]:
+    """Every broader question, by the tree and by tables.ALSO_BROADER (晴雨 → [晴雨, 天時, 晴, 雨])."""
+    out = broader_chain(zh)
+    for also in T.ALSO_BROADER.get(zh, ()):
+        out += [q for q in broader_all(also) if q not in out]
+    return out
+
+
 def narrower_closure(zh: str) -> list[str]:
-    """The question and every narrower one, in scheme order (天時 → [天時, 晴, 雨])."""
-    return [q for q in NAMES if zh in broader_chain(q)]
+    """The question and every narrower one, in scheme order (天時 → [天時, 晴, 雨, 晴雨]; 晴 → [晴, 晴雨])."""
+    return [q for q in NAMES if zh in broader_all(q)]
 
 
 def choices(zh: str) -> list[tuple]:

@@ -238,9 +238,10 @@ QUESTIONS = [
     ("田蠶", "FarmingSilkworms", "fields and silkworms", "전잠", None, ("田蚕", "農桑"), "UseGodTopics-8"),
     ("農", "Farming", "farming", "농사", "田蠶", ("农", "農田", "种作", "種作", "耕種"), "UseGodTopics-9"),
     ("蠶", "Silkworms", "silkworms", "잠사", "田蠶", ("蚕", "蠶桑", "蚕桑", "養蠶"), "QuestionSilkworms"),
-    ("天時", "Weather", "weather", "천시", None, ("天时", "晴雨", "陰晴", "天氣", "天文"), "UseGodTopics-10"),
+    ("天時", "Weather", "weather", "천시", None, ("天时", "天氣", "天文", "weather"), "UseGodTopics-10"),
     ("晴", "FairWeather", "fair weather", "맑음", "天時", ("占晴", "開晴", "晴天"), "QuestionFair"),
     ("雨", "Rain", "rain", "비", "天時", ("占雨", "下雨", "雨澤"), "QuestionRain"),
+    ("晴雨", "FairOrRain", "rain or shine", "청우", "天時", ("陰晴", "阴晴", "rain or shine"), "UseGodTopics-10"),
     ("國家", "State", "the state", "국가", None, ("国家", "國朝", "國事"), "UseGodTopics-11"),
     ("征戰", "Warfare", "warfare", "정전", None, ("征战", "征伐", "戰", "出師", "出征"), "UseGodTopics-12"),
     ("官事", "Office", "official matters", "관사", None, ("公事", "官用"), "UseGodOfficialPrivate"),
@@ -305,6 +306,11 @@ PERSON_USE_GOD = [
 # The everyday words among the synonyms above (投資 股票 感情 戀愛 健康 工作 事業 升職 求職, love, job, health, exam …)
 # are the project's own mapping onto the classics' questions, not the texts' words: named convention
 # `ConventionEverydayQuestions` (passages.yaml).
+
+# Questions that ask two narrower questions at once, and so read the rules of both (besides their tree parent):
+# 晴雨 asks rain or shine together (天玄賦 天時章 「若占晴雨」), so 晴's rules and 雨's apply to it; its use-god is its
+# parent 天時's (the water and the fire lines). skos:broader of both, a SKOS polyhierarchy.
+ALSO_BROADER = {"晴雨": ("晴", "雨")}
 
 # Schools where the works disagree on a question's use-god (id, zh, en, ko, work id or None, definition).
 USE_GOD_SCHOOLS = [

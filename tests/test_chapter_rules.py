@@ -35,12 +35,15 @@ def test_generated_rule_base_is_fresh_and_every_quote_is_in_its_seed():
 
 
 def _asked(topic: str) -> set[str]:
-    """The question and its broader questions (tables.QUESTIONS): the rules' topics a cast of it runs."""
+    """The question and its broader questions (tables.QUESTIONS, and tables.ALSO_BROADER for a question asking two
+    at once): the rules' topics a cast of it runs."""
     broader = {q[0]: q[4] for q in T.QUESTIONS}
-    out = set()
-    while topic is not None:
-        out.add(topic)
-        topic = broader[topic]
+    out, todo = set(), [topic]
+    while todo:
+        t = todo.pop()
+        if t is not None and t not in out:
+            out.add(t)
+            todo += [broader[t], *T.ALSO_BROADER.get(t, ())]
     return out
 
 

@@ -273,7 +273,7 @@ def test_unknown_question_is_an_error_listing_the_scheme(capsys):
 
 
 def test_use_god_chosen_by_the_user_is_said_so(capsys):
-    code, out, _ = run(capsys, "cast", "乾", "--month", "寅", "--day", "甲子", "--topic", "晴雨", "--use-god", "3")
+    code, out, _ = run(capsys, "cast", "乾", "--month", "寅", "--day", "甲子", "--topic", "天氣", "--use-god", "3")
     assert code == 0 and "占 天時  用神 爻3 — chosen by the user" in out
 
 

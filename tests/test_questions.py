@@ -126,6 +126,23 @@ def test_a_stranger_is_read_from_the_ying_line():
     assert ch["use_god"]["lines"] == [3]
 
 
+def test_rain_or_shine_reads_the_rules_of_rain_and_of_fair_weather_and_the_weather_s_use_god():
+    """天玄賦 天時章 「若占晴雨」: 晴雨 asks both, so 晴's rules and 雨's apply, as do 天時's; its use-god is 天時's (水火)."""
+    def read(topic):
+        chart = liuyao_kg.cast("屯之比", month="寅", day="甲子", topic=topic)
+        return {_rule_id(j["rule"]) for j in chart["judgments"]}, chart["use_god"]["lines"]
+
+    (fair, _), (rain, _), (weather, weather_lines), (both, both_lines) = map(read, ("晴", "雨", "天時", "晴雨"))
+    assert "004a-tianshi/no-fire-no-clearing" in both and "004a-tianshi/no-fire-no-clearing" not in rain
+    assert fair - weather and rain - weather and (fair | rain) <= both
+    assert both_lines == weather_lines
+    assert Q.narrower_closure("晴") == ["晴", "晴雨"] and Q.narrower_closure("雨") == ["雨", "晴雨"]
+
+
+def test_rain_or_shine_is_asked_by_its_everyday_names():
+    assert {make_cast_input("乾", topic=t).topic for t in ("晴雨", "陰晴", "阴晴", "rain or shine")} == {"晴雨"}
+
+
 def test_school_of_another_question_is_refused():
     with pytest.raises(UnknownSchool, match="the schools for 國家 are"):
         liuyao_kg.cast("乾", month="寅", day="甲子", topic="國家", school="GeneralShi")
@@ -175,7 +192,7 @@ def test_user_names_the_use_god_by_relative_or_line():
 
 
 def test_synonyms_and_simplified_forms_name_the_question():
-    assert [Q.find(x) for x in ("晴雨", "科舉", "蚕", "求名", "失脫", "逃亡", "Rain")] == \
+    assert [Q.find(x) for x in ("天氣", "科舉", "蚕", "求名", "失脫", "逃亡", "Rain")] == \
         ["天時", "考試", "蠶", "功名", "失物", "逃亡", "雨"]
 
 
