@@ -135,6 +135,22 @@ def test_real_zone_offsets_at_the_edges_are_accepted():
         assert make_cast_input("787986", date=date).cast_at
 
 
+@pytest.mark.parametrize("date", ["2024-02-04T16:28+08:99\x00", "2024-02-04T16:28+08:00\x00", "2024-02-04\x00T16:28+08:00"])
+def test_a_nul_in_a_date_is_refused_by_name(date):
+    """fromisoformat reads past a NUL, and the offset check did not see an offset before it: +08:99 became +09:39."""
+    with pytest.raises(BadDate, match=r"NUL character \(U\+0000\)"):
+        make_cast_input("787986", date=date)
+
+
+def test_a_nul_in_a_date_rejects_its_batch_record(tmp_path):
+    """The same through JSON Lines, where the NUL is written \\u0000."""
+    path = tmp_path / "casts.jsonl"
+    path.write_text('{"id": "nul", "spec": "787986", "date": "2024-02-04T16:28+08:99\\u0000"}\n'
+                    + _jsonl([{"id": "ok", **GOOD}]), encoding="utf-8")
+    good, bad = _split(read_batch(path))
+    assert good == ["ok"] and "NUL character (U+0000)" in bad["nul"]
+
+
 def test_a_missing_batch_file_is_a_clear_error_and_creates_no_store(tmp_path, capsys):
     store = tmp_path / "kg"
     assert main(["load", str(tmp_path / "nope.jsonl"), "--store", str(store)]) == 2
