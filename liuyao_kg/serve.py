@@ -273,6 +273,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.reader.start("idle")  # a new connection, or one kept alive between two requests
         super().handle_one_request()
 
+    def parse_request(self) -> bool:
+        """http.server's reading of the head, and then of its framing: two different Content-Lengths are
+        answered 400 and the connection closed (RFC 9112 §6.3), for any method — a proxy in front may have
+        framed the request by the other one (request smuggling). Identical ones are read as one (RFC 9110 §8.6)."""
+        if not super().parse_request():
+            return False
+        lengths = [v.strip() for v in self.headers.get_all("Content-Length") or []]
+        if len(set(lengths)) > 1:
+            self._error(400, f"the request has {len(lengths)} different Content-Length headers "
+                             f"({', '.join(_short(v, 20) for v in lengths[:4])}): its body's length is in doubt")
+            return False
+        return True
+
     def send_response(self, code, message=None):
         self.connection.settimeout(self.limits.send_timeout)  # sendall's timeout bounds the whole answer
         super().send_response(code, message)
