@@ -209,6 +209,17 @@ def test_a_content_length_repeated_with_the_same_value_is_read_as_one(running):
     assert _status(answer) == 200 and answer.endswith(b'"boolean":true}')
 
 
+def test_a_body_over_the_limit_gets_its_413_even_by_a_client_that_sends_it_all_first(running):
+    """urllib (and requests) read the answer only once the whole body is sent: closing on the unread body
+    reset the connection under them (a broken pipe). The server half-closes and drains it (RFC 9112 §9.6)."""
+    server = running(limits=Limits(max_body_bytes=1000))
+    req = urllib.request.Request(server.url, data=b"#" * 8_000_000, method="POST",
+                                 headers={"Content-Type": "application/sparql-query"})
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=60)
+    assert e.value.code == 413 and "larger than the limit of 1,000" in e.value.read().decode()
+
+
 def test_a_body_shorter_than_announced_times_out_with_408(running, capfd):
     server = running(limits=Limits(idle_timeout=1.0, body_timeout=2.0))
     answer = _raw(server.port, b"POST /sparql HTTP/1.0\r\nContent-Type: application/sparql-query\r\n"
