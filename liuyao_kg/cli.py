@@ -49,6 +49,9 @@ def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
                    help="the endpoint's SPARQL Update URL, if not the query URL (or LIUYAO_UPDATE_ENDPOINT)")
     p.add_argument("--timeout", type=_positive, metavar="SECONDS",
                    help="--endpoint: connect and read timeout (default 120, or LIUYAO_ENDPOINT_TIMEOUT)")
+    p.add_argument("--total-timeout", type=_positive, metavar="SECONDS",
+                   help="--endpoint: the most one request may take in all, retries included (default 600, or "
+                        "LIUYAO_ENDPOINT_TOTAL_TIMEOUT)")
     p.add_argument("--wait", type=_positive, default=0.0, metavar="SECONDS",
                    help="--store: wait this long for another process (serve, load) to release the store")
     p.add_argument("--read-only", action="store_true",
@@ -263,7 +266,8 @@ def _graph(args):
     if backend in (None, "duckdb"):  # `liuyao load`'s columnar back end derives apart: the store's own engine is the default
         backend = "oxigraph"
     if getattr(args, "endpoint", None):
-        args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout, backend=backend)
+        args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout,
+                              total_timeout=args.total_timeout, backend=backend)
     elif getattr(args, "store", None):
         args._kg = open_store(args.store, read_only=getattr(args, "read_only", False), wait=getattr(args, "wait", 0.0) or 0.0,
                               backend=backend)

@@ -32,13 +32,15 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import os
 import re
+import threading
 import time
 import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 import pyoxigraph as ox
 
@@ -56,6 +58,7 @@ ENV_AUTH = "LIUYAO_ENDPOINT_AUTH"
 ENV_UPDATE = "LIUYAO_UPDATE_ENDPOINT"
 ENV_DIALECT = "LIUYAO_ENDPOINT_DIALECT"
 ENV_TIMEOUT = "LIUYAO_ENDPOINT_TIMEOUT"
+ENV_TOTAL_TIMEOUT = "LIUYAO_ENDPOINT_TOTAL_TIMEOUT"
 
 #: triples per INSERT DATA request when writing the fixed layers
 LAYER_CHUNK = 5000
@@ -87,7 +90,9 @@ class Endpoint:
     #: server silent this long (it may still be computing a heavy query) is given up on, not retried
     timeout: float | None = 120.0
     dialect: str = "auto"  # "virtuoso", "standard", or "auto": by the server's Server header
-    #: seconds the whole answer may take to arrive: a server that drips bytes is cut off
+    #: seconds one request may take in all (LIUYAO_ENDPOINT_TOTAL_TIMEOUT, `--total-timeout`): connecting, sending,
+    #: the server's wait, the answer's head and body, and a read's retries with their pauses. A server that drips
+    #: its head or its answer, each read within `timeout`, is cut off here
     total_timeout: float = 600.0
     #: extra attempts for an idempotent read (query, ASK) after a refused or reset connection, a 5xx or a 429
     retries: int = 3
@@ -100,6 +105,14 @@ class Endpoint:
         if not timeout or timeout <= 0:
             raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
         return dataclasses.replace(self, timeout=float(timeout))
+
+    def with_total_timeout(self, total_timeout: float) -> "Endpoint":
+        """This endpoint with another total timeout for one request (seconds; must be positive and finite)."""
+        import dataclasses
+
+        if not total_timeout or not total_timeout > 0 or not math.isfinite(total_timeout):
+            raise ValueError(f"total timeout must be a positive number of seconds, got {total_timeout!r}")
+        return dataclasses.replace(self, total_timeout=float(total_timeout))
 
     @classmethod
     def from_env(cls, url: str, update_url: str | None = None, env: Mapping[str, str] | None = None) -> "Endpoint":
@@ -122,6 +135,12 @@ class Endpoint:
                 endpoint = endpoint.with_timeout(float(env[ENV_TIMEOUT]))
             except ValueError:
                 raise RemoteStoreError(f"{ENV_TIMEOUT} must be a positive number of seconds, got {env[ENV_TIMEOUT]!r}") from None
+        if env.get(ENV_TOTAL_TIMEOUT):
+            try:
+                endpoint = endpoint.with_total_timeout(float(env[ENV_TOTAL_TIMEOUT]))
+            except ValueError:
+                raise RemoteStoreError(f"{ENV_TOTAL_TIMEOUT} must be a positive number of seconds, "
+                                       f"got {env[ENV_TOTAL_TIMEOUT][:40]!r}") from None
         return endpoint
 
     def __repr__(self) -> str:
@@ -164,21 +183,44 @@ class SparqlClient:
         self.endpoint = endpoint
         self.server: str | None = None  # the Server header of the first response
 
-    def _wrapper(self, text: str, return_format: str | None = None):
-        from SPARQLWrapper import DIGEST, JSON, POST, SPARQLWrapper
+    def _open(self, text: str, return_format: str | None, deadline: "_Deadline"):
+        """Send `text` as SPARQLWrapper words it (a POST, the format's Accept, the credentials) and return the
+        response once its head has arrived; its HTTP errors raised as SPARQLWrapper's ``query()`` raises them.
+
+        Every connection it opens is watched by `deadline`, which ends it when the total timeout is up."""
+        import urllib.error
+        import urllib.request
+
+        from SPARQLWrapper import JSON, POST, SPARQLWrapper
+        from SPARQLWrapper.SPARQLExceptions import (EndPointInternalError, EndPointNotFound, QueryBadFormed,
+                                                    Unauthorized, URITooLong)
 
         e = self.endpoint
         w = SPARQLWrapper(e.query_url, updateEndpoint=e.update_url)
         w.setMethod(POST)
         w.setReturnFormat(return_format or JSON)
-        if e.timeout:
-            w.setTimeout(max(1, int(e.timeout)))
-        if e.user and e.password:
-            if e.auth == "digest":
-                w.setHTTPAuth(DIGEST)
-            w.setCredentials(e.user, e.password)
         w.setQuery(text)
-        return w
+        digest = None
+        if e.user and e.password:
+            if e.auth == "digest":  # a handler of this request's opener (SPARQLWrapper's installs one globally)
+                digest = urllib.request.HTTPPasswordMgr()  # realm "SPARQL": SPARQLWrapper's default (Virtuoso's)
+                digest.add_password("SPARQL", e.update_url if w.isSparqlUpdateRequest() else e.query_url,
+                                    e.user, e.password)
+            else:
+                w.setCredentials(e.user, e.password)
+        request = w._createRequest()
+        left = deadline.left()
+        if left <= 0:
+            raise deadline.error()
+        timeout = min(max(1, int(e.timeout)), left) if e.timeout else left
+        try:
+            return _opener(deadline, digest).open(request, timeout=timeout)
+        except urllib.error.HTTPError as exc:
+            kind = {400: QueryBadFormed, 401: Unauthorized, 404: EndPointNotFound, 414: URITooLong,
+                    500: EndPointInternalError}.get(exc.code)
+            if kind is None:
+                raise
+            raise kind(exc.read()) from None
 
     def _fail(self, what: str, exc: BaseException) -> RemoteStoreError:
         detail = str(exc)
@@ -191,34 +233,47 @@ class SparqlClient:
         url = self.endpoint.update_url if what == "update" else self.endpoint.query_url
         return RemoteStoreError(self.endpoint.redact(f"SPARQL {what} on {url} failed: {type(exc).__name__}: {detail}"))
 
-    def _read(self, response) -> bytes:
-        """The whole body, within `total_timeout` (each read is bounded by the socket timeout)."""
-        deadline = time.monotonic() + self.endpoint.total_timeout
+    @staticmethod
+    def _read(response, deadline: "_Deadline") -> bytes:
+        """The whole body, within the deadline (each read is bounded by the socket timeout, their sum by the
+        deadline, which ends the connection: what was read by then is not taken for the whole answer)."""
         parts = []
         reader = getattr(response, "read1", None) or response.read
-        while True:
-            chunk = reader(65536)
-            if not chunk:
-                return b"".join(parts)
-            parts.append(chunk)
-            if time.monotonic() > deadline:
-                raise AnswerTooSlow(f"the answer took longer than {self.endpoint.total_timeout:g} s to arrive")
+        try:
+            while not deadline.over:
+                chunk = reader(65536)
+                if not chunk:
+                    break
+                parts.append(chunk)
+        finally:
+            response.close()
+        if deadline.over:
+            raise deadline.error()
+        return b"".join(parts)
 
     def _fetch(self, text: str, return_format: str | None = None) -> bytes:
-        """The raw answer to a query: retried with backoff on transient failures (a read is idempotent)."""
-        attempt = 0
-        while True:
-            try:
-                result = self._wrapper(text, return_format).query()
-                self._note_server(result)
-                return self._read(result.response)
-            except Exception as exc:  # noqa: BLE001 - every transport or server error becomes a redacted one
-                if attempt < self.endpoint.retries and _transient(exc):
-                    time.sleep(self.endpoint.backoff * (2 ** attempt))
-                    attempt += 1
-                    continue
-                error = self._fail("query", exc)
-            raise error  # outside the handler: the original exception is not even kept as its context
+        """The raw answer to a query: retried with backoff on transient failures (a read is idempotent), the
+        whole within `total_timeout`."""
+        deadline = _Deadline(self.endpoint.total_timeout)
+        try:
+            attempt = 0
+            while True:
+                try:
+                    response = self._open(text, return_format, deadline)
+                    self._note_server(response)
+                    return self._read(response, deadline)
+                except Exception as exc:  # noqa: BLE001 - every transport or server error becomes a redacted one
+                    if deadline.over:  # the connection was ended by the deadline, whatever broke then
+                        exc = deadline.error()
+                    pause = self.endpoint.backoff * (2 ** attempt)
+                    if attempt < self.endpoint.retries and _transient(exc) and pause < deadline.left():
+                        time.sleep(pause)
+                        attempt += 1
+                        continue
+                    error = self._fail("query", exc)
+                raise error  # outside the handler: the original exception is not even kept as its context
+        finally:
+            deadline.close()
 
     def _json(self, text: str) -> dict:
         data = self._fetch(text)
@@ -232,10 +287,10 @@ class SparqlClient:
         return RemoteStoreError(self.endpoint.redact(f"SPARQL query on {self.endpoint.query_url}: malformed "
                                                      f"results: {why}"))
 
-    def _note_server(self, result) -> None:
+    def _note_server(self, response) -> None:
         if self.server is None:
             try:
-                self.server = result.response.headers.get("Server") or ""
+                self.server = response.headers.get("Server") or ""
             except AttributeError:
                 self.server = ""
 
@@ -287,16 +342,131 @@ class SparqlClient:
             # Virtuoso compiles INSERT DATA to SQL, one statement group per triple, and refuses past 10,000
             # lines of SQL (~1,500 triples); this pragma passes the constant data as one vector instead.
             text = "DEFINE sql:big-data-const 1\n" + text
+        deadline = _Deadline(self.endpoint.total_timeout)
         try:
-            self._wrapper(text).query()
-            return
-        except Exception as exc:  # noqa: BLE001
-            error = self._fail("update", exc)
-        raise error
+            try:
+                self._open(text, None, deadline).close()
+                if deadline.over:
+                    raise deadline.error()
+                return
+            except Exception as exc:  # noqa: BLE001
+                error = self._fail("update", deadline.error() if deadline.over else exc)
+            raise error
+        finally:
+            deadline.close()
 
 
 class AnswerTooSlow(Exception):
-    """The server sent its answer slower than the total timeout allows (never retried)."""
+    """The request took longer in all than the total timeout allows (never retried)."""
+
+
+class _Deadline:
+    """One request's total timeout. When it is up, every connection the request opened is shut down, which
+    ends at once a read or a write blocked on it: a socket timeout bounds each read, so a server that drips
+    its head or its answer a byte at a time is bounded only by this."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds
+        self.expired = False
+        self._lock = threading.Lock()
+        self._sockets: list = []
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def left(self) -> float:
+        return self.at - time.monotonic()
+
+    @property
+    def over(self) -> bool:
+        return self.expired or self.left() <= 0
+
+    def error(self) -> AnswerTooSlow:
+        return AnswerTooSlow(f"the answer took longer than {self.seconds:g} s in all (the total timeout: "
+                             f"--total-timeout or {ENV_TOTAL_TIMEOUT})")
+
+    def watch(self, sock) -> None:
+        """End `sock`'s connection when the time is up; a duplicate is kept, as TLS takes over the original."""
+        dup = sock.dup()
+        with self._lock:
+            self._sockets.append(dup)
+            expired = self.expired
+        if expired:
+            _shut(dup)
+
+    def connection(self, connection_class):
+        """An http.client connection class whose sockets this deadline watches (for urllib's do_open)."""
+
+        def make(host, **kwargs):
+            conn = connection_class(host, **kwargs)
+            create = conn._create_connection  # socket.create_connection, kept per connection by http.client
+
+            def created(*args, **kw):
+                sock = create(*args, **kw)
+                self.watch(sock)
+                return sock
+
+            conn._create_connection = created
+            return conn
+
+        return make
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+    def close(self) -> None:
+        self._timer.cancel()
+        with self._lock:
+            sockets, self._sockets = self._sockets, []
+        for sock in sockets:
+            sock.close()
+
+
+def _shut(sock) -> None:
+    import socket
+
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:  # already closed by the peer or by the request
+        pass
+
+
+def _opener(deadline: _Deadline, digest=None):
+    """A urllib opener (the default handlers, Digest auth if given) whose connections `deadline` watches,
+    redirected or through a proxy as well."""
+    import urllib.request
+
+    http, https = _watched_handlers()
+    handlers = [http(deadline), https(deadline)]
+    if digest is not None:
+        handlers.append(urllib.request.HTTPDigestAuthHandler(digest))
+    return urllib.request.build_opener(*handlers)
+
+
+@cache
+def _watched_handlers():
+    import urllib.request
+
+    class Watched:
+        def __init__(self, deadline: _Deadline):
+            super().__init__()
+            self.deadline = deadline
+
+        def do_open(self, http_class, req, **kwargs):
+            return super().do_open(self.deadline.connection(http_class), req, **kwargs)
+
+    class HTTP(Watched, urllib.request.HTTPHandler):
+        pass
+
+    class HTTPS(Watched, urllib.request.HTTPSHandler):
+        pass
+
+    return HTTP, HTTPS
 
 
 def _transient(exc: BaseException) -> bool:

@@ -43,6 +43,8 @@ from liuyao_kg import forked, sparql_guard
 from liuyao_kg.readable import readable
 
 ENDPOINT = "/sparql"
+#: bytes of a refused (413) body read and discarded before closing, so that the client gets the answer
+DRAIN_BYTES = 64 * 1024 * 1024
 
 _RESULTS = {  # media type → format, for SELECT / ASK
     "application/sparql-results+json": ox.QueryResultsFormat.JSON,
@@ -273,6 +275,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.reader.start("idle")  # a new connection, or one kept alive between two requests
         super().handle_one_request()
 
+    def parse_request(self) -> bool:
+        """http.server's reading of the head, and then of its framing: two different Content-Lengths are
+        answered 400 and the connection closed (RFC 9112 §6.3), for any method — a proxy in front may have
+        framed the request by the other one (request smuggling). Identical ones are read as one (RFC 9110 §8.6)."""
+        if not super().parse_request():
+            return False
+        lengths = [v.strip() for v in self.headers.get_all("Content-Length") or []]
+        if len(set(lengths)) > 1:
+            self._error(400, f"the request has {len(lengths)} different Content-Length headers "
+                             f"({', '.join(_short(v, 20) for v in lengths[:4])}): its body's length is in doubt")
+            return False
+        return True
+
     def send_response(self, code, message=None):
         self.connection.settimeout(self.limits.send_timeout)  # sendall's timeout bounds the whole answer
         super().send_response(code, message)
@@ -435,6 +450,7 @@ class _Handler(BaseHTTPRequestHandler):
         if length > self.limits.max_body_bytes:
             self._error(413, f"request body of {length:,} bytes is larger than the limit of "
                              f"{self.limits.max_body_bytes:,}")
+            self._staged_close(length)
             return None
         self.reader.start("body")
         data = bytearray()
@@ -455,6 +471,24 @@ class _Handler(BaseHTTPRequestHandler):
         except UnicodeDecodeError as e:
             self._error(400, f"the request body is not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start})")
             return None
+
+    def _staged_close(self, announced: int) -> None:
+        """After answering a body that is not read: half-close, then read and discard what the client still
+        sends (at most DRAIN_BYTES of what it announced, within --body-timeout) before the connection is
+        closed (RFC 9112 §9.6). Closed at once with unread data, the connection is reset, and a client that
+        reads only once it has sent its whole body (urllib, requests) gets a broken pipe, never the answer."""
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)  # the answer is complete: the client sees its end
+            self.reader.start("body")
+            left = min(announced, DRAIN_BYTES)
+            while left > 0:
+                chunk = self.rfile.read1(min(65536, left))
+                if not chunk:  # the client has read the answer and closed
+                    break
+                left -= len(chunk)
+        except (OSError, ValueError):  # a timeout (OSError), or the client gone: close now
+            pass
 
     # -- SPARQL ---------------------------------------------------------------------------------
     def _dataset(self, params: dict, default_key: str, named_key: str) -> dict:

@@ -24,7 +24,7 @@ LEX = re.compile(r'''
   | (?P<close>\))
   | (?P<other>[^\s])
 ''', re.X | re.S)
-VAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+VAR = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")  # \Z: $ would also match before a final newline
 
 
 def where_group(text: str) -> tuple[int, int, bool]:

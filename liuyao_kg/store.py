@@ -92,13 +92,13 @@ def is_url(where: str) -> bool:
 
 def open_store(where: str | Path | None = "memory", *, chapter_rules: bool = True, backend: str = "oxigraph",
                update_url: str | None = None, read_only: bool = False, wait: float = 0.0,
-               timeout: float | None = None) -> CastStore:
+               timeout: float | None = None, total_timeout: float | None = None) -> CastStore:
     """The store at `where`: "memory" (or None), a directory, or an http(s) SPARQL endpoint URL.
 
     `read_only` opens an on-disk store without taking its lock (reads only; for a read-only directory
     or beside a running writer). `wait`: seconds to wait for another process to release an on-disk
     store before giving up with :class:`StoreBusyError`. `timeout`: a remote endpoint's connect/read
-    timeout in seconds.
+    timeout in seconds; `total_timeout`: the most one request to it may take in all, in seconds.
     """
     from liuyao_kg.graph import KnowledgeGraph
 
@@ -110,6 +110,8 @@ def open_store(where: str | Path | None = "memory", *, chapter_rules: bool = Tru
         endpoint = Endpoint.from_env(str(where), update_url)
         if timeout is not None:
             endpoint = endpoint.with_timeout(timeout)
+        if total_timeout is not None:
+            endpoint = endpoint.with_total_timeout(total_timeout)
         return RemoteKnowledgeGraph(endpoint, chapter_rules=chapter_rules, backend=backend)
     path = Path(where)
     deadline = time.monotonic() + max(0.0, wait)

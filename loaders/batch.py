@@ -233,6 +233,11 @@ def _csv_rows(reader) -> Iterable[tuple[int, object]]:
             yield start, CastInputError(f"{len(row)} cells but the header has {len(header)} columns",
                                         field="record", value=row)
             continue
+        missing = [h for h in header[len(row):] if h]
+        if missing:  # not read as empty cells: a row cut short would load as another cast (no day, no topic …)
+            yield start, CastInputError(f"{len(row)} cells but the header has {len(header)} columns "
+                                        f"(missing: {', '.join(missing)})", field="record", value=row)
+            continue
         yield start, {h: (c.strip() or None) for h, c in zip(header, row) if h}
     if header is None:
         raise BatchError("CSV batch has no header row")

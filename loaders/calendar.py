@@ -70,14 +70,22 @@ def parse_datetime(value) -> _dt.datetime:
 
 _FULL_WIDTH = {0xFF10 + i: str(i) for i in range(10)}  # ０–９ as typed by a CJK input method
 #: a trailing zone offset: Z, or ±HH, ±HHMM, ±HH:MM, with what follows it (seconds) caught to refuse them
-_OFFSET = re.compile(r"(?:[Zz]|(?<=\d)([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}(?:\.\d+)?))?)$", re.ASCII)
+_OFFSET = re.compile(r"(?:[Zz]|(?<=\d)([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}(?:\.\d+)?))?)\Z", re.ASCII)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _check_offset(value, text: str) -> None:
     """Refuse what datetime.fromisoformat silently accepts: offset minutes of 60 or more (+08:99 became
-    +09:39), offset seconds, offsets beyond ±14:00 (no zone is further from UTC), non-ASCII characters."""
+    +09:39), offset seconds, offsets beyond ±14:00 (no zone is further from UTC), non-ASCII characters, and
+    control characters (it reads past a trailing NUL, which hid the offset from this check)."""
     if not text.isascii():
         raise BadDate(f"date {value!r} has characters other than ASCII digits, '-', ':', 'T' and the offset",
+                      field="date", value=value)
+    control = _CONTROL.search(text)
+    if control:
+        code = ord(control.group())
+        raise BadDate(f"date {value!r} has a {'NUL character' if code == 0 else 'control character'} "
+                      f"(U+{code:04X}): give an ISO 8601 date-time, e.g. 2024-02-04T16:28:00+08:00",
                       field="date", value=value)
     m = _OFFSET.search(text)
     if m is None or not m.group(1):

@@ -19,6 +19,7 @@ An optional ``lines=`` (values, as a string or a sequence of ints) may accompany
 """
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -136,6 +137,9 @@ def parse_values(given, *, field: str = "lines") -> tuple[int, ...]:
     """Six values bottom-up from ``"787986"``, ``"7 8 7 9 8 6"``, ``[7, 8, 7, 9, 8, 6]`` or notation."""
     if isinstance(given, bool):
         raise BadLineValue(f"{given!r} is not a line-value list", field=field, value=given)
+    if isinstance(given, (bytes, bytearray, memoryview)):  # iterated, b"7" would be the line value 55
+        raise BadLineValue(f"{field} {given!r} is {type(given).__name__}: give text (a str; decode the bytes "
+                           "first, e.g. as UTF-8)", field=field, value=given)
     if isinstance(given, int):
         given = str(given)
     if isinstance(given, str):
@@ -162,14 +166,20 @@ def parse_values(given, *, field: str = "lines") -> tuple[int, ...]:
     for pos, item in enumerate(items, 1):
         if isinstance(item, str):
             item = ascii_digits(item.strip(), field=field, what="line values")
-        if isinstance(item, bool):
-            raise BadLineValue(f"line value {item!r} at position {pos}: must be 6, 7, 8 or 9",
-                               field=field, value=given)
-        try:
-            values.append(int(item))
-        except (TypeError, ValueError):
-            raise BadLineValue(f"line value {item!r} at position {pos}: must be 6, 7, 8 or 9",
-                               field=field, value=given) from None
+            try:
+                values.append(int(item))
+                continue
+            except ValueError:
+                pass
+        elif not isinstance(item, bool):
+            try:  # an int, or an integer type of its own (numpy's); never a float, not even 7.0: int() truncates
+                values.append(operator.index(item))
+                continue
+            except TypeError:
+                pass
+        what = "" if isinstance(item, (str, bool)) or item is None else f" (a whole number, not a {type(item).__name__})"
+        raise BadLineValue(f"line value {item!r} at position {pos}: must be 6, 7, 8 or 9{what}",
+                           field=field, value=given)
     return _check_values(values, given, field)
 
 

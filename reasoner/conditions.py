@@ -55,7 +55,7 @@ SPIRIT_CLASSES = {"吉神": ("妻財", "子孫"), "凶神": ("官鬼",)}
 SHENSHA_IDS = {zh: sid for sid, zh, *_ in T.SHENSHA}
 SHENSHA_ALIASES = {"桃花": "咸池", "天乙貴人": "貴人", "祿神": "祿"}
 SHENSHA_SCHOOLS = {(zh, school[len("School"):]): school for _sid, zh, *_rest, school, _p in T.SHENSHA if school}
-NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*\Z")
 # The strength table (旺相休囚死) a rule's strength tokens read (docs/rule-language.md "Strength tables"):
 # `EarthMonths`, the standard table (辰戌丑未 months are earth's, JSON `strength`), or `HuoZhuLinSeasons`,
 # 火珠林's own four-season table (財官異路章 「春，寅卯木旺…辰戌丑未土死」, passage SeasonalStrength).

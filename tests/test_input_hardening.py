@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -133,6 +134,53 @@ def test_real_zone_offsets_at_the_edges_are_accepted():
     for date in ("2024-02-04T16:28:00+14:00", "2024-02-04T16:28:00-12:00", "2024-02-04T16:28:00Z",
                  "2024-02-04T16:28+0545"):
         assert make_cast_input("787986", date=date).cast_at
+
+
+@pytest.mark.parametrize("date", ["2024-02-04T16:28+08:99\x00", "2024-02-04T16:28+08:00\x00", "2024-02-04\x00T16:28+08:00"])
+def test_a_nul_in_a_date_is_refused_by_name(date):
+    """fromisoformat reads past a NUL, and the offset check did not see an offset before it: +08:99 became +09:39."""
+    with pytest.raises(BadDate, match=r"NUL character \(U\+0000\)"):
+        make_cast_input("787986", date=date)
+
+
+def test_a_nul_in_a_date_rejects_its_batch_record(tmp_path):
+    """The same through JSON Lines, where the NUL is written \\u0000."""
+    path = tmp_path / "casts.jsonl"
+    path.write_text('{"id": "nul", "spec": "787986", "date": "2024-02-04T16:28+08:99\\u0000"}\n'
+                    + _jsonl([{"id": "ok", **GOOD}]), encoding="utf-8")
+    good, bad = _split(read_batch(path))
+    assert good == ["ok"] and "NUL character (U+0000)" in bad["nul"]
+
+
+def test_an_infinite_line_value_is_a_cast_input_error():
+    """int(float('inf')) raises OverflowError, which is no CastInputError: callers catching those missed it."""
+    import liuyao_kg
+
+    with pytest.raises(BadLineValue, match="line value inf at position 1"):
+        liuyao_kg.cast([float("inf"), 8, 7, 9, 8, 6], month="寅", day="辛亥")
+
+
+@pytest.mark.parametrize("spec, lines, named", [
+    ([7.9, 8, 7, 9, 8, 6], None, "line value 7.9 at position 1"),  # was truncated to 787986
+    ([7, 8, 7, 9, 8, 6.5], None, "line value 6.5 at position 6"),
+    ("787986", [7.2, 8, 7, 9, 8, 6], "line value 7.2 at position 1"),  # agreed with the spec once truncated
+    ("887986", [7.2, 8, 7, 9, 8, 6], "line value 7.2 at position 1"),  # a disagreement that never named 7.2
+    ([7.0, 8, 7, 9, 8, 6], None, "line value 7.0 at position 1"),  # whole, but a float: refused alike
+])
+def test_a_line_value_that_is_not_an_integer_is_refused_naming_it_and_its_position(spec, lines, named):
+    """A fraction is no line value; truncating it would turn a wrong record into another cast."""
+    with pytest.raises(BadLineValue, match=re.escape(named) + ".*a whole number, not a float"):
+        make_cast_input(spec, lines=lines, month="寅", day="辛亥")
+
+
+@pytest.mark.parametrize("spec, lines", [(b"787986", None), ("787986", b"787986"), ("節", bytearray(b"787986"))])
+def test_bytes_for_a_spec_or_lines_are_refused_by_name(spec, lines):
+    """Bytes iterate as their codes: b'7' was read as the line value 55."""
+    field = "spec" if lines is None else "lines"
+    with pytest.raises(BadLineValue, match=f"{field} .* is {type(spec if lines is None else lines).__name__}: "
+                                           "give text") as e:
+        make_cast_input(spec, lines=lines, month="寅", day="辛亥")
+    assert e.value.field == field and "55" not in str(e.value)
 
 
 def test_a_missing_batch_file_is_a_clear_error_and_creates_no_store(tmp_path, capsys):

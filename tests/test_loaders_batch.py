@@ -136,6 +136,16 @@ def test_csv_row_with_too_many_cells_is_rejected():
     assert isinstance(results[1][1], CastInput)
 
 
+def test_csv_row_with_too_few_cells_is_rejected_naming_the_missing_columns():
+    """A short row is not read as one with empty cells: without its day and topic it would load as another cast."""
+    text = "id,spec,month,day,topic\ngood,787986,寅,辛亥,求財\nbad-few,787986,寅\n"
+    (_, good), (_, err) = parse_batch(text, "csv")
+    assert isinstance(good, CastInput) and isinstance(err, CastInputError) and err.line == 3
+    assert "3 cells but the header has 5 columns (missing: day, topic)" in str(err)
+    with pytest.raises(BatchError, match=r"line 3: .*\(missing: day, topic\)"):
+        parse_batch(text, "csv", on_error="abort")
+
+
 def test_unknown_format_and_policy_are_rejected(tmp_path):
     with pytest.raises(BatchError, match="unknown batch format"):
         parse_batch("", "xml")

@@ -57,6 +57,8 @@ def test_a_blank_node_or_a_bad_name_is_not_a_parameter():
         prepare("SELECT ?a WHERE { ?a ?b ?c }", {"a": ox.BlankNode()})
     with pytest.raises(ValueError):
         prepare("SELECT ?a WHERE { ?a ?b ?c }", {"a) {} #": ox.Literal("x")})
+    with pytest.raises(ValueError):  # a name is anchored at its very end: `$` let a final newline through
+        prepare("SELECT ?a WHERE { ?a ?b ?c }", {"a\n": ox.Literal("x")})
 
 
 def test_credentials_come_from_the_environment_or_the_url_and_are_never_shown():

@@ -90,6 +90,50 @@ def test_a_server_that_drips_its_answer_is_cut_off_at_the_total_timeout(fake):
         _client(fake(drip).url, timeout=5.0, total_timeout=2.0, retries=0).ask("ASK {}")
 
 
+def _drip_head(h, n):
+    """A status line, then a header a byte every 0.1 s for 10 s: each read is answered well within any timeout."""
+    h.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+    try:
+        for _ in range(100):
+            h.wfile.write(b"x")
+            h.wfile.flush()
+            time.sleep(0.1)
+        h.wfile.write(b"\r\nContent-Type: application/sparql-results+json\r\nContent-Length: 0\r\n\r\n")
+    except OSError:
+        pass
+
+
+def test_a_server_that_drips_its_head_is_cut_off_at_the_total_timeout(fake):
+    """The total bounds the whole request, not only the body: http.client reads the head line by line, each
+    read within the socket timeout."""
+    start = time.monotonic()
+    with pytest.raises(RemoteStoreError, match="longer than 2 s"):
+        _client(fake(_drip_head).url, timeout=5.0, total_timeout=2.0, retries=0).ask("ASK {}")
+    assert time.monotonic() - start < 5
+
+
+def test_retries_and_their_pauses_end_within_the_total_timeout(fake):
+    """A read retried after each 503 would otherwise pause 1 + 2 + 4 s: the total is the whole call's."""
+    server = fake(lambda h, n: _answer(h, 503, b"busy", "text/plain"))
+    start = time.monotonic()
+    with pytest.raises(RemoteStoreError):
+        _client(server.url, total_timeout=1.5, backoff=1.0, retries=3).ask("ASK {}")
+    assert time.monotonic() - start < 3
+
+
+@pytest.mark.parametrize("how", ["--total-timeout", "LIUYAO_ENDPOINT_TOTAL_TIMEOUT"])
+def test_the_user_sets_the_total_timeout_by_option_or_environment(fake, capsys, monkeypatch, how):
+    """`--timeout` bounds each read, so only a total the user can set bounds a dripping endpoint in less than
+    the default 600 s."""
+    extra = ["--total-timeout", "2"] if how.startswith("--") else []
+    if not extra:
+        monkeypatch.setenv(how, "2")
+    start = time.monotonic()
+    assert main(["query", "nayin", "--param", "gz=甲子", "--endpoint", fake(_drip_head).url, "--timeout", "5",
+                 *extra]) == 1
+    assert "longer than 2 s" in capsys.readouterr().err and time.monotonic() - start < 8
+
+
 def test_reads_are_retried_with_backoff_after_a_5xx_and_updates_are_not(fake):
     server = fake(lambda h, n: _answer(h, 503, b"busy", "text/plain") if n <= 2 else _answer(h))
     client = _client(server.url, backoff=0.05)

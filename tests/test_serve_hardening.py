@@ -190,6 +190,36 @@ def test_every_malformed_request_gets_its_4xx_and_no_traceback(running, capfd, r
     assert "Traceback" not in capfd.readouterr().err
 
 
+def test_two_different_content_lengths_are_answered_400_and_the_connection_closed(running):
+    """RFC 9112 §6.3: a proxy may have framed the request by the other length (request smuggling), so the
+    request is not answered by either and nothing more is read from the connection."""
+    server = running(limits=Limits(idle_timeout=30.0))
+    start = time.monotonic()
+    answer = _raw(server.port, b"POST /sparql HTTP/1.1\r\nHost: x\r\nContent-Type: application/sparql-query\r\n"
+                               b"Content-Length: 6\r\nContent-Length: 60\r\n\r\nASK {}")
+    assert _status(answer) == 400 and b"Content-Length" in answer.partition(b"\r\n\r\n")[2]
+    assert b"Connection: close" in answer and time.monotonic() - start < 10  # closed, not kept alive
+
+
+def test_a_content_length_repeated_with_the_same_value_is_read_as_one(running):
+    """RFC 9110 §8.6 lets a recipient take identical values as one: the framing is not in doubt."""
+    server = running()
+    answer = _raw(server.port, b"POST /sparql?format=json HTTP/1.0\r\nContent-Type: application/sparql-query\r\n"
+                               b"Content-Length: 6\r\nContent-Length: 6\r\n\r\nASK {}")
+    assert _status(answer) == 200 and answer.endswith(b'"boolean":true}')
+
+
+def test_a_body_over_the_limit_gets_its_413_even_by_a_client_that_sends_it_all_first(running):
+    """urllib (and requests) read the answer only once the whole body is sent: closing on the unread body
+    reset the connection under them (a broken pipe). The server half-closes and drains it (RFC 9112 §9.6)."""
+    server = running(limits=Limits(max_body_bytes=1000))
+    req = urllib.request.Request(server.url, data=b"#" * 8_000_000, method="POST",
+                                 headers={"Content-Type": "application/sparql-query"})
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=60)
+    assert e.value.code == 413 and "larger than the limit of 1,000" in e.value.read().decode()
+
+
 def test_a_body_shorter_than_announced_times_out_with_408(running, capfd):
     server = running(limits=Limits(idle_timeout=1.0, body_timeout=2.0))
     answer = _raw(server.port, b"POST /sparql HTTP/1.0\r\nContent-Type: application/sparql-query\r\n"
