@@ -19,8 +19,6 @@ from liuyao_kg.loaders.errors import CastInputError
 from liuyao_kg.ontology import tables as T
 from liuyao_kg.ontology.tables import BRANCHES
 
-#: the reading's lean: True favourable, False not
-FAVOURABLE = {"吉": True, "吉中有凶": True, "凶": False, "凶中有吉": False, "不成": False}
 UNITS = ("日", "月", "年")
 POLARITIES = ("吉", "凶")
 RELATIVES = tuple(zh for zh, _id, _ko in T.RELATIVES.values())
@@ -189,7 +187,7 @@ def score(case: dict, chart: dict | None = None, error: str | None = None) -> di
                                     "outcome_unit", "book_use_god", "book_use_god_line")}
     verdict = (chart or {}).get("verdict") or {}
     term = verdict.get("polarity")
-    lean = FAVOURABLE.get(term, verdict.get("favourable") if term else None)
+    lean = verdict.get("favourable") if term else None  # the verdict term's lyo:favourable, as the chart gives it
     if error is not None:
         refused = {"stage": "cast", "reason": error}
     elif lean is None:

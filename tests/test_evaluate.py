@@ -48,7 +48,7 @@ def recorded_casts(monkeypatch):
 
     def fake_cast(*args, **kwargs):
         calls.append((args, {k: v for k, v in kwargs.items() if k != "kg"}))
-        return {"verdict": {"polarity": "吉"}, "timing": [{"branch": "辰", "unit": "日"}],
+        return {"verdict": {"polarity": "吉", "favourable": True}, "timing": [{"branch": "辰", "unit": "日"}],
                 "use_god": {"relative": "父母", "lines": [6]}}
     monkeypatch.setattr(liuyao_kg, "cast", fake_cast)
     return calls
@@ -110,7 +110,9 @@ def _case(cid, polarity, branch=None, unit=None, topic="求財", use_god=None, l
 
 
 def _chart(verdict, *timing, reason=None, use_god=None):
-    return {"verdict": {"polarity": verdict, "reason": reason},
+    """A chart as liuyao_kg.cast gives it: the verdict term with its lean (lyo:favourable), the timing, the use-god."""
+    lean = None if verdict is None else verdict in ("吉", "吉中有凶")
+    return {"verdict": {"polarity": verdict, "favourable": lean, "reason": reason},
             "timing": [{"branch": t[0], "unit": t[1]} for t in timing], "use_god": use_god}
 
 
