@@ -1,0 +1,80 @@
+"""The triples one derivation sees: the kept reference, shared, and one cast's own, added as they are derived.
+
+Three hash indexes answer every triple pattern a compiled rule asks with a constant or bound predicate: `sp`
+((subject, predicate) → objects), `po` ((predicate, object) → subjects) and `pp` (predicate → (subject, object)
+pairs), with `spo` for a fully bound pattern. The reference's are built once, their lists as tuples; a cast's
+index starts as a shallow copy of them (~0.1 ms) and a key it adds to turns into a list of its own, so no cast
+sees another's triples and the reference is never copied triple by triple.
+"""
+from __future__ import annotations
+
+
+class Index:
+    """A triple index: the reference's (`frozen`) or a cast's, forked from it."""
+
+    __slots__ = ("sp", "po", "pp", "spo", "added")
+
+    def __init__(self, sp=None, po=None, pp=None, spo=None):
+        self.sp: dict = sp if sp is not None else {}
+        self.po: dict = po if po is not None else {}
+        self.pp: dict = pp if pp is not None else {}
+        self.spo: set = spo if spo is not None else set()
+        #: the triples added since the fork (the cast's own), in order
+        self.added: list = []
+
+    @classmethod
+    def of(cls, triples) -> "Index":
+        """A frozen index of triples (native terms): the reference every cast forks."""
+        sp: dict = {}
+        po: dict = {}
+        pp: dict = {}
+        spo: set = set()
+        for t in triples:
+            if t in spo:
+                continue
+            spo.add(t)
+            s, p, o = t
+            sp.setdefault((s, p), []).append(o)
+            po.setdefault((p, o), []).append(s)
+            pp.setdefault(p, []).append((s, o))
+        freeze = lambda d: {k: tuple(v) for k, v in d.items()}  # noqa: E731
+        return cls(freeze(sp), freeze(po), freeze(pp), spo)
+
+    def fork(self) -> "Index":
+        """A cast's index: this one's keys, its lists shared until the cast adds to them."""
+        return Index(self.sp.copy(), self.po.copy(), self.pp.copy(), self.spo.copy())
+
+    def add(self, s, p, o) -> bool:
+        """Add a triple; False when the index holds it already."""
+        t = (s, p, o)
+        spo = self.spo
+        if t in spo:
+            return False
+        spo.add(t)
+        self.added.append(t)
+        # unrolled: this runs for every triple a cast has (~700 of them)
+        d, k = self.sp, (s, p)
+        have = d.get(k)
+        if have is None:
+            d[k] = [o]
+        elif type(have) is tuple:  # the reference's: copied once, then this cast's own
+            d[k] = [*have, o]
+        else:
+            have.append(o)
+        d, k = self.po, (p, o)
+        have = d.get(k)
+        if have is None:
+            d[k] = [s]
+        elif type(have) is tuple:
+            d[k] = [*have, s]
+        else:
+            have.append(s)
+        d = self.pp
+        have = d.get(p)
+        if have is None:
+            d[p] = [(s, o)]
+        elif type(have) is tuple:
+            d[p] = [*have, (s, o)]
+        else:
+            have.append((s, o))
+        return True
