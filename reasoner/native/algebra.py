@@ -1,0 +1,376 @@
+"""A rule's SPARQL algebra, read from rdflib's (parseQuery + translateQuery) into a few plain classes.
+
+Only the constructs the compiler emits code for have a class here; anything else raises `Unsupported` with
+what it is, and that rule runs on pyoxigraph (`engine.NativeEngine`'s fallback list). rdflib's own quirks are
+undone here: an EXISTS keeps its translated pattern as an attribute (the item is the parsed group), `&&` and
+`||` are n-ary lists, a sub-select's projected group keys come wrapped in SAMPLE, a VALUES cell may be 'UNDEF'.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from liuyao_kg.reasoner.native.terms import from_rdflib
+
+
+class Unsupported(Exception):
+    """A construct the native compiler does not translate: the rule runs on pyoxigraph."""
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+
+
+# ---- graph patterns -------------------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class BGP:
+    triples: list  # [(s, p, o)] of Var or native terms
+
+
+@dataclass(eq=False)
+class Join:
+    a: object
+    b: object
+
+
+@dataclass(eq=False)
+class LeftJoin:
+    a: object
+    b: object
+    expr: object | None
+
+
+@dataclass(eq=False)
+class Minus:
+    a: object
+    b: object
+
+
+@dataclass(eq=False)
+class Union:
+    branches: list
+
+
+@dataclass(eq=False)
+class Filter:
+    expr: object
+    p: object
+
+
+@dataclass(eq=False)
+class Extend:
+    p: object
+    var: str
+    expr: object
+
+
+@dataclass(eq=False)
+class Values:
+    vars: list[str]
+    rows: list[tuple]  # terms, None for UNDEF
+
+
+@dataclass(eq=False)
+class Aggregate:
+    kind: str  # count, min, max, sample
+    arg: object | None  # an expression, None for COUNT(*)
+    distinct: bool
+
+
+@dataclass(eq=False)
+class SubSelect:
+    """A sub-select: its pattern, GROUP BY keys (None: no grouping), and each projected variable as a group key
+    (str) or an Aggregate; evaluated on its own, joined by the variables it projects."""
+
+    p: object
+    keys: list[str] | None
+    project: dict = field(default_factory=dict)  # var → key var name | Aggregate
+
+
+# ---- expressions ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Const:
+    term: object
+
+
+@dataclass(eq=False)
+class Call:
+    op: str  # '=', '!=', '<', …, '&&', '||', '!', 'IN', 'NOT IN', '+', '-', '*', '/', 'neg', 'STR', 'IRI', …
+    args: list
+
+
+@dataclass(eq=False)
+class Exists:
+    p: object
+    negated: bool
+
+
+# ---- reading rdflib ------------------------------------------------------------------------------------------
+
+def read_construct(text: str):
+    """(WHERE pattern, template) of a CONSTRUCT query text (prologue included)."""
+    from rdflib.plugins.sparql import prepareQuery
+
+    algebra = prepareQuery(text).algebra
+    if algebra.name != "ConstructQuery":
+        raise Unsupported(f"a {algebra.name}, not a CONSTRUCT")
+    if algebra.get("datasetClause"):
+        raise Unsupported("FROM / FROM NAMED")
+    template = [tuple(_term(t) for t in triple) for triple in algebra.get("template") or []]
+    where = algebra["p"]
+    if getattr(where, "name", "") == "Project":  # a CONSTRUCT's projection is all its variables
+        where = where["p"]
+    return pattern(where), template
+
+
+def _term(t):
+    from rdflib import Variable
+
+    if isinstance(t, Variable):
+        return Var(str(t))
+    return from_rdflib(t)
+
+
+def pattern(node):
+    name = getattr(node, "name", None)
+    if name == "BGP":
+        triples = []
+        for t in node.get("triples") or []:
+            if len(t) != 3 or not all(_is_term(x) for x in t):
+                raise Unsupported("a property path")
+            triples.append(tuple(_term(x) for x in t))
+        return BGP(triples)
+    if name == "Join":
+        return Join(pattern(node["p1"]), pattern(node["p2"]))
+    if name == "LeftJoin":
+        expr = node.get("expr")
+        if getattr(expr, "name", None) == "TrueFilter":
+            expr = None
+        return LeftJoin(pattern(node["p1"]), pattern(node["p2"]), None if expr is None else expression(expr))
+    if name == "Minus":
+        return Minus(pattern(node["p1"]), pattern(node["p2"]))
+    if name == "Union":
+        branches = []
+        for side in (node["p1"], node["p2"]):
+            p = pattern(side)
+            branches.extend(p.branches if isinstance(p, Union) else [p])
+        return Union(branches)
+    if name == "Filter":
+        return Filter(expression(node["expr"]), pattern(node["p"]))
+    if name == "Extend":
+        return Extend(pattern(node["p"]), str(node["var"]), expression(node["expr"]))
+    if name == "ToMultiSet":
+        inner = node["p"]
+        if getattr(inner, "name", None) == "values":
+            return _values(inner)
+        if getattr(inner, "name", None) == "Project":
+            return _subselect(inner)
+        raise Unsupported(f"ToMultiSet of {getattr(inner, 'name', inner)}")
+    if name == "values":
+        return _values(node)
+    raise Unsupported(f"the graph pattern {name}")
+
+
+def _is_term(x) -> bool:
+    from rdflib.term import Identifier
+
+    return isinstance(x, Identifier)
+
+
+def _values(node) -> Values:
+    rows = node.get("res") or []
+    names: list[str] = []
+    for row in rows:
+        for v in row:
+            if str(v) not in names:
+                names.append(str(v))
+    out = []
+    for row in rows:
+        by_name = {str(k): v for k, v in row.items()}
+        out.append(tuple(None if by_name.get(n) in (None, "UNDEF") else from_rdflib(by_name[n]) for n in names))
+    return Values(names, out)
+
+
+def _subselect(project) -> SubSelect:
+    projected = [str(v) for v in project.get("PV") or []]
+    inner = project["p"]
+    renames: dict[str, object] = {}
+    while getattr(inner, "name", None) == "Extend":
+        expr = inner["expr"]
+        if not isinstance(expr, _rdflib_var()):
+            raise Unsupported("a computed projection in a sub-select")
+        renames[str(inner["var"])] = str(expr)
+        inner = inner["p"]
+    if getattr(inner, "name", None) != "AggregateJoin":
+        if renames:
+            raise Unsupported("a sub-select's BIND over no aggregate")
+        return SubSelect(pattern(inner), None, {v: v for v in projected})
+    group = inner["p"]
+    if getattr(group, "name", None) != "Group":
+        raise Unsupported("an aggregate over no GROUP")
+    keys = group.get("expr")
+    if keys is not None:
+        if not all(isinstance(k, _rdflib_var()) for k in keys):
+            raise Unsupported("GROUP BY an expression")
+        keys = [str(k) for k in keys]
+    aggregates: dict[str, object] = {}
+    for a in inner.get("A") or []:
+        res = str(a["res"])
+        kind = a.name.removeprefix("Aggregate_").lower()
+        arg = a.get("vars")
+        if kind == "sample":
+            if not isinstance(arg, _rdflib_var()) or keys is None or str(arg) not in keys:
+                raise Unsupported("SAMPLE of what is not a group key")
+            aggregates[res] = str(arg)
+            continue
+        if kind not in ("count", "min", "max"):
+            raise Unsupported(f"the aggregate {kind.upper()}")
+        distinct = a.get("distinct") == "DISTINCT"
+        aggregates[res] = Aggregate(kind, None if arg == "*" else expression(arg), distinct)
+    project_map = {}
+    for v in projected:
+        source = renames.get(v, v)
+        if source in aggregates:
+            project_map[v] = aggregates[source]
+        elif keys is not None and source in keys:
+            project_map[v] = source
+        else:
+            raise Unsupported(f"the sub-select projects ?{v}, neither a group key nor an aggregate")
+    return SubSelect(pattern(group["p"]), keys, project_map)
+
+
+def _rdflib_var():
+    from rdflib import Variable
+
+    return Variable
+
+
+_RELATIONAL = {"=", "!=", "<", ">", "<=", ">=", "IN", "NOT IN"}
+_BUILTINS = {"STR": 1, "IRI": 1, "URI": 1, "CONCAT": None, "STRAFTER": 2, "STRBEFORE": 2, "IF": 3, "BOUND": 1,
+             "COALESCE": None}
+
+
+def expression(e):
+    from rdflib import Literal, URIRef, Variable
+
+    if isinstance(e, Variable):
+        return Var(str(e))
+    if isinstance(e, (URIRef, Literal)):
+        return Const(from_rdflib(e))
+    name = getattr(e, "name", None)
+    if name == "RelationalExpression":
+        op = e["op"]
+        if op not in _RELATIONAL:
+            raise Unsupported(f"the operator {op}")
+        if op in ("IN", "NOT IN"):
+            return Call(op, [expression(e["expr"]), [expression(x) for x in e["other"]]])
+        return Call(op, [expression(e["expr"]), expression(e["other"])])
+    if name in ("ConditionalAndExpression", "ConditionalOrExpression"):
+        op = "&&" if name == "ConditionalAndExpression" else "||"
+        out = expression(e["expr"])
+        for other in e.get("other") or []:
+            out = Call(op, [out, expression(other)])
+        return out
+    if name in ("AdditiveExpression", "MultiplicativeExpression"):
+        out = expression(e["expr"])
+        for op, other in zip(e.get("op") or [], e.get("other") or []):
+            out = Call(op, [out, expression(other)])
+        return out
+    if name == "UnaryNot":
+        return Call("!", [expression(e["expr"])])
+    if name == "UnaryMinus":
+        return Call("neg", [expression(e["expr"])])
+    if name == "UnaryPlus":
+        return Call("pos", [expression(e["expr"])])
+    if name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+        # the translated pattern is an attribute; the item "graph" is the parsed group (no nested FILTERs)
+        return Exists(pattern(vars(e)["graph"]), negated=name == "Builtin_NOTEXISTS")
+    if name and name.startswith("Builtin_"):
+        fn = name.removeprefix("Builtin_")
+        if fn not in _BUILTINS:
+            raise Unsupported(f"the function {fn}")
+        arity = _BUILTINS[fn]
+        if arity is None:
+            args = e["arg"]
+            args = [expression(a) for a in (args if isinstance(args, list) else [args])]
+        elif arity == 1:
+            args = [expression(e["arg"])]
+        else:
+            args = [expression(e[f"arg{i}"]) for i in range(1, arity + 1)]
+        return Call("IRI" if fn == "URI" else fn, args)
+    raise Unsupported(f"the expression {name or type(e).__name__}")
+
+
+# ---- what a pattern or expression mentions -----------------------------------------------------------------
+
+def expr_vars(e) -> set[str]:
+    """Every variable an expression mentions, inside its EXISTS patterns too (they are substituted there)."""
+    if isinstance(e, Var):
+        return {e.name}
+    if isinstance(e, Const):
+        return set()
+    if isinstance(e, Exists):
+        return pattern_vars(e.p)
+    if isinstance(e, Call):
+        out: set[str] = set()
+        for a in e.args:
+            for x in a if isinstance(a, list) else [a]:
+                out |= expr_vars(x)
+        return out
+    raise TypeError(e)
+
+
+def pattern_vars(p) -> set[str]:
+    """Every variable a pattern mentions anywhere (a sub-select: only those it projects)."""
+    if isinstance(p, BGP):
+        return {x.name for t in p.triples for x in t if isinstance(x, Var)}
+    if isinstance(p, (Join, Minus)):
+        return pattern_vars(p.a) | pattern_vars(p.b)
+    if isinstance(p, LeftJoin):
+        return pattern_vars(p.a) | pattern_vars(p.b) | (expr_vars(p.expr) if p.expr is not None else set())
+    if isinstance(p, Union):
+        return set().union(*(pattern_vars(b) for b in p.branches))
+    if isinstance(p, Filter):
+        return pattern_vars(p.p) | expr_vars(p.expr)
+    if isinstance(p, Extend):
+        return pattern_vars(p.p) | expr_vars(p.expr) | {p.var}
+    if isinstance(p, Values):
+        return set(p.vars)
+    if isinstance(p, SubSelect):
+        return set(p.project)
+    raise TypeError(p)
+
+
+def bound_vars(p) -> tuple[set[str], set[str]]:
+    """(certain, possible): the variables every solution of a pattern binds, and those some solution may bind."""
+    if isinstance(p, BGP):
+        vs = pattern_vars(p)
+        return vs, set(vs)
+    if isinstance(p, Join):
+        ca, pa = bound_vars(p.a)
+        cb, pb = bound_vars(p.b)
+        return ca | cb, pa | pb
+    if isinstance(p, LeftJoin):
+        ca, pa = bound_vars(p.a)
+        _, pb = bound_vars(p.b)
+        return ca, pa | pb
+    if isinstance(p, Minus):
+        return bound_vars(p.a)
+    if isinstance(p, Union):
+        sides = [bound_vars(b) for b in p.branches]
+        return set.intersection(*(c for c, _ in sides)), set().union(*(q for _, q in sides))
+    if isinstance(p, Filter):
+        return bound_vars(p.p)
+    if isinstance(p, Extend):
+        c, q = bound_vars(p.p)
+        return c, q | {p.var}
+    if isinstance(p, Values):
+        return {v for i, v in enumerate(p.vars) if all(r[i] is not None for r in p.rows)}, set(p.vars)
+    if isinstance(p, SubSelect):
+        inner, _ = bound_vars(p.p)
+        certain = {v for v, src in p.project.items()
+                   if (isinstance(src, str) and src in inner) or (isinstance(src, Aggregate) and src.kind == "count")}
+        return certain, set(p.project)
+    raise TypeError(p)

@@ -1,0 +1,190 @@
+"""Write the compiled rules: `python -m liuyao_kg.reasoner.native.build` (`--check`: exit 1 when out of date).
+
+Reads the rules from the package's rules graph, compiles each (`compiler.RuleCompiler`) and writes `compiled.py`,
+headed by the hash of the rule base and of the compiler's own sources (`current()` compares both, and a test
+fails when the shipped file is stale). A rule the compiler cannot take is listed in it with the reason, and runs on
+pyoxigraph. The join orders come from statistics of the kept reference and of casts derived by the reference
+Engine from fixed seeds (`sample_inputs`), so the file is a function of the rules and the compiler alone.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUTPUT = HERE / "compiled.py"
+#: the modules whose code decides what is generated
+SOURCES = ("algebra.py", "build.py", "compiler.py", "planner.py", "runtime.py", "stats.py", "terms.py")
+
+
+def compiler_hash() -> str:
+    h = hashlib.sha256()
+    for name in SOURCES:
+        h.update(name.encode() + b"\0" + (HERE / name).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def rule_base_hash(rules) -> str:
+    from liuyao_kg.reasoner.dependencies import rules_key
+
+    return rules_key({r.iri: r.construct for r in rules})
+
+
+def package_rules():
+    """The rules and the whole ontology and reference (N-Triples) of the package's layers."""
+    import pyoxigraph as ox
+
+    from liuyao_kg import namespaces as ns
+    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.reasoner.engine import load_rules
+
+    layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES))
+    store = ox.Store()
+    store.extend(layers[ns.GRAPH_RULES])
+    rules = load_rules(store, ns.GRAPH_RULES)
+    reference = ox.serialize([q.triple for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE) for q in layers[g]],
+                             format=ox.RdfFormat.N_TRIPLES)
+    return rules, reference
+
+
+def sample_inputs(seed: int = 39):
+    """Seeded casts over every question, dated and undated, with and without sex, birth and year."""
+    from liuyao_kg.loaders.cast_input import make_cast_input
+    from liuyao_kg.ontology import tables
+
+    rnd = random.Random(seed)
+    branches = "子丑寅卯辰巳午未申酉戌亥"
+    jiazi = ["甲乙丙丁戊己庚辛壬癸"[i % 10] + branches[i % 12] for i in range(60)]
+    out = []
+    for i, (topic, *_rest) in enumerate(tables.QUESTIONS):
+        values = "".join(rnd.choice("6789") for _ in range(6))
+        kwargs: dict = {"topic": topic}
+        if i % 5 != 4:
+            kwargs.update(month=rnd.choice(branches), day=rnd.choice(jiazi))
+        if i % 3 == 0:
+            kwargs["year"] = rnd.choice(jiazi)
+        if i % 4 == 1:
+            kwargs["sex"] = rnd.choice("男女")
+        if i % 4 == 2:
+            kwargs["birth"] = rnd.choice(branches)
+        out.append(make_cast_input(values, **kwargs))
+    return out
+
+
+def statistics(rules, reference: bytes):
+    """Join-order statistics: the kept reference, and the sample casts as the reference Engine derives them."""
+    from liuyao_kg.loaders.rdf import cast_quads
+    from liuyao_kg.reasoner.engine import Engine
+    from liuyao_kg.reasoner.native.stats import Stats
+    from liuyao_kg.reasoner.native.terms import from_ox
+
+    import pyoxigraph as ox
+
+    engine = Engine(rules, reference, threads=1)
+    native = lambda ts: [(from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)) for t in ts]  # noqa: E731
+    kept = native(ox.parse(engine._reference, format=ox.RdfFormat.N_TRIPLES))
+    casts = []
+    for ci in sample_inputs():
+        quads = cast_quads(ci)
+        casts.append(native(quads) + native(engine.derive(quads)))
+    return Stats(kept, casts)
+
+
+def _function_name(index: int, iri: str) -> str:
+    local = re.sub(r"[^0-9A-Za-z_]", "_", iri.rsplit("/", 1)[-1].rsplit("#", 1)[-1])[:40]
+    return f"r{index:04d}_{local}"
+
+
+def build(progress: bool = False) -> tuple[str, dict]:
+    """The source of compiled.py, and {"native": [...], "fallback": {iri: reason}}."""
+    from liuyao_kg.namespaces import sparql_prologue
+    from liuyao_kg.reasoner.native import runtime
+    from liuyao_kg.reasoner.native.algebra import Unsupported
+    from liuyao_kg.reasoner.native.compiler import Module, RuleCompiler
+    from liuyao_kg.reasoner.native.engine import rule_digest
+
+    start = time.perf_counter()
+    rules, reference = package_rules()
+    stats = statistics(rules, reference)
+    module = Module()
+    functions: list[str] = []
+    table: list[str] = []
+    fallback: dict[str, str] = {}
+    prologue = sparql_prologue()
+    for i, rule in enumerate(rules):
+        name = _function_name(i, rule.iri)
+        text = f"{prologue}{rule.construct}\nVALUES ?rule {{ <{rule.iri}> }}"
+        mark = len(module.helpers)
+        try:
+            source = RuleCompiler(module, stats, name).compile(text)
+        except Unsupported as e:
+            del module.helpers[mark:]
+            fallback[rule.iri] = str(e)
+            continue
+        functions.append(source)
+        table.append(f"    {rule.iri!r}: ({rule_digest(rule)!r}, {name}),")
+        if progress and i % 100 == 0:
+            print(f"  {i}/{len(rules)} rules, {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    chapter = {r.iri for r in rules if r.chapter}
+    lines = [
+        "# GENERATED by python -m liuyao_kg.reasoner.native.build from the rules graph: do not edit.",
+        "# One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).",
+        f"# rules: {len(rules)} ({len(rules) - len(fallback)} compiled, {len(fallback)} on pyoxigraph)",
+        f"RULE_BASE = {rule_base_hash(rules)!r}",
+        f"COMPILER = {compiler_hash()!r}",
+        "# ruff: noqa",
+        "from liuyao_kg.reasoner.native.runtime import (",
+        *(f"    {n}," for n in runtime.GENERATED_NAMES),
+        ")",
+        "",
+        *module.constant_lines(),
+        "",
+        "",
+        *module.helpers,
+        *functions,
+        "#: {rule IRI: (digest of the IRI and text it was compiled from, function)}",
+        "RULES = {",
+        *table,
+        "}",
+        "#: {rule IRI: (digest, why it runs on pyoxigraph)}",
+        "FALLBACK = {",
+        *(f"    {iri!r}: ({rule_digest(r)!r}, {fallback[iri]!r})," for r in rules if (iri := r.iri) in fallback),
+        "}",
+        "",
+    ]
+    report = {"rules": len(rules), "chapter": len(chapter),
+              "native": {"state and reading": sum(1 for r in rules if r.iri not in fallback and not r.chapter),
+                         "chapter": sum(1 for r in rules if r.iri not in fallback and r.chapter)},
+              "fallback": fallback, "seconds": round(time.perf_counter() - start, 1)}
+    return "\n".join(lines), report
+
+
+def current() -> bool:
+    """Whether the shipped compiled.py was built from the package's rules by this compiler."""
+    text = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
+    rules, _ = package_rules()
+    return (f"RULE_BASE = {rule_base_hash(rules)!r}" in text) and (f"COMPILER = {compiler_hash()!r}" in text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if "--check" in args:
+        if current():
+            return 0
+        print(f"{OUTPUT} is out of date: run python -m liuyao_kg.reasoner.native.build", file=sys.stderr)
+        return 1
+    source, report = build(progress=True)
+    OUTPUT.write_text(source, encoding="utf-8")
+    print(f"wrote {OUTPUT}: {report['native']} compiled, {len(report['fallback'])} on pyoxigraph "
+          f"({report['seconds']} s)")
+    for iri, reason in report["fallback"].items():
+        print(f"  fallback {iri}: {reason}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
