@@ -1,0 +1,197 @@
+"""`NativeEngine`: the reference Engine's interface and output, the rules run as the compiled functions.
+
+Each cast is derived on its own index (the kept reference, its asserted triples, what has been inferred for it so
+far): never a join across casts. The strata and their order are the reference Engine's (`RulePlan.groups`): a
+recursive stratum runs to its fixpoint, a rule at a time; the rules of a level see the index as it was before the
+level, as the Engine's threads see its store. A rule whose topics the cast lacks is skipped, as the Engine skips it.
+A rule on the compiled module's fallback list runs on pyoxigraph, on a store holding the same triples.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pyoxigraph as ox
+
+from liuyao_kg.namespaces import CAST, LYO, sparql_prologue
+from liuyao_kg.reasoner.engine import Rule, RuleScopeError, inferred_graph, kept_reference
+from liuyao_kg.reasoner.native.index import Index
+from liuyao_kg.reasoner.native.terms import from_ox, to_ox
+
+_TOPIC = ox.NamedNode(LYO + "topic")
+_PROLOGUE = sparql_prologue()
+BUILD_COMMAND = "python -m liuyao_kg.reasoner.native.build"
+
+
+class StaleCompiledRules(RuntimeError):
+    """The shipped compiled module was not built from these rules."""
+
+
+def rule_digest(rule: Rule) -> str:
+    import hashlib
+
+    return hashlib.sha256(f"{rule.iri}\0{rule.construct}".encode("utf-8")).hexdigest()
+
+
+def _compiled_module():
+    try:
+        from liuyao_kg.reasoner.native import compiled
+    except ImportError as e:
+        raise StaleCompiledRules(f"no compiled rules ({e}): run {BUILD_COMMAND}") from e
+    return compiled
+
+
+class NativeEngine:
+    """Derives the states of casts with the compiled rules (see the module's docstring)."""
+
+    def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad] | bytes, *, rule_plan=None,
+                 reference_keys=None, compiled=None):
+        """As `Engine`: the rules, the ontology and reference (quads, or N-Triples), optionally the rules' plan.
+        `compiled`: the module of compiled rules (default: the shipped one). Raises StaleCompiledRules when a rule
+        is not in it as it is now."""
+        from liuyao_kg.reasoner.dependencies import plan
+
+        del reference_keys  # the Engine's guard: every compiled rule that finds nothing costs microseconds
+        self.rules = {r.iri: r for r in rules}
+        self.plan = rule_plan if rule_plan is not None else plan(
+            {r.iri: r.io for r in rules}, {r.iri: r.construct for r in rules})
+        module = compiled if compiled is not None else _compiled_module()
+        self.functions: dict = {}
+        self.fallback: dict[str, str] = {}
+        stale = []
+        for r in rules:
+            entry = module.RULES.get(r.iri) or module.FALLBACK.get(r.iri)
+            if entry is None or entry[0] != rule_digest(r):
+                stale.append(r.iri)
+            elif r.iri in module.RULES:
+                self.functions[r.iri] = entry[1]
+            else:
+                self.fallback[r.iri] = entry[1]
+        if stale:
+            raise StaleCompiledRules(
+                f"{len(stale)} rule(s) are not compiled as they are now (first: {stale[0]}): run {BUILD_COMMAND}")
+        if isinstance(reference, bytes):
+            kept, _ = kept_reference(reference, self.plan.reference_reads)
+            triples = ox.parse(kept, format=ox.RdfFormat.N_TRIPLES)
+        else:
+            kept = None
+            triples = [q.triple for q in reference]
+        self._reference_nt = kept
+        self._reference_quads = None if kept is not None else list(reference)
+        self._index = Index.of((from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)) for t in triples)
+        self._by_topics: dict = {}
+        self._iris: dict = {}  # NamedNodes of IRIs outside any cast (predicates, classes, reference nodes)
+        self._store = None  # pyoxigraph store of the reference, for the fallback rules
+
+    def _groups(self, topics: frozenset) -> list:
+        """The plan's groups with the rules a cast of these topics runs: [(recursive, [(iri, function|None)])]."""
+        groups = self._by_topics.get(topics)
+        if groups is None:
+            groups = []
+            for members, recursive in self.plan.groups:
+                run = [(iri, self.functions.get(iri)) for iri in members
+                       if self.rules[iri].topics is None or self.rules[iri].topics & topics]
+                if run:
+                    groups.append((recursive, run))
+            self._by_topics[topics] = groups
+        return groups
+
+    def derive(self, cast_quads: Iterable[ox.Quad]) -> list[ox.Quad]:
+        """The inferred quads of the casts given (their asserted quads), each cast derived on its own."""
+        by_cast: dict = {}
+        for q in cast_quads:
+            by_cast.setdefault(q.graph_name, []).append(q)
+        out: list[ox.Quad] = []
+        for graph, quads in by_cast.items():
+            out += self._derive_cast(graph, quads)
+        return out
+
+    def _derive_cast(self, graph, quads: list) -> list[ox.Quad]:
+        cast = graph.value if isinstance(graph, ox.NamedNode) else None
+        topics = frozenset(q.object.value for q in quads if q.predicate == _TOPIC)
+        index = self._index.fork()
+        for q in quads:
+            index.add(from_ox(q.subject), from_ox(q.predicate), from_ox(q.object))
+        start = len(index.added)
+        for recursive, members in self._groups(topics):
+            if recursive:
+                while True:
+                    added = 0
+                    for iri, fn in members:
+                        added += self._add(index, iri, fn(index) if fn else self._fallback(iri, index), cast)
+                    if not added:
+                        break
+            else:  # a level's rules do not read each other: each sees the index as the level found it
+                results = [(iri, fn(index) if fn else self._fallback(iri, index)) for iri, fn in members]
+                for iri, triples in results:
+                    self._add(index, iri, triples, cast)
+        new = index.added[start:]
+        if not new:
+            return []
+        g = ox.NamedNode(inferred_graph(cast))
+        iris, local = self._iris, {}
+        out = []
+        for s, p, o in new:
+            out.append(ox.Quad(_node(s, iris, local), _node(p, iris, local),
+                               _node(o, iris, local) if type(o) is str else to_ox(o), g))
+        return out
+
+    @staticmethod
+    def _add(index: Index, iri: str, triples, cast: str | None) -> int:
+        """Add a rule's triples to the index; raise RuleScopeError for a new one about no node of the cast."""
+        n = 0
+        prefix = None if cast is None else cast + "/"
+        for s, p, o in triples:
+            if index.add(s, p, o):
+                if type(s) is not str or cast is None or (s != cast and not s.startswith(prefix)):
+                    raise RuleScopeError(f"rule {iri} wrote {(s, p, o)} outside any cast being derived")
+                n += 1
+        return n
+
+    def _fallback(self, iri: str, index: Index) -> list:
+        """A rule the compiler could not take, evaluated on pyoxigraph over the same triples."""
+        if self._store is None:
+            self._store = ox.Store()
+            if self._reference_nt is not None:
+                self._store.load(self._reference_nt, format=ox.RdfFormat.N_TRIPLES)
+            else:
+                self._store.extend(ox.Quad(q.subject, q.predicate, q.object) for q in self._reference_quads)
+        store = self._store
+        own = [ox.Quad(to_ox(s), to_ox(p), to_ox(o)) for s, p, o in index.added]
+        own = [q for q in own if q not in store]
+        store.extend(own)
+        try:
+            query = f"{_PROLOGUE}{self.rules[iri].construct}\nVALUES ?rule {{ <{iri}> }}"
+            return [(from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)) for t in store.query(query)]
+        finally:
+            for q in own:
+                store.remove(q)
+
+
+def _node(iri: str, shared: dict, local: dict) -> ox.NamedNode:
+    cache = local if iri.startswith(CAST) else shared
+    node = cache.get(iri)
+    if node is None:
+        node = cache[iri] = ox.NamedNode(iri)
+    return node
+
+
+def native_engine(*, chapter_rules: bool = True) -> NativeEngine:
+    """A NativeEngine for the package's own rule base, as `derivation.build_engine` makes the reference one."""
+    from liuyao_kg.reasoner import rule_base
+
+    start = rule_base.current()
+    if start is None:
+        from liuyao_kg import namespaces as ns
+        from liuyao_kg.derivation import _whole_reference
+        from liuyao_kg.graph import layer_quads
+        from liuyao_kg.reasoner.engine import load_rules
+
+        layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES))
+        store = ox.Store()
+        store.extend(layers[ns.GRAPH_RULES])
+        rules = load_rules(store, ns.GRAPH_RULES)
+        if not chapter_rules:
+            rules = [r for r in rules if not r.chapter]
+        return NativeEngine(rules, _whole_reference(None, layers))
+    rules = start.rules if chapter_rules else [r for r in start.rules if not r.chapter]
+    return NativeEngine(rules, start.reference, rule_plan=start.plans[chapter_rules])
