@@ -8,6 +8,7 @@ undone here: an EXISTS keeps its translated pattern as an attribute (the item is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from liuyao_kg.reasoner.native.terms import from_rdflib
 
@@ -109,8 +110,10 @@ class Exists:
 
 # ---- reading rdflib ------------------------------------------------------------------------------------------
 
+@lru_cache(maxsize=None)
 def read_construct(text: str):
-    """(WHERE pattern, template) of a CONSTRUCT query text (prologue included)."""
+    """(WHERE pattern, template) of a CONSTRUCT query text (prologue included); memoised, as rdflib's parser takes
+    ~20 ms a rule (the compiler never changes what it reads)."""
     from rdflib.plugins.sparql import prepareQuery
 
     algebra = prepareQuery(text).algebra

@@ -2,7 +2,7 @@
 # One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '5d90224d2b4002a1bc65447837b5c2d44f99d81be9c1832ead58dd3fe0d3b4e1'
-COMPILER = '9f4770d1dd97746b929aa86b04b5fa12751e82811f8a9f97c5ad5b4247312738'
+COMPILER = 'f1b21006d5dc27f0768a750f2d0591ced8b1673e74334d832854daad9ecc31c4'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
     _E,

@@ -8,6 +8,7 @@ A rule on the compiled module's fallback list runs on pyoxigraph, on a store hol
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import pyoxigraph as ox
@@ -24,6 +25,30 @@ BUILD_COMMAND = "python -m liuyao_kg.reasoner.native.build"
 
 class StaleCompiledRules(RuntimeError):
     """The shipped compiled module was not built from these rules."""
+
+
+class JudgmentReadError(RuntimeError):
+    """A state or reading rule reads a judgment: the states and the reading would then depend on the chapter rules."""
+
+
+#: the vocabulary only judgments carry (chapter rules' templates): a state or reading rule must not match it
+_JUDGMENT_TERMS = re.compile(r"(?:\blyo:|<" + re.escape(LYO) + r")(?:Judgment|judgmentOf|matchedLine)\b")
+
+
+def judgment_readers(rules: list[Rule]) -> list[str]:
+    """The state and reading rules that read what a chapter rule writes: a key of a chapter rule's template
+    (rule dependencies' analysis), or the judgments' own vocabulary anywhere in their WHERE clause."""
+    from liuyao_kg.reasoner.dependencies import _matches
+
+    written = {k for r in rules if r.chapter for k in r.io.writes}
+    out = []
+    for r in rules:
+        if r.chapter:
+            continue
+        where = r.construct[r.construct.upper().find("WHERE"):]
+        if any(_matches(w, k) for w in written for k in r.io.reads) or _JUDGMENT_TERMS.search(where):
+            out.append(r.iri)
+    return sorted(out)
 
 
 def rule_digest(rule: Rule) -> str:
@@ -66,6 +91,9 @@ class NativeEngine:
                 self.functions[r.iri] = entry[1]
             else:
                 self.fallback[r.iri] = entry[1]
+        readers = judgment_readers(rules)
+        if readers:
+            raise JudgmentReadError(f"state or reading rules read judgments: {', '.join(readers)}")
         if stale:
             raise StaleCompiledRules(
                 f"{len(stale)} rule(s) are not compiled as they are now (first: {stale[0]}): run {BUILD_COMMAND}")
