@@ -2,7 +2,7 @@
 # One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '5d90224d2b4002a1bc65447837b5c2d44f99d81be9c1832ead58dd3fe0d3b4e1'
-COMPILER = 'f1b21006d5dc27f0768a750f2d0591ced8b1673e74334d832854daad9ecc31c4'
+COMPILER = 'e9c04fcb09078db9bd914ee1b18498e0d9365458511dd9db8448803200397d9a'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
     _E,
@@ -44,6 +44,7 @@ from liuyao_kg.reasoner.native.runtime import (
     plus,
     coalesce,
     count,
+    NotNative,
 )
 
 _c0 = 'https://w3id.org/liuyao-kg/rule/ChangeAdvanceLater'

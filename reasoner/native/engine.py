@@ -16,6 +16,7 @@ import pyoxigraph as ox
 from liuyao_kg.namespaces import CAST, LYO, sparql_prologue
 from liuyao_kg.reasoner.engine import Rule, RuleScopeError, inferred_graph, kept_reference
 from liuyao_kg.reasoner.native.index import Index
+from liuyao_kg.reasoner.native.runtime import NotNative
 from liuyao_kg.reasoner.native.terms import from_ox, to_ox
 
 _TOPIC = ox.NamedNode(LYO + "topic")
@@ -137,43 +138,67 @@ class NativeEngine:
         cast = graph.value if isinstance(graph, ox.NamedNode) else None
         topics = frozenset(q.object.value for q in quads if q.predicate == _TOPIC)
         index = self._index.fork()
-        for q in quads:
-            index.add(from_ox(q.subject), from_ox(q.predicate), from_ox(q.object))
+        index.extend([(from_ox(q.subject), from_ox(q.predicate), from_ox(q.object)) for q in quads])
         start = len(index.added)
         for recursive, members in self._groups(topics):
             if recursive:
                 while True:
                     added = 0
                     for iri, fn in members:
-                        added += self._add(index, iri, fn(index) if fn else self._fallback(iri, index), cast)
+                        added += self._add(index, iri, self._run(iri, fn, index), cast)
                     if not added:
                         break
             else:  # a level's rules do not read each other: each sees the index as the level found it
-                results = [(iri, fn(index) if fn else self._fallback(iri, index)) for iri, fn in members]
+                results = [(iri, self._run(iri, fn, index)) for iri, fn in members]
                 for iri, triples in results:
                     self._add(index, iri, triples, cast)
-        new = index.added[start:]
-        if not new:
+        return self._quads(index.added[start:], cast)
+
+    def _quads(self, triples: list, cast: str) -> list[ox.Quad]:
+        """The inferred triples as quads of the cast's inferred graph (NamedNodes of IRIs outside any cast kept)."""
+        if not triples:
             return []
         g = ox.NamedNode(inferred_graph(cast))
-        iris, local = self._iris, {}
+        shared, local = self._iris, {}
+        named, quad = ox.NamedNode, ox.Quad
         out = []
-        for s, p, o in new:
-            out.append(ox.Quad(_node(s, iris, local), _node(p, iris, local),
-                               _node(o, iris, local) if type(o) is str else to_ox(o), g))
+        for s, p, o in triples:
+            S = local.get(s)
+            if S is None:
+                S = local[s] = named(s)  # a subject is a node of the cast (checked as added)
+            P = shared.get(p)
+            if P is None:
+                P = (local if p.startswith(CAST) else shared).setdefault(p, named(p))
+            O = shared.get(o) or local.get(o)
+            if O is None:
+                if type(o) is str:
+                    O = (local if o.startswith(CAST) else shared)[o] = named(o)
+                else:
+                    O = local[o] = to_ox(o)
+            out.append(quad(S, P, O, g))
         return out
+
+    def _run(self, iri: str, fn, index: Index) -> list:
+        """A rule's triples: its function's, or pyoxigraph's for a rule on the fallback list or a case the
+        function leaves to it (NotNative)."""
+        if fn is not None:
+            try:
+                return fn(index)
+            except NotNative:
+                pass
+        return self._fallback(iri, index)
 
     @staticmethod
     def _add(index: Index, iri: str, triples, cast: str | None) -> int:
         """Add a rule's triples to the index; raise RuleScopeError for a new one about no node of the cast."""
-        n = 0
-        prefix = None if cast is None else cast + "/"
-        for s, p, o in triples:
-            if index.add(s, p, o):
+        new = index.extend(triples)
+        if new:
+            prefix = None if cast is None else cast + "/"
+            for t in new:
+                s = t[0]
                 if type(s) is not str or cast is None or (s != cast and not s.startswith(prefix)):
-                    raise RuleScopeError(f"rule {iri} wrote {(s, p, o)} outside any cast being derived")
-                n += 1
-        return n
+                    raise RuleScopeError(f"rule {iri} wrote {t} outside any cast being derived")
+        return len(new)
 
     def _fallback(self, iri: str, index: Index) -> list:
         """A rule the compiler could not take, evaluated on pyoxigraph over the same triples."""
@@ -193,14 +218,6 @@ class NativeEngine:
         finally:
             for q in own:
                 store.remove(q)
-
-
-def _node(iri: str, shared: dict, local: dict) -> ox.NamedNode:
-    cache = local if iri.startswith(CAST) else shared
-    node = cache.get(iri)
-    if node is None:
-        node = cache[iri] = ox.NamedNode(iri)
-    return node
 
 
 def native_engine(*, chapter_rules: bool = True) -> NativeEngine:

@@ -46,35 +46,42 @@ class Index:
 
     def add(self, s, p, o) -> bool:
         """Add a triple; False when the index holds it already."""
-        t = (s, p, o)
-        spo = self.spo
-        if t in spo:
-            return False
-        spo.add(t)
-        self.added.append(t)
-        # unrolled: this runs for every triple a cast has (~700 of them)
-        d, k = self.sp, (s, p)
-        have = d.get(k)
-        if have is None:
-            d[k] = [o]
-        elif type(have) is tuple:  # the reference's: copied once, then this cast's own
-            d[k] = [*have, o]
-        else:
-            have.append(o)
-        d, k = self.po, (p, o)
-        have = d.get(k)
-        if have is None:
-            d[k] = [s]
-        elif type(have) is tuple:
-            d[k] = [*have, s]
-        else:
-            have.append(s)
-        d = self.pp
-        have = d.get(p)
-        if have is None:
-            d[p] = [(s, o)]
-        elif type(have) is tuple:
-            d[p] = [*have, (s, o)]
-        else:
-            have.append((s, o))
-        return True
+        return bool(self.extend(((s, p, o),)))
+
+    def extend(self, triples) -> list:
+        """Add triples (s, p, o); return those the index did not hold, in order."""
+        spo, sp, po, pp, added = self.spo, self.sp, self.po, self.pp, self.added
+        new = []
+        for t in triples:
+            if t in spo:
+                continue
+            spo.add(t)
+            new.append(t)
+            s, p, o = t
+            # inlined: this runs for every triple a cast has (~700 of them); a list that is a tuple is the
+            # reference's, copied once on the cast's first triple with that key, then the cast's own
+            k = (s, p)
+            have = sp.get(k)
+            if have is None:
+                sp[k] = [o]
+            elif type(have) is tuple:
+                sp[k] = [*have, o]
+            else:
+                have.append(o)
+            k = (p, o)
+            have = po.get(k)
+            if have is None:
+                po[k] = [s]
+            elif type(have) is tuple:
+                po[k] = [*have, s]
+            else:
+                have.append(s)
+            have = pp.get(p)
+            if have is None:
+                pp[p] = [(s, o)]
+            elif type(have) is tuple:
+                pp[p] = [*have, (s, o)]
+            else:
+                have.append((s, o))
+        added += new
+        return new

@@ -10,16 +10,23 @@ from __future__ import annotations
 import math
 import re
 import struct
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, localcontext
 
 import pyoxigraph as ox
 
 from liuyao_kg.reasoner.native.terms import (
-    FALSE, RDF_LANG_STRING, TRUE, XSD_BOOLEAN, XSD_DECIMAL, XSD_DOUBLE, XSD_FLOAT, XSD_INTEGER, XSD_STRING, BNode,
+    FALSE, RDF_LANG_STRING, TRUE, XSD, XSD_BOOLEAN, XSD_DECIMAL, XSD_DOUBLE, XSD_FLOAT, XSD_INTEGER, XSD_STRING, BNode,
 )
 
-# kinds of terms, as spareval's ExpressionTerm tells them apart
-IRI, BLANK, LANG, STRING, BOOLEAN, INTEGER, DECIMAL, FLOAT, DOUBLE, OTHER = range(10)
+# kinds of terms, as spareval's ExpressionTerm tells them apart (TEMPORAL: its date, time and duration kinds)
+IRI, BLANK, LANG, STRING, BOOLEAN, INTEGER, DECIMAL, FLOAT, DOUBLE, OTHER, TEMPORAL = range(11)
+_TEMPORAL = frozenset(XSD + t for t in ("dateTime", "dateTimeStamp", "date", "time", "duration", "dayTimeDuration",
+                                        "yearMonthDuration", "gYear", "gYearMonth", "gMonth", "gDay", "gMonthDay"))
+
+
+class NotNative(Exception):
+    """A case the native code does not decide as pyoxigraph would (two dates by value, MIN of a number and a
+    string): the engine evaluates that rule on pyoxigraph for the cast instead."""
 _NUMERIC = frozenset((INTEGER, DECIMAL, FLOAT, DOUBLE))
 _I64 = (-(1 << 63), (1 << 63) - 1)
 _INTEGER_LEX = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
@@ -37,6 +44,8 @@ def kind(t) -> int:
         if len(t) == 3:
             return LANG
         k = _BY_DATATYPE.get(t[1], OTHER)
+        if k is OTHER:
+            return TEMPORAL if t[1] in _TEMPORAL else OTHER
         if k is INTEGER:
             if not _INTEGER_LEX.match(t[0]) or not _I64[0] <= int(t[0]) <= _I64[1]:
                 return OTHER
@@ -92,6 +101,12 @@ def equals(a, b):
         return False if kb in (IRI, BLANK, LANG) else None
     if kb is OTHER:
         return None
+    if ka is TEMPORAL or kb is TEMPORAL:
+        if ka is kb and a[1] == b[1]:
+            if a[0] == b[0]:
+                return True
+            raise NotNative("two dates or durations compared by value")
+        return False if ka is not kb else None
     if ka is STRING or ka is BOOLEAN:
         return a[0] == b[0] if kb is ka else False
     if kb in _NUMERIC:  # ka is numeric
@@ -123,6 +138,8 @@ def compare(a, b):
         if va != va or vb != vb:  # NaN
             return None
         return (va > vb) - (va < vb)
+    if ka is TEMPORAL and kb is TEMPORAL:
+        raise NotNative("two dates or durations ordered")
     return None
 
 
@@ -301,23 +318,25 @@ def _numeric(t):
     return k, _value(k, t)
 
 
+#: spareval's xsd:decimal: an i128 of 10^-18 units
+_DECIMAL_MAX = Decimal("170141183460469231731.687303715884105727")
+
+
 def _number(k: int, v):
+    """A numeric result as the term pyoxigraph writes (an out-of-range integer is an error)."""
     if k is INTEGER:
         if not _I64[0] <= v <= _I64[1]:
             return None  # spareval's xsd:integer is an i64: an overflow is an error
         return (str(v), XSD_INTEGER)
     if k is DECIMAL:
-        try:
-            text = format(v.normalize(), "f")
-        except InvalidOperation:
-            return None
-        return (text, XSD_DECIMAL)
+        if v.as_tuple().exponent < -18 or abs(v) > _DECIMAL_MAX:
+            raise NotNative("a decimal past spareval's 18 fractional digits or its range")
+        return (format(v.normalize(), "f") if v else "0", XSD_DECIMAL)
+    from liuyao_kg.reasoner.native.terms import _stored
+
     dt = XSD_DOUBLE if k is DOUBLE else XSD_FLOAT
-    if v != v:
-        return ("NaN", dt)
-    if math.isinf(v):
-        return ("INF" if v > 0 else "-INF", dt)
-    return (str(int(v)) if v == int(v) and abs(v) < 1e16 else repr(v), dt)
+    text = "NaN" if v != v else ("INF" if v > 0 else "-INF") if math.isinf(v) else repr(v)
+    return _stored(text, dt, None)  # the value as pyoxigraph writes it
 
 
 def _arith(a, b, op):
@@ -328,12 +347,19 @@ def _arith(a, b, op):
     if op == "/":
         if k is INTEGER:
             k, va, vb = DECIMAL, Decimal(va), Decimal(vb)
-        if k is DECIMAL and vb == 0:
-            return None
+        if k is DECIMAL:
+            if vb == 0:
+                return None
+            with localcontext() as ctx:
+                ctx.prec = 80
+                return _number(k, va / vb)
         if vb == 0:
-            return _number(k, math.copysign(math.inf, va) if va else math.nan)
-        return _number(k, va / vb)
-    return _number(k, va + vb if op == "+" else va - vb if op == "-" else va * vb)
+            return _number(k, math.copysign(math.inf, va) * math.copysign(1, vb) if va else math.nan)
+        return _number(k, _f32(va / vb) if k is FLOAT else va / vb)
+    with localcontext() as ctx:
+        ctx.prec = 80
+        r = va + vb if op == "+" else va - vb if op == "-" else va * vb
+    return _number(k, _f32(r) if k is FLOAT else r)
 
 
 def add(a, b):
@@ -353,21 +379,22 @@ def divide(a, b):
 
 
 def order(a, b) -> int:
-    """ORDER BY's total order (spareval's cmp_terms), as MIN and MAX use it: unbound < blank < IRI < literal."""
+    """ORDER BY's order (spareval's cmp_terms), as MIN and MAX use it: blank nodes < IRIs < literals; literals by
+    `compare`. An unbound value or two literals `compare` cannot order are NotNative."""
+    if a is None or b is None:
+        raise NotNative("MIN or MAX of an unbound value")
     ra, rb = _rank(a), _rank(b)
     if ra != rb:
         return (ra > rb) - (ra < rb)
-    if ra == 0:
-        return 0
     if ra < 3:
         return (a > b) - (a < b)
     c = compare(a, b)
-    return 0 if c is None else c
+    if c is None:
+        raise NotNative("MIN or MAX of literals SPARQL does not order")
+    return c
 
 
 def _rank(t) -> int:
-    if t is None:
-        return 0
     if isinstance(t, BNode):
         return 1
     return 2 if type(t) is str else 3
@@ -458,4 +485,4 @@ GENERATED_NAMES = ("_E", "_TRUE", "_FALSE", "_XSD_STRING", "_NOTHING", "_lex", "
                    "_max_of", "BNode", "equals", "not_equals", "less", "greater", "less_eq", "greater_eq", "one_of",
                    "ebv", "boolean", "and_", "or_", "not_", "str_", "concat", "strafter", "strbefore", "iri",
                    "valid_iri", "valid_iri_of", "add", "subtract", "multiply", "divide", "negate", "plus", "coalesce",
-                   "count")
+                   "count", "NotNative")
