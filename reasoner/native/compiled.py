@@ -2,7 +2,7 @@
 # One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '5d90224d2b4002a1bc65447837b5c2d44f99d81be9c1832ead58dd3fe0d3b4e1'
-COMPILER = 'e9c04fcb09078db9bd914ee1b18498e0d9365458511dd9db8448803200397d9a'
+COMPILER = '52d8b886d4a3f70f64ccc4c7b0cb876a282138bdf6836178a1c235fc25615298'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
     _E,

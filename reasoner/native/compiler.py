@@ -443,8 +443,8 @@ class RuleCompiler:
             fn.lines.add(ind, f"if {memo} is None:")
             fn.lines.add(ind + 1, f"{memo} = {helper}(X)", effect=True)
             source = memo
-        if not others:
-            fn.lines.add(ind, f"if {source}:")
+        if not others:  # a membership test where only which solutions exist matters, else one per row
+            fn.lines.add(ind, f"if {source}:" if set_sem else f"for _ in {source}:")
             rest(env2, ind + 1)
             return
         fn.lines.add(ind, f"for {target} in {source}:")
