@@ -147,6 +147,8 @@ def compile_rules(rules, stats, progress: bool = False) -> tuple[str, dict[str, 
         "RULES = {",
         *table,
         "}",
+        "#: the predicates some rule looks up by object, and scans whole (None: any): the indexes a cast keeps",
+        f"LOOKUPS = {_lookups_source(module.lookups)}",
         "#: {rule IRI: (digest, why it runs on pyoxigraph)}",
         "FALLBACK = {",
         *(f"    {r.iri!r}: ({rule_digest(r)!r}, {fallback[r.iri]!r})," for r in rules if r.iri in fallback),
@@ -154,6 +156,14 @@ def compile_rules(rules, stats, progress: bool = False) -> tuple[str, dict[str, 
         "",
     ]
     return "\n".join(lines), fallback
+
+
+def _lookups_source(lookups: dict) -> str:
+    parts = []
+    for name, preds in lookups.items():
+        parts.append(f"{name!r}: None" if preds is None else
+                     f"{name!r}: frozenset({{{', '.join(repr(p) for p in sorted(preds))}}})")
+    return "{" + ", ".join(parts) + "}"
 
 
 def load(source: str, name: str = "liuyao_kg.reasoner.native.compiled_in_memory"):

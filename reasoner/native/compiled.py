@@ -2,7 +2,7 @@
 # One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '5d90224d2b4002a1bc65447837b5c2d44f99d81be9c1832ead58dd3fe0d3b4e1'
-COMPILER = '52d8b886d4a3f70f64ccc4c7b0cb876a282138bdf6836178a1c235fc25615298'
+COMPILER = '8e909752f240410edb1336162ce79e8af10e92c9189d278947514ef186c7f44c'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
     _E,
@@ -1987,6 +1987,7 @@ def r0033_FactorAttackerRestrained_ex7(X, v_a):
     for v_s1 in PO.get((_c5, _c137), _E):
         if (v_s1, _c11, v_a) in SPO:
             return True
+            break
     return False
 
 def r0033_FactorAttackerRestrained_ex8(X, v_a):
@@ -1995,6 +1996,7 @@ def r0033_FactorAttackerRestrained_ex8(X, v_a):
     for v_s2 in PO.get((_c5, _c59), _E):
         if (v_s2, _c11, v_a) in SPO:
             return True
+            break
     return False
 
 def r0033_FactorAttackerRestrained_ex9(X, v_ae, v_cast):
@@ -2005,6 +2007,7 @@ def r0033_FactorAttackerRestrained_ex9(X, v_ae, v_cast):
             for v_de in SP.get((v_db, _c30), _E):
                 if (v_de, _c117, v_ae) in SPO:
                     return True
+                    break
     return False
 
 def r0033_FactorAttackerRestrained_ex10(X, v_ae, v_cast):
@@ -2015,6 +2018,7 @@ def r0033_FactorAttackerRestrained_ex10(X, v_ae, v_cast):
             for v_me in SP.get((v_mb, _c30), _E):
                 if (v_me, _c117, v_ae) in SPO:
                     return True
+                    break
     return False
 
 def r0033_FactorAttackerRestrained_ex11(X, v_ae, v_cast):
@@ -2025,6 +2029,7 @@ def r0033_FactorAttackerRestrained_ex11(X, v_ae, v_cast):
             if (v_c, _c30, v_ce) in SPO:
                 if (v_cast, _c3, v_c) in SPO:
                     return True
+                    break
     return False
 
 def r0034_FactorBreakUndone_ex12(X, v_ug):
@@ -2047,6 +2052,7 @@ def r0034_FactorBreakUndone_ex14(X, v_cast, v_el):
             for v_gde in SP.get((v_gdb, _c30), _E):
                 if (v_gde, _c112, v_el) in SPO:
                     return True
+                    break
     return False
 
 def r0034_FactorBreakUndone_ex15(X, v_b, v_cast):
@@ -2056,6 +2062,7 @@ def r0034_FactorBreakUndone_ex15(X, v_b, v_cast):
         for v_cdb in SP.get((v_cd, _c2), _E):
             if (v_cdb, _c109, v_b) in SPO:
                 return True
+                break
     return False
 
 def r0034_FactorBreakUndone_ex16(X, v_cast, v_el, v_u):
@@ -2067,6 +2074,7 @@ def r0034_FactorBreakUndone_ex16(X, v_cast, v_el, v_u):
                 if (v_cast, _c3, v_ga) in SPO:
                     if (v_ga != v_u):
                         return True
+                        break
     return False
 
 def r0034_FactorBreakUndone_ex17(X, v_u):
@@ -2075,6 +2083,7 @@ def r0034_FactorBreakUndone_ex17(X, v_u):
     for v_rg in PO.get((_c5, _c141), _E):
         if (v_rg, _c11, v_u) in SPO:
             return True
+            break
     return False
 
 def r0034_FactorBreakUndone_ex18(X, v_cast, v_el):
@@ -2085,6 +2094,7 @@ def r0034_FactorBreakUndone_ex18(X, v_cast, v_el):
             for v_kde in SP.get((v_kdb, _c30), _E):
                 if (v_kde, _c117, v_el) in SPO:
                     return True
+                    break
     return False
 
 def r0034_FactorBreakUndone_ex19(X, v_cast, v_el, v_u):
@@ -2096,6 +2106,7 @@ def r0034_FactorBreakUndone_ex19(X, v_cast, v_el, v_u):
                 if (v_cast, _c3, v_ka) in SPO:
                     if (v_ka != v_u):
                         return True
+                        break
     return False
 
 def r0035_FactorChangeAdvanceRetreat_ex20(X, v_ug):
@@ -2164,6 +2175,7 @@ def r0044_FactorFanYinTurned_ex30(X, v_u):
     for v_s1 in PO.get((_c5, _c25), _E):
         if (v_s1, _c11, v_u) in SPO:
             return True
+            break
     return False
 
 def r0044_FactorFanYinTurned_ex31(X, v_u):
@@ -2172,6 +2184,7 @@ def r0044_FactorFanYinTurned_ex31(X, v_u):
     for v_s2 in PO.get((_c5, _c137), _E):
         if (v_s2, _c11, v_u) in SPO:
             return True
+            break
     return False
 
 def r0045_FactorFrameHarms_ex32(X, v_ug):
@@ -2192,6 +2205,7 @@ def r0045_FactorFrameHarms_ex34(X, v_el, v_fe):
     for v_src in SP.get((v_fe, _c117), _E):
         if (v_src, _c112, v_el) in SPO:
             return True
+            break
     return False
 
 def r0046_FactorFrameHelps_ex35(X, v_ug):
@@ -2224,6 +2238,7 @@ def r0048_FactorGreedyForGeneration_ex39(X, v_u):
     for v_hg in PO.get((_c128, _c201), _E):
         if (v_hg, _c131, v_u) in SPO:
             return True
+            break
     return False
 
 def r0049_FactorHiddenEmerges_ex40(X, v_cast, v_el):
@@ -2234,6 +2249,7 @@ def r0049_FactorHiddenEmerges_ex40(X, v_cast, v_el):
             for v_te in SP.get((v_tb, _c30), _E):
                 if (v_te, _c112, v_el) in SPO:
                     return True
+                    break
     return False
 
 def r0049_FactorHiddenEmerges_ex41(X, v_cast, v_el):
@@ -2244,6 +2260,7 @@ def r0049_FactorHiddenEmerges_ex41(X, v_cast, v_el):
             for v_te2 in SP.get((v_tb2, _c30), _E):
                 if (v_te2, _c112, v_el) in SPO:
                     return True
+                    break
     return False
 
 def r0049_FactorHiddenEmerges_ex42(X, v_fly):
@@ -2252,6 +2269,7 @@ def r0049_FactorHiddenEmerges_ex42(X, v_fly):
     for v_fs in PO.get((_c5, _c104), _E):
         if (v_fs, _c11, v_fly) in SPO:
             return True
+            break
     return False
 
 def r0049_FactorHiddenEmerges_ex43(X, v_fly):
@@ -2260,6 +2278,7 @@ def r0049_FactorHiddenEmerges_ex43(X, v_fly):
     for v_fs2 in PO.get((_c5, _c102), _E):
         if (v_fs2, _c11, v_fly) in SPO:
             return True
+            break
     return False
 
 def r0049_FactorHiddenEmerges_ex44(X, v_fly):
@@ -2268,6 +2287,7 @@ def r0049_FactorHiddenEmerges_ex44(X, v_fly):
     for v_fs3 in PO.get((_c5, _c59), _E):
         if (v_fs3, _c11, v_fly) in SPO:
             return True
+            break
     return False
 
 def r0050_FactorHiddenStuck_ex45(X, v_fly):
@@ -2276,6 +2296,7 @@ def r0050_FactorHiddenStuck_ex45(X, v_fly):
     for v_fs in PO.get((_c5, _c104), _E):
         if (v_fs, _c11, v_fly) in SPO:
             return True
+            break
     return False
 
 def r0050_FactorHiddenStuck_ex46(X, v_fly):
@@ -2284,6 +2305,7 @@ def r0050_FactorHiddenStuck_ex46(X, v_fly):
     for v_fs2 in PO.get((_c5, _c102), _E):
         if (v_fs2, _c11, v_fly) in SPO:
             return True
+            break
     return False
 
 def r0050_FactorHiddenStuck_ex47(X, v_fly):
@@ -2292,6 +2314,7 @@ def r0050_FactorHiddenStuck_ex47(X, v_fly):
     for v_fs3 in PO.get((_c5, _c59), _E):
         if (v_fs3, _c11, v_fly) in SPO:
             return True
+            break
     return False
 
 def r0050_FactorHiddenStuck_ex48(X, v_cast, v_el):
@@ -2302,6 +2325,7 @@ def r0050_FactorHiddenStuck_ex48(X, v_cast, v_el):
             for v_te in SP.get((v_tb, _c30), _E):
                 if (v_te, _c112, v_el) in SPO:
                     return True
+                    break
     return False
 
 def r0050_FactorHiddenStuck_ex49(X, v_cast, v_el):
@@ -2312,6 +2336,7 @@ def r0050_FactorHiddenStuck_ex49(X, v_cast, v_el):
             for v_te2 in SP.get((v_tb2, _c30), _E):
                 if (v_te2, _c112, v_el) in SPO:
                     return True
+                    break
     return False
 
 def r0051_FactorInSeason_ex50(X, v_ug):
@@ -2350,6 +2375,7 @@ def r0054_FactorMovingGenerates_ex55(X, v_a):
     for v_brk in PO.get((_c5, _c102), _E):
         if (v_brk, _c11, v_a) in SPO:
             return True
+            break
     return False
 
 def r0055_FactorMovingOvercomes_ex56(X, v_ug):
@@ -2364,6 +2390,7 @@ def r0055_FactorMovingOvercomes_ex57(X, v_a):
     for v_brk in PO.get((_c5, _c102), _E):
         if (v_brk, _c11, v_a) in SPO:
             return True
+            break
     return False
 
 def r0056_FactorOutOfSeason_ex58(X, v_ug):
@@ -2402,6 +2429,7 @@ def r0059_FactorSourceDamaged_ex63(X, v_b):
     for v_s1 in PO.get((_c5, _c137), _E):
         if (v_s1, _c11, v_b) in SPO:
             return True
+            break
     return False
 
 def r0059_FactorSourceDamaged_ex64(X, v_b):
@@ -2410,6 +2438,7 @@ def r0059_FactorSourceDamaged_ex64(X, v_b):
     for v_s2 in PO.get((_c5, _c35), _E):
         if (v_s2, _c11, v_b) in SPO:
             return True
+            break
     return False
 
 def r0059_FactorSourceDamaged_ex65(X, v_b):
@@ -2418,6 +2447,7 @@ def r0059_FactorSourceDamaged_ex65(X, v_b):
     for v_s3 in PO.get((_c5, _c38), _E):
         if (v_s3, _c11, v_b) in SPO:
             return True
+            break
     return False
 
 def r0059_FactorSourceDamaged_ex66(X, v_b):
@@ -2426,6 +2456,7 @@ def r0059_FactorSourceDamaged_ex66(X, v_b):
     for v_s4 in PO.get((_c5, _c59), _E):
         if (v_s4, _c11, v_b) in SPO:
             return True
+            break
     return False
 
 def r0059_FactorSourceDamaged_ex67(X, v_be, v_cast):
@@ -2436,6 +2467,7 @@ def r0059_FactorSourceDamaged_ex67(X, v_be, v_cast):
             if (v_c, _c30, v_ce) in SPO:
                 if (v_cast, _c3, v_c) in SPO:
                     return True
+                    break
     return False
 
 def r0060_FactorStands_ex68(X, v_f):
@@ -2470,6 +2502,7 @@ def r0062_FactorVoidUsable_ex72(X, v_cast, v_el):
             for v_gde in SP.get((v_gdb, _c30), _E):
                 if (v_gde, _c112, v_el) in SPO:
                     return True
+                    break
     return False
 
 def r0062_FactorVoidUsable_ex73(X, v_b, v_cast):
@@ -2479,6 +2512,7 @@ def r0062_FactorVoidUsable_ex73(X, v_b, v_cast):
         for v_cdb in SP.get((v_cd, _c2), _E):
             if (v_cdb, _c109, v_b) in SPO:
                 return True
+                break
     return False
 
 def r0062_FactorVoidUsable_ex74(X, v_cast, v_el, v_u):
@@ -2490,6 +2524,7 @@ def r0062_FactorVoidUsable_ex74(X, v_cast, v_el, v_u):
                 if (v_cast, _c3, v_ga) in SPO:
                     if (v_ga != v_u):
                         return True
+                        break
     return False
 
 def r0062_FactorVoidUsable_ex75(X, v_u):
@@ -2498,6 +2533,7 @@ def r0062_FactorVoidUsable_ex75(X, v_u):
     for v_rg in PO.get((_c5, _c141), _E):
         if (v_rg, _c11, v_u) in SPO:
             return True
+            break
     return False
 
 def r0062_FactorVoidUsable_ex76(X, v_cast, v_el):
@@ -2508,6 +2544,7 @@ def r0062_FactorVoidUsable_ex76(X, v_cast, v_el):
             for v_kde in SP.get((v_kdb, _c30), _E):
                 if (v_kde, _c117, v_el) in SPO:
                     return True
+                    break
     return False
 
 def r0062_FactorVoidUsable_ex77(X, v_cast, v_el, v_u):
@@ -2519,6 +2556,7 @@ def r0062_FactorVoidUsable_ex77(X, v_cast, v_el, v_u):
                 if (v_cast, _c3, v_ka) in SPO:
                     if (v_ka != v_u):
                         return True
+                        break
     return False
 
 def r0064_FuYin_ex78(X, v_cast, v_pos):
@@ -2534,6 +2572,8 @@ def r0064_FuYin_ex78(X, v_cast, v_pos):
                             for v_ocb in SP.get((v_och, _c2), _E):
                                 if not_equals(v_ocb, v_ob):
                                     return True
+                                    break
+                            break
     return False
 
 def r0066_HiddenMissingRelative_minus79(X, v_cast, v_rel):
@@ -2542,6 +2582,7 @@ def r0066_HiddenMissingRelative_minus79(X, v_cast, v_rel):
     for v_other in SP.get((v_cast, _c3), _E):
         if (v_other, _c251, v_rel) in SPO:
             return True
+            break
     return False
 
 def r0073_Outweighs_ex80(X, v_ug):
@@ -2556,6 +2597,7 @@ def r0073_Outweighs_ex81(X, v_f1, v_f2):
         for v_a2 in SP.get((v_f2, _c130), _E):
             if not_equals(v_a1, v_a2):
                 return True
+                break
     return False
 
 def r0075_ReadAfflicted_sub82(X):
@@ -2604,6 +2646,7 @@ def r0076_ReadDoubledNoGround_ex87(X, v_ug):
     for v_y, v_anyGround in PP.get(_c99, _E):
         if (v_ug, _c56, v_y) in SPO:
             return True
+            break
     return False
 
 def r0077_ReadDoubledUndecided_sub88(X):
@@ -2678,6 +2721,7 @@ def r0078_ReadSingle_ex95(X, v_cast):
     for v_twice in PO.get((_c5, _c91), _E):
         if (v_twice, _c11, v_cast) in SPO:
             return True
+            break
     return False
 
 def r0078_ReadSingle_ex96(X, v_ug):
@@ -2713,6 +2757,7 @@ def r0079_ReadUnharmed_ex100(X, v_v):
             for v_hk in SP.get((v_hf, _c128), _E):
                 if (v_hk, _c266, _c283) in SPO:
                     return True
+                    break
     return False
 
 def r0079_ReadUnharmed_ex101(X, v_ug):
@@ -2730,6 +2775,7 @@ def r0079_ReadUnharmed_ex102(X, v_u):
             for v_hk in SP.get((v_hf, _c128), _E):
                 if (v_hk, _c266, _c283) in SPO:
                     return True
+                    break
     return False
 
 def r0080_RescueWay1_ex103(X, v_ug):
@@ -2800,6 +2846,7 @@ def r0081_RescueWay2_ex110(X, v_c, v_cast):
     for v_mo in SP.get((v_cast, _c20), _E):
         if (v_mo, _c22, v_c) in SPO:
             return True
+            break
     return False
 
 def r0082_RescueWay3_ex111(X, v_ug):
@@ -2957,6 +3004,7 @@ def r0105_SingleMovingReadBuZheng_ex131(X, v_cast):
         if (v_dm, _c10, v_cast) in SPO:
             if (not r0105_SingleMovingReadBuZheng_ex132(X, v_dm)):
                 return True
+                break
     return False
 
 def r0105_SingleMovingReadBuZheng_ex133(X, v_cast):
@@ -3005,6 +3053,7 @@ def r0105_SingleMovingReadBuZheng_ex138(X, v_cast):
     for v_ml in PO.get((_c5, _c45), _E):
         if (v_cast, _c3, v_ml) in SPO:
             return True
+            break
     return False
 
 def r0105_SingleMovingReadBuZheng_ex139(X, v_d2):
@@ -3062,6 +3111,7 @@ def r0117_TimingFrameStillMeet_ex146(X, v_el, v_fe):
     for v_src in SP.get((v_fe, _c117), _E):
         if (v_src, _c112, v_el) in SPO:
             return True
+            break
     return False
 
 def r0117_TimingFrameStillMeet_ex147(X, v_cast, v_tb):
@@ -3071,6 +3121,7 @@ def r0117_TimingFrameStillMeet_ex147(X, v_cast, v_tb):
         if (v_cast, _c3, v_ml) in SPO:
             if (v_ml, _c2, v_tb) in SPO:
                 return True
+                break
     return False
 
 def r0119_TimingMovingNow_ex148(X, v_b, v_tb):
@@ -3085,6 +3136,7 @@ def r0119_TimingMovingNow_ex149(X, v_u):
     for v_nVoid in PO.get((_c128, _c196), _E):
         if (v_nVoid, _c131, v_u) in SPO:
             return True
+            break
     return False
 
 def r0120_TimingMovingVoid_ex150(X, v_u):
@@ -3093,6 +3145,7 @@ def r0120_TimingMovingVoid_ex150(X, v_u):
     for v_nDayCombine in PO.get((_c128, _c160), _E):
         if (v_nDayCombine, _c131, v_u) in SPO:
             return True
+            break
     return False
 
 def r0120_TimingMovingVoid_ex151(X, v_u):
@@ -3101,6 +3154,7 @@ def r0120_TimingMovingVoid_ex151(X, v_u):
     for v_nVoidClashed in PO.get((_c128, _c198), _E):
         if (v_nVoidClashed, _c131, v_u) in SPO:
             return True
+            break
     return False
 
 def r0128_TimingStaticVoid_ex152(X, v_u):
@@ -3115,6 +3169,7 @@ def r0128_TimingStaticVoid_ex153(X, v_u):
     for v_nVoidClashed in PO.get((_c128, _c198), _E):
         if (v_nVoidClashed, _c131, v_u) in SPO:
             return True
+            break
     return False
 
 def r0129_TimingStaticVoidClashed_ex154(X, v_u):
@@ -3140,6 +3195,7 @@ def r0130_TimingStrongCombined_ex156(X, v_u):
     for v_nVoid in PO.get((_c128, _c196), _E):
         if (v_nVoid, _c131, v_u) in SPO:
             return True
+            break
     return False
 
 def r0131_TimingStrongMoving_ex157(X, v_u):
@@ -3165,6 +3221,7 @@ def r0132_TimingStrongStatic_ex159(X, v_u):
     for v_nVoid in PO.get((_c128, _c196), _E):
         if (v_nVoid, _c131, v_u) in SPO:
             return True
+            break
     return False
 
 def r0132_TimingStrongStatic_ex160(X, v_u):
@@ -3173,6 +3230,7 @@ def r0132_TimingStrongStatic_ex160(X, v_u):
     for v_nDayCombine in PO.get((_c128, _c160), _E):
         if (v_nDayCombine, _c131, v_u) in SPO:
             return True
+            break
     return False
 
 def r0132_TimingStrongStatic_ex161(X, v_u):
@@ -3181,6 +3239,7 @@ def r0132_TimingStrongStatic_ex161(X, v_u):
     for v_nMonthCombine in PO.get((_c128, _c213), _E):
         if (v_nMonthCombine, _c131, v_u) in SPO:
             return True
+            break
     return False
 
 def r0136_TimingUseGodStaticClash_ex162(X, v_u):
@@ -3201,6 +3260,7 @@ def r0139_TombChangeLine_ex164(X, v_c, v_cast):
     for v_d in SP.get((v_cast, _c39), _E):
         if (v_d, _c22, v_c) in SPO:
             return True
+            break
     return False
 
 def r0139_TombChangeLine_ex165(X, v_c, v_cast):
@@ -3209,6 +3269,7 @@ def r0139_TombChangeLine_ex165(X, v_c, v_cast):
     for v_mo in SP.get((v_cast, _c20), _E):
         if (v_mo, _c22, v_c) in SPO:
             return True
+            break
     return False
 
 def r0139_TombChangeLine_ex166(X, v_c, v_cast):
@@ -3218,6 +3279,7 @@ def r0139_TombChangeLine_ex166(X, v_c, v_cast):
         for v_d2 in SP.get((v_cast, _c39), _E):
             if (v_d2, _c41, v_vb) in SPO:
                 return True
+                break
     return False
 
 def r0143_TombShiShen_ex167(X, v_shi):
@@ -3226,6 +3288,7 @@ def r0143_TombShiShen_ex167(X, v_shi):
     for v_v in PO.get((_c5, _c104), _E):
         if (v_v, _c11, v_shi) in SPO:
             return True
+            break
     return False
 
 def r0144_TripleCombination_sub168(X):
@@ -3289,6 +3352,7 @@ def r0154_UseGodChoose_ex172(X, v_c0, v_cast):
     for v_c0sx in SP.get((v_c0, _c448), _E):
         if (not r0154_UseGodChoose_ex173(X, v_c0sx, v_cast)):
             return True
+            break
     return False
 
 def r0154_UseGodChoose_ex175(X, v_c0sb, v_cast):
@@ -3302,6 +3366,7 @@ def r0154_UseGodChoose_ex174(X, v_c0, v_cast):
     for v_c0sb in SP.get((v_c0, _c450), _E):
         if (not r0154_UseGodChoose_ex175(X, v_c0sb, v_cast)):
             return True
+            break
     return False
 
 def r0154_UseGodChoose_ex177(X, v_c0sc, v_cast):
@@ -3328,6 +3393,7 @@ def r0154_UseGodChoose_ex176(X, v_c0, v_cast):
         if (not r0154_UseGodChoose_ex177(X, v_c0sc, v_cast)):
             if (r0154_UseGodChoose_ex178(X, v_cast) or (not r0154_UseGodChoose_ex179(X, v_c0))):
                 return True
+            break
     return False
 
 def r0154_UseGodChoose_sub171(X):
@@ -3369,6 +3435,7 @@ def r0154_UseGodChoose_ex182(X, v_cast, v_choice):
     for v_choicesx in SP.get((v_choice, _c448), _E):
         if (not r0154_UseGodChoose_ex183(X, v_cast, v_choicesx)):
             return True
+            break
     return False
 
 def r0154_UseGodChoose_ex185(X, v_cast, v_choicesb):
@@ -3382,6 +3449,7 @@ def r0154_UseGodChoose_ex184(X, v_cast, v_choice):
     for v_choicesb in SP.get((v_choice, _c450), _E):
         if (not r0154_UseGodChoose_ex185(X, v_cast, v_choicesb)):
             return True
+            break
     return False
 
 def r0154_UseGodChoose_ex187(X, v_cast, v_choicesc):
@@ -3408,6 +3476,7 @@ def r0154_UseGodChoose_ex186(X, v_cast, v_choice):
         if (not r0154_UseGodChoose_ex187(X, v_cast, v_choicesc)):
             if (r0154_UseGodChoose_ex188(X, v_cast) or (not r0154_UseGodChoose_ex189(X, v_choice))):
                 return True
+            break
     return False
 
 def r0157_VerdictJi_ex190(X, v_cast):
@@ -3422,6 +3491,7 @@ def r0157_VerdictJi_ex190(X, v_cast):
                         for v_ak in SP.get((v_af, _c128), _E):
                             if (v_ak, _c265, _c457) in SPO:
                                 return True
+                                break
     return False
 
 def r0157_VerdictJi_ex191(X, v_cast):
@@ -3436,6 +3506,7 @@ def r0157_VerdictJi_ex191(X, v_cast):
                         for v_bk in SP.get((v_bf, _c128), _E):
                             if (v_bk, _c265, _c458) in SPO:
                                 return True
+                                break
     return False
 
 def r0158_VerdictJiWithXiong_ex192(X, v_cast):
@@ -3450,6 +3521,7 @@ def r0158_VerdictJiWithXiong_ex192(X, v_cast):
                         for v_ak in SP.get((v_af, _c128), _E):
                             if (v_ak, _c265, _c457) in SPO:
                                 return True
+                                break
     return False
 
 def r0158_VerdictJiWithXiong_ex193(X, v_cast):
@@ -3464,6 +3536,7 @@ def r0158_VerdictJiWithXiong_ex193(X, v_cast):
                         for v_bk in SP.get((v_bf, _c128), _E):
                             if (v_bk, _c265, _c458) in SPO:
                                 return True
+                                break
     return False
 
 def r0158_VerdictJiWithXiong_ex194(X, v_cast):
@@ -3477,6 +3550,7 @@ def r0158_VerdictJiWithXiong_ex194(X, v_cast):
                     if (v_str, _c5, _c280) in SPO:
                         if (v_str, _c136, v_cast) in SPO:
                             return True
+                            break
     return False
 
 def r0158_VerdictJiWithXiong_ex195(X, v_cast):
@@ -3490,6 +3564,7 @@ def r0158_VerdictJiWithXiong_ex195(X, v_cast):
                     if (v_lsr, _c5, _c280) in SPO:
                         if (v_lsr, _c136, v_cast) in SPO:
                             return True
+                            break
     return False
 
 def r0158_VerdictJiWithXiong_ex196(X, v_cast):
@@ -3503,6 +3578,7 @@ def r0158_VerdictJiWithXiong_ex196(X, v_cast):
                     if (v_lor, _c136, v_cast) in SPO:
                         if (_c225, v_lof) in PO:
                             return True
+                        break
     return False
 
 def r0158_VerdictJiWithXiong_ex197(X, v_cast):
@@ -3516,6 +3592,7 @@ def r0158_VerdictJiWithXiong_ex197(X, v_cast):
                     if (v_xsr, _c5, _c280) in SPO:
                         if (v_xsr, _c136, v_cast) in SPO:
                             return True
+                            break
     return False
 
 def r0158_VerdictJiWithXiong_ex198(X, v_cast):
@@ -3529,6 +3606,7 @@ def r0158_VerdictJiWithXiong_ex198(X, v_cast):
                     if (v_xor, _c136, v_cast) in SPO:
                         if (_c225, v_xof) in PO:
                             return True
+                        break
     return False
 
 def r0159_VerdictNotAccomplished_ex199(X, v_cast):
@@ -3542,6 +3620,7 @@ def r0159_VerdictNotAccomplished_ex199(X, v_cast):
                     if (v_str, _c5, _c280) in SPO:
                         if (v_str, _c136, v_cast) in SPO:
                             return True
+                            break
     return False
 
 def r0162_VerdictXiong_ex200(X, v_cast):
@@ -3556,6 +3635,7 @@ def r0162_VerdictXiong_ex200(X, v_cast):
                         for v_bk in SP.get((v_bf, _c128), _E):
                             if (v_bk, _c265, _c458) in SPO:
                                 return True
+                                break
     return False
 
 def r0162_VerdictXiong_ex201(X, v_cast):
@@ -3570,6 +3650,7 @@ def r0162_VerdictXiong_ex201(X, v_cast):
                         for v_ak in SP.get((v_af, _c128), _E):
                             if (v_ak, _c265, _c457) in SPO:
                                 return True
+                                break
     return False
 
 def r0162_VerdictXiong_ex202(X, v_cast):
@@ -3583,6 +3664,7 @@ def r0162_VerdictXiong_ex202(X, v_cast):
                     if (v_str, _c5, _c280) in SPO:
                         if (v_str, _c136, v_cast) in SPO:
                             return True
+                            break
     return False
 
 def r0163_VerdictXiongWithJi_ex203(X, v_cast):
@@ -3597,6 +3679,7 @@ def r0163_VerdictXiongWithJi_ex203(X, v_cast):
                         for v_ak in SP.get((v_af, _c128), _E):
                             if (v_ak, _c265, _c457) in SPO:
                                 return True
+                                break
     return False
 
 def r0163_VerdictXiongWithJi_ex204(X, v_cast):
@@ -3611,6 +3694,7 @@ def r0163_VerdictXiongWithJi_ex204(X, v_cast):
                         for v_bk in SP.get((v_bf, _c128), _E):
                             if (v_bk, _c265, _c458) in SPO:
                                 return True
+                                break
     return False
 
 def r0163_VerdictXiongWithJi_ex205(X, v_cast):
@@ -3624,6 +3708,7 @@ def r0163_VerdictXiongWithJi_ex205(X, v_cast):
                     if (v_str, _c5, _c280) in SPO:
                         if (v_str, _c136, v_cast) in SPO:
                             return True
+                            break
     return False
 
 def r0163_VerdictXiongWithJi_ex206(X, v_cast):
@@ -3637,6 +3722,7 @@ def r0163_VerdictXiongWithJi_ex206(X, v_cast):
                     if (v_lsr, _c5, _c280) in SPO:
                         if (v_lsr, _c136, v_cast) in SPO:
                             return True
+                            break
     return False
 
 def r0163_VerdictXiongWithJi_ex207(X, v_cast):
@@ -3650,6 +3736,7 @@ def r0163_VerdictXiongWithJi_ex207(X, v_cast):
                     if (v_lor, _c136, v_cast) in SPO:
                         if (_c225, v_lof) in PO:
                             return True
+                        break
     return False
 
 def r0212_case_offspring_is_month_arrives_this_mon_ex208(X, v_L_u, v_ug2):
@@ -3658,6 +3745,7 @@ def r0212_case_offspring_is_month_arrives_this_mon_ex208(X, v_L_u, v_ug2):
     for v_h3 in SP.get((v_L_u, _c204), _E):
         if (v_ug2, _c132, v_h3) in SPO:
             return True
+            break
     return False
 
 def r0214_case_wife_broken_changes_to_severance_di_ex209(X, v_L_u, v_ug2):
@@ -3666,6 +3754,7 @@ def r0214_case_wife_broken_changes_to_severance_di_ex209(X, v_L_u, v_ug2):
     for v_h3 in SP.get((v_L_u, _c204), _E):
         if (v_ug2, _c132, v_h3) in SPO:
             return True
+            break
     return False
 
 def r0225_catching_fugitive_no_officer_hard_to_tra_minus210(X, v_cast):
@@ -3674,6 +3763,7 @@ def r0225_catching_fugitive_no_officer_hard_to_tra_minus210(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0226_fleeing_no_officer_easy_to_hide_minus211(X, v_cast):
@@ -3682,6 +3772,7 @@ def r0226_fleeing_no_officer_easy_to_hide_minus211(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0227_house_no_officer_no_master_minus212(X, v_cast):
@@ -3690,6 +3781,7 @@ def r0227_house_no_officer_no_master_minus212(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0228_illness_no_officer_patient_strong_recove_ex213(X, v_L_u, v_ug2):
@@ -3698,6 +3790,7 @@ def r0228_illness_no_officer_patient_strong_recove_ex213(X, v_L_u, v_ug2):
     for v_h3 in SP.get((v_L_u, _c204), _E):
         if (v_ug2, _c132, v_h3) in SPO:
             return True
+            break
     return False
 
 def r0228_illness_no_officer_patient_strong_recove_minus214(X, v_cast):
@@ -3706,6 +3799,7 @@ def r0228_illness_no_officer_patient_strong_recove_minus214(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0228_illness_no_officer_patient_strong_recove_ex215(X, v_se8):
@@ -3720,6 +3814,7 @@ def r0230_life_no_officer_no_master_minus216(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0231_lost_object_no_officer_accuse_no_one_minus217(X, v_cast):
@@ -3728,6 +3823,7 @@ def r0231_lost_object_no_officer_accuse_no_one_minus217(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0232_marriage_no_officer_man_asks_not_her_mat_minus218(X, v_cast):
@@ -3736,6 +3832,7 @@ def r0232_marriage_no_officer_man_asks_not_her_mat_minus218(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0233_marriage_no_officer_woman_asks_early_wid_minus219(X, v_cast):
@@ -3744,6 +3841,7 @@ def r0233_marriage_no_officer_woman_asks_early_wid_minus219(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0238_moving_officer_without_help_as_if_still_minus220(X, v_L_g):
@@ -3752,6 +3850,7 @@ def r0238_moving_officer_without_help_as_if_still_minus220(X, v_L_g):
     for v_st2 in PO.get((_c5, _c141), _E):
         if (v_st2, _c11, v_L_g) in SPO:
             return True
+            break
     return False
 
 def r0238_moving_officer_without_help_as_if_still_minus221(X, v_L_g, v_cast):
@@ -3760,6 +3859,7 @@ def r0238_moving_officer_without_help_as_if_still_minus221(X, v_L_g, v_cast):
     for v_day in SP.get((v_cast, _c39), _E):
         if (v_day, _c113, v_L_g) in SPO:
             return True
+            break
     return False
 
 def r0239_office_no_officer_no_advancement_minus222(X, v_cast):
@@ -3768,6 +3868,7 @@ def r0239_office_no_officer_no_advancement_minus222(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0243_officer_should_be_present_minus223(X, v_cast):
@@ -3776,6 +3877,7 @@ def r0243_officer_should_be_present_minus223(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0247_petition_no_officer_words_not_heeded_minus224(X, v_cast):
@@ -3784,6 +3886,7 @@ def r0247_petition_no_officer_words_not_heeded_minus224(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0248_plans_no_officer_no_decider_minus225(X, v_cast):
@@ -3792,6 +3895,7 @@ def r0248_plans_no_officer_no_decider_minus225(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0250_travel_officer_still_good_minus226(X, v_cast):
@@ -3801,6 +3905,7 @@ def r0250_travel_officer_still_good_minus226(X, v_cast):
         if (v_neg1, _c251, _c366) in SPO:
             if (v_cast, _c3, v_neg1) in SPO:
                 return True
+                break
     return False
 
 def r0251_worship_no_officer_spirit_does_not_desce_minus227(X, v_cast):
@@ -3809,6 +3914,7 @@ def r0251_worship_no_officer_spirit_does_not_desce_minus227(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0256_illness_patient_rescued_safe_ex228(X, v_L_u, v_ug1):
@@ -3817,6 +3923,7 @@ def r0256_illness_patient_rescued_safe_ex228(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0267_usegod_generated_by_day_true_generation_ex229(X, v_L_u, v_ug1):
@@ -3825,6 +3932,7 @@ def r0267_usegod_generated_by_day_true_generation_ex229(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0268_usegod_generated_by_month_true_generatio_ex230(X, v_L_u, v_ug1):
@@ -3833,6 +3941,7 @@ def r0268_usegod_generated_by_month_true_generatio_ex230(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0269_usegod_rescued_rain_after_drought_ex231(X, v_L_u, v_ug1):
@@ -3841,6 +3950,7 @@ def r0269_usegod_rescued_rain_after_drought_ex231(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0270_usegod_severed_in_month_true_severance_ex232(X, v_L_u, v_ug1):
@@ -3849,6 +3959,7 @@ def r0270_usegod_severed_in_month_true_severance_ex232(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0271_usegod_severed_on_day_true_severance_ex233(X, v_L_u, v_ug1):
@@ -3857,6 +3968,7 @@ def r0271_usegod_severed_on_day_true_severance_ex233(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0273_wood_severed_on_shen_day_water_moves_res_minus234(X, v_L_u):
@@ -3865,6 +3977,7 @@ def r0273_wood_severed_on_shen_day_water_moves_res_minus234(X, v_L_u):
     for v_st7 in PO.get((_c5, _c102), _E):
         if (v_st7, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0273_wood_severed_on_shen_day_water_moves_res_minus235(X, v_L_u):
@@ -3873,6 +3986,7 @@ def r0273_wood_severed_on_shen_day_water_moves_res_minus235(X, v_L_u):
     for v_st11 in PO.get((_c5, _c64), _E):
         if (v_st11, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0273_wood_severed_on_shen_day_water_moves_res_ex236(X, v_L_u, v_ug1):
@@ -3881,6 +3995,7 @@ def r0273_wood_severed_on_shen_day_water_moves_res_ex236(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0273_wood_severed_on_shen_day_water_moves_res_minus237(X, v_L_a):
@@ -3889,6 +4004,7 @@ def r0273_wood_severed_on_shen_day_water_moves_res_minus237(X, v_L_a):
     for v_st12 in PO.get((_c5, _c102), _E):
         if (v_st12, _c11, v_L_a) in SPO:
             return True
+            break
     return False
 
 def r0273_wood_severed_on_shen_day_water_moves_res_minus238(X, v_L_a):
@@ -3897,6 +4013,7 @@ def r0273_wood_severed_on_shen_day_water_moves_res_minus238(X, v_L_a):
     for v_st13 in PO.get((_c5, _c64), _E):
         if (v_st13, _c11, v_L_a) in SPO:
             return True
+            break
     return False
 
 def r0273_wood_severed_on_shen_day_water_moves_res_ex239(X, v_U_u, v_cast):
@@ -3908,6 +4025,7 @@ def r0273_wood_severed_on_shen_day_water_moves_res_ex239(X, v_U_u, v_cast):
             for v_p8 in SP.get((v_cast, _c20), _E):
                 if (v_p8, _c2, v_b9) in SPO:
                     return True
+                    break
     return False
 
 def r0276_chou_void_wei_solid_fails_in_chou_month_ex240(X, v_L_a, v_ug1):
@@ -3916,6 +4034,7 @@ def r0276_chou_void_wei_solid_fails_in_chou_month_ex240(X, v_L_a, v_ug1):
     for v_h2 in SP.get((v_L_a, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0276_chou_void_wei_solid_fails_in_chou_month_minus241(X, v_L_b):
@@ -3924,6 +4043,7 @@ def r0276_chou_void_wei_solid_fails_in_chou_month_minus241(X, v_L_b):
     for v_st8 in PO.get((_c5, _c104), _E):
         if (v_st8, _c11, v_L_b) in SPO:
             return True
+            break
     return False
 
 def r0276_chou_void_wei_solid_fails_in_chou_month_ex242(X, v_L_b, v_ug6):
@@ -3932,6 +4052,7 @@ def r0276_chou_void_wei_solid_fails_in_chou_month_ex242(X, v_L_b, v_ug6):
     for v_h7 in SP.get((v_L_b, _c204), _E):
         if (v_ug6, _c132, v_h7) in SPO:
             return True
+            break
     return False
 
 def r0276_chou_void_wei_solid_fails_in_chou_month_ex243(X, v_U_b, v_cast):
@@ -3941,6 +4062,7 @@ def r0276_chou_void_wei_solid_fails_in_chou_month_ex243(X, v_U_b, v_cast):
         for v_d9 in SP.get((v_cast, _c39), _E):
             if (v_d9, _c41, v_b10) in SPO:
                 return True
+                break
     return False
 
 def r0293_two_present_take_moving_over_static_ex244(X, v_L_u, v_ug1):
@@ -3949,6 +4071,7 @@ def r0293_two_present_take_moving_over_static_ex244(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0293_two_present_take_moving_over_static_ex245(X, v_L_v, v_ug3):
@@ -3957,6 +4080,7 @@ def r0293_two_present_take_moving_over_static_ex245(X, v_L_v, v_ug3):
     for v_h4 in SP.get((v_L_v, _c204), _E):
         if (v_ug3, _c132, v_h4) in SPO:
             return True
+            break
     return False
 
 def r0294_two_present_take_unharmed_over_broken_ex246(X, v_L_v, v_ug11):
@@ -3965,6 +4089,7 @@ def r0294_two_present_take_unharmed_over_broken_ex246(X, v_L_v, v_ug11):
     for v_h12 in SP.get((v_L_v, _c204), _E):
         if (v_ug11, _c132, v_h12) in SPO:
             return True
+            break
     return False
 
 def r0294_two_present_take_unharmed_over_broken_minus247(X, v_L_u):
@@ -3973,6 +4098,7 @@ def r0294_two_present_take_unharmed_over_broken_minus247(X, v_L_u):
     for v_st3 in PO.get((_c5, _c104), _E):
         if (v_st3, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0294_two_present_take_unharmed_over_broken_minus248(X, v_L_u):
@@ -3981,6 +4107,7 @@ def r0294_two_present_take_unharmed_over_broken_minus248(X, v_L_u):
     for v_st6 in PO.get((_c5, _c102), _E):
         if (v_st6, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0294_two_present_take_unharmed_over_broken_minus249(X, v_L_u):
@@ -3989,6 +4116,7 @@ def r0294_two_present_take_unharmed_over_broken_minus249(X, v_L_u):
     for v_st10 in PO.get((_c5, _c64), _E):
         if (v_st10, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0294_two_present_take_unharmed_over_broken_ex250(X, v_L_u, v_ug1):
@@ -3997,6 +4125,7 @@ def r0294_two_present_take_unharmed_over_broken_ex250(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0294_two_present_take_unharmed_over_broken_ex251(X, v_U_u, v_cast):
@@ -4006,6 +4135,7 @@ def r0294_two_present_take_unharmed_over_broken_ex251(X, v_U_u, v_cast):
         for v_d4 in SP.get((v_cast, _c39), _E):
             if (v_d4, _c41, v_b5) in SPO:
                 return True
+                break
     return False
 
 def r0294_two_present_take_unharmed_over_broken_ex252(X, v_U_u, v_cast):
@@ -4017,6 +4147,7 @@ def r0294_two_present_take_unharmed_over_broken_ex252(X, v_U_u, v_cast):
             for v_p7 in SP.get((v_cast, _c20), _E):
                 if (v_p7, _c2, v_b8) in SPO:
                     return True
+                    break
     return False
 
 def r0295_two_present_take_unharmed_over_scattered_minus253(X, v_L_u):
@@ -4025,6 +4156,7 @@ def r0295_two_present_take_unharmed_over_scattered_minus253(X, v_L_u):
     for v_st3 in PO.get((_c5, _c104), _E):
         if (v_st3, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0295_two_present_take_unharmed_over_scattered_minus254(X, v_L_u):
@@ -4033,6 +4165,7 @@ def r0295_two_present_take_unharmed_over_scattered_minus254(X, v_L_u):
     for v_st6 in PO.get((_c5, _c102), _E):
         if (v_st6, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0295_two_present_take_unharmed_over_scattered_minus255(X, v_L_u):
@@ -4041,6 +4174,7 @@ def r0295_two_present_take_unharmed_over_scattered_minus255(X, v_L_u):
     for v_st10 in PO.get((_c5, _c64), _E):
         if (v_st10, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0295_two_present_take_unharmed_over_scattered_ex256(X, v_L_u, v_ug1):
@@ -4049,6 +4183,7 @@ def r0295_two_present_take_unharmed_over_scattered_ex256(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0295_two_present_take_unharmed_over_scattered_ex257(X, v_L_v, v_ug11):
@@ -4057,6 +4192,7 @@ def r0295_two_present_take_unharmed_over_scattered_ex257(X, v_L_v, v_ug11):
     for v_h12 in SP.get((v_L_v, _c204), _E):
         if (v_ug11, _c132, v_h12) in SPO:
             return True
+            break
     return False
 
 def r0295_two_present_take_unharmed_over_scattered_ex258(X, v_U_u, v_cast):
@@ -4066,6 +4202,7 @@ def r0295_two_present_take_unharmed_over_scattered_ex258(X, v_U_u, v_cast):
         for v_d4 in SP.get((v_cast, _c39), _E):
             if (v_d4, _c41, v_b5) in SPO:
                 return True
+                break
     return False
 
 def r0295_two_present_take_unharmed_over_scattered_ex259(X, v_U_u, v_cast):
@@ -4077,6 +4214,7 @@ def r0295_two_present_take_unharmed_over_scattered_ex259(X, v_U_u, v_cast):
             for v_p7 in SP.get((v_cast, _c20), _E):
                 if (v_p7, _c2, v_b8) in SPO:
                     return True
+                    break
     return False
 
 def r0296_two_present_take_unharmed_over_void_ex260(X, v_L_v, v_ug11):
@@ -4085,6 +4223,7 @@ def r0296_two_present_take_unharmed_over_void_ex260(X, v_L_v, v_ug11):
     for v_h12 in SP.get((v_L_v, _c204), _E):
         if (v_ug11, _c132, v_h12) in SPO:
             return True
+            break
     return False
 
 def r0296_two_present_take_unharmed_over_void_minus261(X, v_L_u):
@@ -4093,6 +4232,7 @@ def r0296_two_present_take_unharmed_over_void_minus261(X, v_L_u):
     for v_st3 in PO.get((_c5, _c104), _E):
         if (v_st3, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0296_two_present_take_unharmed_over_void_minus262(X, v_L_u):
@@ -4101,6 +4241,7 @@ def r0296_two_present_take_unharmed_over_void_minus262(X, v_L_u):
     for v_st6 in PO.get((_c5, _c102), _E):
         if (v_st6, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0296_two_present_take_unharmed_over_void_minus263(X, v_L_u):
@@ -4109,6 +4250,7 @@ def r0296_two_present_take_unharmed_over_void_minus263(X, v_L_u):
     for v_st10 in PO.get((_c5, _c64), _E):
         if (v_st10, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0296_two_present_take_unharmed_over_void_ex264(X, v_L_u, v_ug1):
@@ -4117,6 +4259,7 @@ def r0296_two_present_take_unharmed_over_void_ex264(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0296_two_present_take_unharmed_over_void_ex265(X, v_U_u, v_cast):
@@ -4126,6 +4269,7 @@ def r0296_two_present_take_unharmed_over_void_ex265(X, v_U_u, v_cast):
         for v_d4 in SP.get((v_cast, _c39), _E):
             if (v_d4, _c41, v_b5) in SPO:
                 return True
+                break
     return False
 
 def r0296_two_present_take_unharmed_over_void_ex266(X, v_U_u, v_cast):
@@ -4137,6 +4281,7 @@ def r0296_two_present_take_unharmed_over_void_ex266(X, v_U_u, v_cast):
             for v_p7 in SP.get((v_cast, _c20), _E):
                 if (v_p7, _c2, v_b8) in SPO:
                     return True
+                    break
     return False
 
 def r0297_usegod_unusable_inauspicious_ex267(X, v_L_u, v_ug1):
@@ -4145,6 +4290,7 @@ def r0297_usegod_unusable_inauspicious_ex267(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0297_usegod_unusable_inauspicious_minus269(X, v_neg3):
@@ -4153,6 +4299,7 @@ def r0297_usegod_unusable_inauspicious_minus269(X, v_neg3):
     for v_st7 in PO.get((_c5, _c104), _E):
         if (v_st7, _c11, v_neg3) in SPO:
             return True
+            break
     return False
 
 def r0297_usegod_unusable_inauspicious_minus270(X, v_neg3):
@@ -4161,6 +4308,7 @@ def r0297_usegod_unusable_inauspicious_minus270(X, v_neg3):
     for v_st10 in PO.get((_c5, _c102), _E):
         if (v_st10, _c11, v_neg3) in SPO:
             return True
+            break
     return False
 
 def r0297_usegod_unusable_inauspicious_minus271(X, v_neg3):
@@ -4169,6 +4317,7 @@ def r0297_usegod_unusable_inauspicious_minus271(X, v_neg3):
     for v_st14 in PO.get((_c5, _c64), _E):
         if (v_st14, _c11, v_neg3) in SPO:
             return True
+            break
     return False
 
 def r0297_usegod_unusable_inauspicious_ex272(X, v_neg3, v_ug5):
@@ -4177,6 +4326,7 @@ def r0297_usegod_unusable_inauspicious_ex272(X, v_neg3, v_ug5):
     for v_h6 in SP.get((v_neg3, _c204), _E):
         if (v_ug5, _c132, v_h6) in SPO:
             return True
+            break
     return False
 
 def r0297_usegod_unusable_inauspicious_ex273(X, v_cast, v_negu4):
@@ -4186,6 +4336,7 @@ def r0297_usegod_unusable_inauspicious_ex273(X, v_cast, v_negu4):
         for v_b9 in SP.get((v_negu4, _c2), _E):
             if (v_d8, _c41, v_b9) in SPO:
                 return True
+                break
     return False
 
 def r0297_usegod_unusable_inauspicious_ex274(X, v_cast, v_negu4):
@@ -4196,6 +4347,7 @@ def r0297_usegod_unusable_inauspicious_ex274(X, v_cast, v_negu4):
             for v_b13 in SP.get((v_b12, _c107), _E):
                 if (v_negu4, _c2, v_b13) in SPO:
                     return True
+                    break
     return False
 
 def r0297_usegod_unusable_inauspicious_minus268(X, v_cast):
@@ -4212,6 +4364,7 @@ def r0297_usegod_unusable_inauspicious_minus268(X, v_cast):
                             if not r0297_usegod_unusable_inauspicious_minus271(X, v_neg3):
                                 if (not r0297_usegod_unusable_inauspicious_ex272(X, v_neg3, v_ug5)):
                                     return True
+                                    break
     for v_ug5, v_negu4 in PP.get(_c132, _E):
         if (v_ug5, _c5, _c92) in SPO:
             if (v_ug5, _c11, v_cast) in SPO:
@@ -4221,6 +4374,7 @@ def r0297_usegod_unusable_inauspicious_minus268(X, v_cast):
                             if (not r0297_usegod_unusable_inauspicious_ex273(X, v_cast, v_negu4)):
                                 if (not r0297_usegod_unusable_inauspicious_ex274(X, v_cast, v_negu4)):
                                     return True
+                            break
     return False
 
 def r0298_usegod_usable_auspicious_minus275(X, v_L_u):
@@ -4229,6 +4383,7 @@ def r0298_usegod_usable_auspicious_minus275(X, v_L_u):
     for v_st3 in PO.get((_c5, _c104), _E):
         if (v_st3, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0298_usegod_usable_auspicious_minus276(X, v_L_u):
@@ -4237,6 +4392,7 @@ def r0298_usegod_usable_auspicious_minus276(X, v_L_u):
     for v_st6 in PO.get((_c5, _c102), _E):
         if (v_st6, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0298_usegod_usable_auspicious_minus277(X, v_L_u):
@@ -4245,6 +4401,7 @@ def r0298_usegod_usable_auspicious_minus277(X, v_L_u):
     for v_st10 in PO.get((_c5, _c64), _E):
         if (v_st10, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0298_usegod_usable_auspicious_ex278(X, v_L_u, v_ug1):
@@ -4253,6 +4410,7 @@ def r0298_usegod_usable_auspicious_ex278(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0298_usegod_usable_auspicious_minus279(X, v_U_u, v_cast):
@@ -4265,6 +4423,7 @@ def r0298_usegod_usable_auspicious_minus279(X, v_U_u, v_cast):
                 if (v_day, _c30, v_e11) in SPO:
                     if (v_day != v_U_u):
                         return True
+                        break
     return False
 
 def r0298_usegod_usable_auspicious_minus280(X, v_U_u, v_cast):
@@ -4277,6 +4436,7 @@ def r0298_usegod_usable_auspicious_minus280(X, v_U_u, v_cast):
                 if (v_month, _c30, v_e13) in SPO:
                     if (v_month != v_U_u):
                         return True
+                        break
     return False
 
 def r0298_usegod_usable_auspicious_ex281(X, v_U_u, v_cast):
@@ -4286,6 +4446,7 @@ def r0298_usegod_usable_auspicious_ex281(X, v_U_u, v_cast):
         for v_d4 in SP.get((v_cast, _c39), _E):
             if (v_d4, _c41, v_b5) in SPO:
                 return True
+                break
     return False
 
 def r0298_usegod_usable_auspicious_ex282(X, v_U_u, v_cast):
@@ -4297,6 +4458,7 @@ def r0298_usegod_usable_auspicious_ex282(X, v_U_u, v_cast):
             for v_p7 in SP.get((v_cast, _c20), _E):
                 if (v_p7, _c2, v_b8) in SPO:
                     return True
+                    break
     return False
 
 def r0299_change_severance_broken_not_severance_ex283(X, v_L_u, v_ug1):
@@ -4305,6 +4467,7 @@ def r0299_change_severance_broken_not_severance_ex283(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0300_change_severance_void_not_severance_ex284(X, v_L_u, v_ug1):
@@ -4313,6 +4476,7 @@ def r0300_change_severance_void_not_severance_ex284(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0301_earth_meets_si_severed_not_generated_ex285(X, v_L_u, v_ug1):
@@ -4321,6 +4485,7 @@ def r0301_earth_meets_si_severed_not_generated_ex285(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0302_fire_womb_at_zi_false_womb_ex286(X, v_L_u, v_ug1):
@@ -4329,6 +4494,7 @@ def r0302_fire_womb_at_zi_false_womb_ex286(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0303_hai_moves_makes_wood_flourish_ex287(X, v_L_u, v_ug1):
@@ -4337,6 +4503,7 @@ def r0303_hai_moves_makes_wood_flourish_ex287(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0304_hai_moves_quenches_fire_ex288(X, v_L_u, v_ug1):
@@ -4345,6 +4512,7 @@ def r0304_hai_moves_quenches_fire_ex288(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0305_metal_decline_at_xu_read_generation_ex289(X, v_L_u, v_ug1):
@@ -4353,6 +4521,7 @@ def r0305_metal_decline_at_xu_read_generation_ex289(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0306_metal_meets_si_born_not_overcome_ex290(X, v_L_u, v_ug1):
@@ -4361,6 +4530,7 @@ def r0306_metal_meets_si_born_not_overcome_ex290(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0307_moving_usegod_changes_to_severance_minus291(X, v_L_u):
@@ -4369,6 +4539,7 @@ def r0307_moving_usegod_changes_to_severance_minus291(X, v_L_u):
     for v_st4 in PO.get((_c5, _c42), _E):
         if (v_st4, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0307_moving_usegod_changes_to_severance_minus292(X, v_L_u):
@@ -4377,6 +4548,7 @@ def r0307_moving_usegod_changes_to_severance_minus292(X, v_L_u):
     for v_st5 in PO.get((_c5, _c23), _E):
         if (v_st5, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0307_moving_usegod_changes_to_severance_ex293(X, v_L_u, v_ug1):
@@ -4385,6 +4557,7 @@ def r0307_moving_usegod_changes_to_severance_ex293(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0308_si_moves_generates_earth_ex294(X, v_L_u, v_ug1):
@@ -4393,6 +4566,7 @@ def r0308_si_moves_generates_earth_ex294(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0309_si_moves_hurts_metal_ex295(X, v_L_u, v_ug1):
@@ -4401,6 +4575,7 @@ def r0309_si_moves_hurts_metal_ex295(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0310_usegod_born_in_month_weighs_less_ex296(X, v_L_u, v_ug1):
@@ -4409,6 +4584,7 @@ def r0310_usegod_born_in_month_weighs_less_ex296(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0311_usegod_born_on_day_unsurpassed_ex297(X, v_L_u, v_ug1):
@@ -4417,6 +4593,7 @@ def r0311_usegod_born_on_day_unsurpassed_ex297(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0312_usegod_born_on_day_weighs_most_ex298(X, v_L_u, v_ug1):
@@ -4425,6 +4602,7 @@ def r0312_usegod_born_on_day_weighs_most_ex298(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0313_usegod_day_emperor_flourishes_ex299(X, v_L_u, v_ug1):
@@ -4433,6 +4611,7 @@ def r0313_usegod_day_emperor_flourishes_ex299(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0314_usegod_day_nurture_needs_support_ex300(X, v_L_u, v_ug1):
@@ -4441,6 +4620,7 @@ def r0314_usegod_day_nurture_needs_support_ex300(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0315_usegod_day_official_flourishes_ex301(X, v_L_u, v_ug1):
@@ -4449,6 +4629,7 @@ def r0315_usegod_day_official_flourishes_ex301(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0316_usegod_day_sickness_loses_power_ex302(X, v_L_u, v_ug1):
@@ -4457,6 +4638,7 @@ def r0316_usegod_day_sickness_loses_power_ex302(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0317_usegod_dead_in_month_generated_by_day_no_ex303(X, v_L_u, v_ug1):
@@ -4465,6 +4647,7 @@ def r0317_usegod_dead_in_month_generated_by_day_no_ex303(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0318_usegod_dead_neither_generated_nor_overco_ex304(X, v_L_u, v_ug1):
@@ -4473,6 +4656,7 @@ def r0318_usegod_dead_neither_generated_nor_overco_ex304(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0318_usegod_dead_neither_generated_nor_overco_minus305(X, v_U_u):
@@ -4484,6 +4668,7 @@ def r0318_usegod_dead_neither_generated_nor_overco_minus305(X, v_U_u):
                 if (v_chg11 != v_U_u):
                     if (v_e12, _c112, v_e13) in SPO:
                         return True
+                        break
     return False
 
 def r0318_usegod_dead_neither_generated_nor_overco_minus306(X, v_U_u):
@@ -4495,6 +4680,7 @@ def r0318_usegod_dead_neither_generated_nor_overco_minus306(X, v_U_u):
                 if (v_chg14 != v_U_u):
                     if (v_e15, _c117, v_e16) in SPO:
                         return True
+                        break
     return False
 
 def r0318_usegod_dead_neither_generated_nor_overco_minus307(X, v_U_u, v_cast):
@@ -4507,6 +4693,7 @@ def r0318_usegod_dead_neither_generated_nor_overco_minus307(X, v_U_u, v_cast):
                 if (v_month, _c30, v_e7) in SPO:
                     if (v_month != v_U_u):
                         return True
+                        break
     return False
 
 def r0318_usegod_dead_neither_generated_nor_overco_minus308(X, v_U_u, v_cast):
@@ -4519,6 +4706,7 @@ def r0318_usegod_dead_neither_generated_nor_overco_minus308(X, v_U_u, v_cast):
                 if (v_month, _c30, v_e9) in SPO:
                     if (v_month != v_U_u):
                         return True
+                        break
     return False
 
 def r0319_usegod_dead_on_day_generated_by_change_n_ex309(X, v_L_u, v_ug1):
@@ -4527,6 +4715,7 @@ def r0319_usegod_dead_on_day_generated_by_change_n_ex309(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0320_usegod_dead_on_day_generated_by_month_no_ex310(X, v_L_u, v_ug1):
@@ -4535,6 +4724,7 @@ def r0320_usegod_dead_on_day_generated_by_month_no_ex310(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0321_usegod_dead_on_day_no_rescue_near_death_ex311(X, v_L_u, v_ug1):
@@ -4543,6 +4733,7 @@ def r0321_usegod_dead_on_day_no_rescue_near_death_ex311(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0321_usegod_dead_on_day_no_rescue_near_death_minus312(X, v_U_u):
@@ -4554,6 +4745,7 @@ def r0321_usegod_dead_on_day_no_rescue_near_death_minus312(X, v_U_u):
                 if (v_chg9 != v_U_u):
                     if (v_e10, _c112, v_e11) in SPO:
                         return True
+                        break
     return False
 
 def r0321_usegod_dead_on_day_no_rescue_near_death_minus313(X, v_U_u, v_cast):
@@ -4566,6 +4758,7 @@ def r0321_usegod_dead_on_day_no_rescue_near_death_minus313(X, v_U_u, v_cast):
                 if (v_month, _c30, v_e7) in SPO:
                     if (v_month != v_U_u):
                         return True
+                        break
     return False
 
 def r0322_usegod_dead_on_day_overcome_by_change_de_ex314(X, v_L_u, v_ug1):
@@ -4574,6 +4767,7 @@ def r0322_usegod_dead_on_day_overcome_by_change_de_ex314(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0323_usegod_dead_on_day_overcome_by_month_dea_ex315(X, v_L_u, v_ug1):
@@ -4582,6 +4776,7 @@ def r0323_usegod_dead_on_day_overcome_by_month_dea_ex315(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0324_usegod_generated_by_day_auspicious_ex316(X, v_L_u, v_ug1):
@@ -4590,6 +4785,7 @@ def r0324_usegod_generated_by_day_auspicious_ex316(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0325_usegod_generated_by_month_auspicious_ex317(X, v_L_u, v_ug1):
@@ -4598,6 +4794,7 @@ def r0325_usegod_generated_by_month_auspicious_ex317(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0326_usegod_month_emperor_true_prosperity_ex318(X, v_L_u, v_ug1):
@@ -4606,6 +4803,7 @@ def r0326_usegod_month_emperor_true_prosperity_ex318(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0327_usegod_month_official_flourishes_ex319(X, v_L_u, v_ug1):
@@ -4614,6 +4812,7 @@ def r0327_usegod_month_official_flourishes_ex319(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0328_usegod_overcome_by_day_inauspicious_ex320(X, v_L_u, v_ug1):
@@ -4622,6 +4821,7 @@ def r0328_usegod_overcome_by_day_inauspicious_ex320(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0329_usegod_overcome_by_month_inauspicious_ex321(X, v_L_u, v_ug1):
@@ -4630,6 +4830,7 @@ def r0329_usegod_overcome_by_month_inauspicious_ex321(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0330_usegod_severed_in_month_generated_by_day_ex322(X, v_L_u, v_ug1):
@@ -4638,6 +4839,7 @@ def r0330_usegod_severed_in_month_generated_by_day_ex322(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0331_usegod_severed_in_month_weighs_less_ex323(X, v_L_u, v_ug1):
@@ -4646,6 +4848,7 @@ def r0331_usegod_severed_in_month_weighs_less_ex323(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0332_usegod_severed_on_day_generated_by_chang_ex324(X, v_L_u, v_ug1):
@@ -4654,6 +4857,7 @@ def r0332_usegod_severed_on_day_generated_by_chang_ex324(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0333_usegod_severed_on_day_generated_by_month_ex325(X, v_L_u, v_ug1):
@@ -4662,6 +4866,7 @@ def r0333_usegod_severed_on_day_generated_by_month_ex325(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0334_usegod_severed_on_day_no_rescue_ex326(X, v_L_u, v_ug1):
@@ -4670,6 +4875,7 @@ def r0334_usegod_severed_on_day_no_rescue_ex326(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0334_usegod_severed_on_day_no_rescue_minus327(X, v_U_u):
@@ -4681,6 +4887,7 @@ def r0334_usegod_severed_on_day_no_rescue_minus327(X, v_U_u):
                 if (v_chg9 != v_U_u):
                     if (v_e10, _c112, v_e11) in SPO:
                         return True
+                        break
     return False
 
 def r0334_usegod_severed_on_day_no_rescue_minus328(X, v_U_u, v_cast):
@@ -4693,6 +4900,7 @@ def r0334_usegod_severed_on_day_no_rescue_minus328(X, v_U_u, v_cast):
                 if (v_month, _c30, v_e7) in SPO:
                     if (v_month != v_U_u):
                         return True
+                        break
     return False
 
 def r0335_usegod_severed_on_day_overcome_by_change_ex329(X, v_L_u, v_ug1):
@@ -4701,6 +4909,7 @@ def r0335_usegod_severed_on_day_overcome_by_change_ex329(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0336_usegod_severed_on_day_overcome_by_month_ex330(X, v_L_u, v_ug1):
@@ -4709,6 +4918,7 @@ def r0336_usegod_severed_on_day_overcome_by_month_ex330(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0337_usegod_severed_on_day_weighs_most_ex331(X, v_L_u, v_ug1):
@@ -4717,6 +4927,7 @@ def r0337_usegod_severed_on_day_weighs_most_ex331(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0338_usegod_tomb_clashed_by_day_welcome_ex332(X, v_L_u, v_ug1):
@@ -4725,6 +4936,7 @@ def r0338_usegod_tomb_clashed_by_day_welcome_ex332(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0339_usegod_tomb_clashed_by_month_welcome_ex333(X, v_L_u, v_ug1):
@@ -4733,6 +4945,7 @@ def r0339_usegod_tomb_clashed_by_month_welcome_ex333(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0340_usegod_tomb_clashed_by_moving_line_welco_ex334(X, v_L_u, v_ug1):
@@ -4741,6 +4954,7 @@ def r0340_usegod_tomb_clashed_by_moving_line_welco_ex334(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0341_usegod_tomb_no_clash_hidden_away_minus335(X, v_L_u):
@@ -4749,6 +4963,7 @@ def r0341_usegod_tomb_no_clash_hidden_away_minus335(X, v_L_u):
     for v_st7 in PO.get((_c5, _c59), _E):
         if (v_st7, _c11, v_L_u) in SPO:
             return True
+            break
     return False
 
 def r0341_usegod_tomb_no_clash_hidden_away_ex336(X, v_L_u, v_ug1):
@@ -4757,6 +4972,7 @@ def r0341_usegod_tomb_no_clash_hidden_away_ex336(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0341_usegod_tomb_no_clash_hidden_away_minus337(X, v_U_u, v_cast):
@@ -4769,6 +4985,7 @@ def r0341_usegod_tomb_no_clash_hidden_away_minus337(X, v_U_u, v_cast):
                 if (v_month, _c2, v_br11) in SPO:
                     if (v_month != v_U_u):
                         return True
+                        break
     return False
 
 def r0341_usegod_tomb_no_clash_hidden_away_ex338(X, v_U_u, v_cast):
@@ -4780,6 +4997,7 @@ def r0341_usegod_tomb_no_clash_hidden_away_ex338(X, v_U_u, v_cast):
             for v_p8 in SP.get((v_cast, _c39), _E):
                 if (v_p8, _c2, v_b9) in SPO:
                     return True
+                    break
     return False
 
 def r0342_usegod_tomb_punished_by_month_breaks_out_ex339(X, v_L_u, v_ug1):
@@ -4788,6 +5006,7 @@ def r0342_usegod_tomb_punished_by_month_breaks_out_ex339(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0343_usegod_tomb_punished_by_moving_line_brea_ex340(X, v_L_u, v_ug1):
@@ -4796,6 +5015,7 @@ def r0343_usegod_tomb_punished_by_moving_line_brea_ex340(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0344_water_bath_at_you_false_defeat_ex341(X, v_L_u, v_ug1):
@@ -4804,6 +5024,7 @@ def r0344_water_bath_at_you_false_defeat_ex341(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0345_wood_womb_at_you_read_overcoming_ex342(X, v_L_u, v_ug1):
@@ -4812,6 +5033,7 @@ def r0345_wood_womb_at_you_read_overcoming_ex342(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0350_change_tomb_fate_line_as_heavy_as_fate_t_minus343(X, v_L_m):
@@ -4820,6 +5042,7 @@ def r0350_change_tomb_fate_line_as_heavy_as_fate_t_minus343(X, v_L_m):
     for v_st3 in PO.get((_c5, _c42), _E):
         if (v_st3, _c11, v_L_m) in SPO:
             return True
+            break
     return False
 
 def r0350_change_tomb_fate_line_as_heavy_as_fate_t_minus344(X, v_L_m):
@@ -4828,6 +5051,7 @@ def r0350_change_tomb_fate_line_as_heavy_as_fate_t_minus344(X, v_L_m):
     for v_st4 in PO.get((_c5, _c23), _E):
         if (v_st4, _c11, v_L_m) in SPO:
             return True
+            break
     return False
 
 def r0350_change_tomb_fate_line_as_heavy_as_fate_t_minus345(X, v_L_m, v_cast):
@@ -4837,6 +5061,7 @@ def r0350_change_tomb_fate_line_as_heavy_as_fate_t_minus345(X, v_L_m, v_cast):
         for v_day in SP.get((v_cast, _c39), _E):
             if (v_day, _c22, v_chg5) in SPO:
                 return True
+                break
     return False
 
 def r0351_change_tomb_guashen_as_heavy_as_fate_tom_minus346(X, v_L_b):
@@ -4845,6 +5070,7 @@ def r0351_change_tomb_guashen_as_heavy_as_fate_tom_minus346(X, v_L_b):
     for v_st2 in PO.get((_c5, _c42), _E):
         if (v_st2, _c11, v_L_b) in SPO:
             return True
+            break
     return False
 
 def r0351_change_tomb_guashen_as_heavy_as_fate_tom_minus347(X, v_L_b):
@@ -4853,6 +5079,7 @@ def r0351_change_tomb_guashen_as_heavy_as_fate_tom_minus347(X, v_L_b):
     for v_st3 in PO.get((_c5, _c23), _E):
         if (v_st3, _c11, v_L_b) in SPO:
             return True
+            break
     return False
 
 def r0351_change_tomb_guashen_as_heavy_as_fate_tom_minus348(X, v_L_b, v_cast):
@@ -4862,6 +5089,7 @@ def r0351_change_tomb_guashen_as_heavy_as_fate_tom_minus348(X, v_L_b, v_cast):
         for v_day in SP.get((v_cast, _c39), _E):
             if (v_day, _c22, v_chg4) in SPO:
                 return True
+                break
     return False
 
 def r0353_change_tomb_shi_as_heavy_as_fate_tomb_minus349(X, v_L_s):
@@ -4870,6 +5098,7 @@ def r0353_change_tomb_shi_as_heavy_as_fate_tomb_minus349(X, v_L_s):
     for v_st2 in PO.get((_c5, _c42), _E):
         if (v_st2, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0353_change_tomb_shi_as_heavy_as_fate_tomb_minus350(X, v_L_s):
@@ -4878,6 +5107,7 @@ def r0353_change_tomb_shi_as_heavy_as_fate_tomb_minus350(X, v_L_s):
     for v_st3 in PO.get((_c5, _c23), _E):
         if (v_st3, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0353_change_tomb_shi_as_heavy_as_fate_tomb_minus351(X, v_L_s, v_cast):
@@ -4887,6 +5117,7 @@ def r0353_change_tomb_shi_as_heavy_as_fate_tomb_minus351(X, v_L_s, v_cast):
         for v_day in SP.get((v_cast, _c39), _E):
             if (v_day, _c22, v_chg4) in SPO:
                 return True
+                break
     return False
 
 def r0354_change_tomb_shishen_as_heavy_as_fate_tom_minus352(X, v_L_b):
@@ -4895,6 +5126,7 @@ def r0354_change_tomb_shishen_as_heavy_as_fate_tom_minus352(X, v_L_b):
     for v_st2 in PO.get((_c5, _c42), _E):
         if (v_st2, _c11, v_L_b) in SPO:
             return True
+            break
     return False
 
 def r0354_change_tomb_shishen_as_heavy_as_fate_tom_minus353(X, v_L_b):
@@ -4903,6 +5135,7 @@ def r0354_change_tomb_shishen_as_heavy_as_fate_tom_minus353(X, v_L_b):
     for v_st3 in PO.get((_c5, _c23), _E):
         if (v_st3, _c11, v_L_b) in SPO:
             return True
+            break
     return False
 
 def r0354_change_tomb_shishen_as_heavy_as_fate_tom_minus354(X, v_L_b, v_cast):
@@ -4912,6 +5145,7 @@ def r0354_change_tomb_shishen_as_heavy_as_fate_tom_minus354(X, v_L_b, v_cast):
         for v_day in SP.get((v_cast, _c39), _E):
             if (v_day, _c22, v_chg4) in SPO:
                 return True
+                break
     return False
 
 def r0356_childbirth_shi_change_tomb_mother_in_dan_minus355(X, v_L_s):
@@ -4920,6 +5154,7 @@ def r0356_childbirth_shi_change_tomb_mother_in_dan_minus355(X, v_L_s):
     for v_st2 in PO.get((_c5, _c42), _E):
         if (v_st2, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0356_childbirth_shi_change_tomb_mother_in_dan_minus356(X, v_L_s):
@@ -4928,6 +5163,7 @@ def r0356_childbirth_shi_change_tomb_mother_in_dan_minus356(X, v_L_s):
     for v_st3 in PO.get((_c5, _c23), _E):
         if (v_st3, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0356_childbirth_shi_change_tomb_mother_in_dan_minus357(X, v_L_s, v_cast):
@@ -4937,6 +5173,7 @@ def r0356_childbirth_shi_change_tomb_mother_in_dan_minus357(X, v_L_s, v_cast):
         for v_day in SP.get((v_cast, _c39), _E):
             if (v_day, _c22, v_chg4) in SPO:
                 return True
+                break
     return False
 
 def r0365_life_shi_change_tomb_lifelong_illness_minus358(X, v_L_s):
@@ -4945,6 +5182,7 @@ def r0365_life_shi_change_tomb_lifelong_illness_minus358(X, v_L_s):
     for v_st2 in PO.get((_c5, _c42), _E):
         if (v_st2, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0365_life_shi_change_tomb_lifelong_illness_minus359(X, v_L_s):
@@ -4953,6 +5191,7 @@ def r0365_life_shi_change_tomb_lifelong_illness_minus359(X, v_L_s):
     for v_st3 in PO.get((_c5, _c23), _E):
         if (v_st3, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0365_life_shi_change_tomb_lifelong_illness_minus360(X, v_L_s, v_cast):
@@ -4962,6 +5201,7 @@ def r0365_life_shi_change_tomb_lifelong_illness_minus360(X, v_L_s, v_cast):
         for v_day in SP.get((v_cast, _c39), _E):
             if (v_day, _c22, v_chg4) in SPO:
                 return True
+                break
     return False
 
 def r0367_office_shi_change_tomb_no_return_minus361(X, v_L_s):
@@ -4970,6 +5210,7 @@ def r0367_office_shi_change_tomb_no_return_minus361(X, v_L_s):
     for v_st2 in PO.get((_c5, _c42), _E):
         if (v_st2, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0367_office_shi_change_tomb_no_return_minus362(X, v_L_s):
@@ -4978,6 +5219,7 @@ def r0367_office_shi_change_tomb_no_return_minus362(X, v_L_s):
     for v_st3 in PO.get((_c5, _c23), _E):
         if (v_st3, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0367_office_shi_change_tomb_no_return_minus363(X, v_L_s, v_cast):
@@ -4987,6 +5229,7 @@ def r0367_office_shi_change_tomb_no_return_minus363(X, v_L_s, v_cast):
         for v_day in SP.get((v_cast, _c39), _E):
             if (v_day, _c22, v_chg4) in SPO:
                 return True
+                break
     return False
 
 def r0369_public_duty_shi_change_tomb_fetters_minus364(X, v_L_s):
@@ -4995,6 +5238,7 @@ def r0369_public_duty_shi_change_tomb_fetters_minus364(X, v_L_s):
     for v_st2 in PO.get((_c5, _c42), _E):
         if (v_st2, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0369_public_duty_shi_change_tomb_fetters_minus365(X, v_L_s):
@@ -5003,6 +5247,7 @@ def r0369_public_duty_shi_change_tomb_fetters_minus365(X, v_L_s):
     for v_st3 in PO.get((_c5, _c23), _E):
         if (v_st3, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0369_public_duty_shi_change_tomb_fetters_minus366(X, v_L_s, v_cast):
@@ -5012,6 +5257,7 @@ def r0369_public_duty_shi_change_tomb_fetters_minus366(X, v_L_s, v_cast):
         for v_day in SP.get((v_cast, _c39), _E):
             if (v_day, _c22, v_chg4) in SPO:
                 return True
+                break
     return False
 
 def r0372_shishen_tomb_feared_in_flight_minus367(X, v_L_s):
@@ -5020,6 +5266,7 @@ def r0372_shishen_tomb_feared_in_flight_minus367(X, v_L_s):
     for v_st2 in PO.get((_c5, _c104), _E):
         if (v_st2, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0373_shishen_tomb_feared_in_lawsuits_and_illn_minus368(X, v_L_s):
@@ -5028,6 +5275,7 @@ def r0373_shishen_tomb_feared_in_lawsuits_and_illn_minus368(X, v_L_s):
     for v_st2 in PO.get((_c5, _c104), _E):
         if (v_st2, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0374_shishen_tomb_ghost_prosperous_bad_minus369(X, v_L_s):
@@ -5036,6 +5284,7 @@ def r0374_shishen_tomb_ghost_prosperous_bad_minus369(X, v_L_s):
     for v_st3 in PO.get((_c5, _c104), _E):
         if (v_st3, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0375_shishen_tomb_ghost_weak_lessened_minus370(X, v_L_s):
@@ -5044,6 +5293,7 @@ def r0375_shishen_tomb_ghost_weak_lessened_minus370(X, v_L_s):
     for v_st3 in PO.get((_c5, _c104), _E):
         if (v_st3, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0377_travel_shi_change_tomb_trouble_on_level__minus371(X, v_L_s):
@@ -5052,6 +5302,7 @@ def r0377_travel_shi_change_tomb_trouble_on_level__minus371(X, v_L_s):
     for v_st2 in PO.get((_c5, _c42), _E):
         if (v_st2, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0377_travel_shi_change_tomb_trouble_on_level__minus372(X, v_L_s):
@@ -5060,6 +5311,7 @@ def r0377_travel_shi_change_tomb_trouble_on_level__minus372(X, v_L_s):
     for v_st3 in PO.get((_c5, _c23), _E):
         if (v_st3, _c11, v_L_s) in SPO:
             return True
+            break
     return False
 
 def r0377_travel_shi_change_tomb_trouble_on_level__minus373(X, v_L_s, v_cast):
@@ -5069,6 +5321,7 @@ def r0377_travel_shi_change_tomb_trouble_on_level__minus373(X, v_L_s, v_cast):
         for v_day in SP.get((v_cast, _c39), _E):
             if (v_day, _c22, v_chg4) in SPO:
                 return True
+                break
     return False
 
 def r0382_usegod_in_season_auspicious_ex374(X, v_L_u, v_ug1):
@@ -5077,6 +5330,7 @@ def r0382_usegod_in_season_auspicious_ex374(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0382_usegod_in_season_auspicious_ex375(X, v_se7):
@@ -5091,6 +5345,7 @@ def r0383_usegod_out_of_season_inauspicious_ex376(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0383_usegod_out_of_season_inauspicious_ex377(X, v_se7):
@@ -5153,6 +5408,7 @@ def r0458_offspring_present_rich_minus386(X, v_L_a):
     for v_st2 in PO.get((_c5, _c102), _E):
         if (v_st2, _c11, v_L_a) in SPO:
             return True
+            break
     return False
 
 def r0458_offspring_present_rich_minus387(X, v_L_a):
@@ -5161,6 +5417,7 @@ def r0458_offspring_present_rich_minus387(X, v_L_a):
     for v_st3 in PO.get((_c5, _c64), _E):
         if (v_st3, _c11, v_L_a) in SPO:
             return True
+            break
     return False
 
 def r0471_shi_clashed_by_officer_no_rescue_minus388(X, v_cast):
@@ -5170,6 +5427,7 @@ def r0471_shi_clashed_by_officer_no_rescue_minus388(X, v_cast):
         if (v_neg1, _c251, _c364) in SPO:
             if (v_cast, _c3, v_neg1) in SPO:
                 return True
+                break
     return False
 
 def r0475_shi_officer_no_rescue_minus389(X, v_cast):
@@ -5179,6 +5437,7 @@ def r0475_shi_officer_no_rescue_minus389(X, v_cast):
         if (v_neg1, _c251, _c364) in SPO:
             if (v_cast, _c3, v_neg1) in SPO:
                 return True
+                break
     return False
 
 def r0478_shi_punished_by_officer_no_rescue_minus390(X, v_cast):
@@ -5188,6 +5447,7 @@ def r0478_shi_punished_by_officer_no_rescue_minus390(X, v_cast):
         if (v_neg1, _c251, _c364) in SPO:
             if (v_cast, _c3, v_neg1) in SPO:
                 return True
+                break
     return False
 
 def r0487_siblings_moving_off_shi_lessened_minus391(X, v_L_a):
@@ -5208,6 +5468,7 @@ def r0528_wealth_present_rich_minus393(X, v_L_a):
     for v_st2 in PO.get((_c5, _c102), _E):
         if (v_st2, _c11, v_L_a) in SPO:
             return True
+            break
     return False
 
 def r0528_wealth_present_rich_minus394(X, v_L_a):
@@ -5216,6 +5477,7 @@ def r0528_wealth_present_rich_minus394(X, v_L_a):
     for v_st3 in PO.get((_c5, _c64), _E):
         if (v_st3, _c11, v_L_a) in SPO:
             return True
+            break
     return False
 
 def r0534_xianchi_on_body_humble_ex395(X, v_ss1):
@@ -5266,6 +5528,7 @@ def r0646_ghost_absent_hard_minus402(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0659_hex_heng_use_god_void_ex403(X, v_L_u, v_ug1):
@@ -5274,6 +5537,7 @@ def r0659_hex_heng_use_god_void_ex403(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0661_hex_jie_use_god_void_ex404(X, v_L_u, v_ug1):
@@ -5282,6 +5546,7 @@ def r0661_hex_jie_use_god_void_ex404(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0667_hex_tai_use_god_void_ex405(X, v_L_u, v_ug1):
@@ -5290,6 +5555,7 @@ def r0667_hex_tai_use_god_void_ex405(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0670_hex_xian_use_god_void_ex406(X, v_L_u, v_ug1):
@@ -5298,6 +5564,7 @@ def r0670_hex_xian_use_god_void_ex406(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0678_husband_wife_both_present_fu_minus407(X, v_L_g):
@@ -5306,6 +5573,7 @@ def r0678_husband_wife_both_present_fu_minus407(X, v_L_g):
     for v_st2 in PO.get((_c5, _c104), _E):
         if (v_st2, _c11, v_L_g) in SPO:
             return True
+            break
     return False
 
 def r0678_husband_wife_both_present_fu_minus408(X, v_L_c):
@@ -5314,6 +5582,7 @@ def r0678_husband_wife_both_present_fu_minus408(X, v_L_c):
     for v_st1 in PO.get((_c5, _c104), _E):
         if (v_st1, _c11, v_L_c) in SPO:
             return True
+            break
     return False
 
 def r0682_man_two_wealth_peach_ex409(X, v_ss5):
@@ -5328,6 +5597,7 @@ def r0682_man_two_wealth_peach_minus410(X, v_L_b):
     for v_st4 in PO.get((_c5, _c104), _E):
         if (v_st4, _c11, v_L_b) in SPO:
             return True
+            break
     return False
 
 def r0682_man_two_wealth_peach_minus411(X, v_L_a):
@@ -5336,6 +5606,7 @@ def r0682_man_two_wealth_peach_minus411(X, v_L_a):
     for v_st1 in PO.get((_c5, _c104), _E):
         if (v_st1, _c11, v_L_a) in SPO:
             return True
+            break
     return False
 
 def r0682_man_two_wealth_peach_ex413(X, v_ss2):
@@ -5351,6 +5622,7 @@ def r0682_man_two_wealth_peach_minus412(X, v_L_a):
         if (v_ss2, _c11, v_L_a) in SPO:
             if (not r0682_man_two_wealth_peach_ex413(X, v_ss2)):
                 return True
+                break
     return False
 
 def r0683_man_two_wealth_strong_void_minus414(X, v_L_a):
@@ -5359,6 +5631,7 @@ def r0683_man_two_wealth_strong_void_minus414(X, v_L_a):
     for v_st2 in PO.get((_c5, _c104), _E):
         if (v_st2, _c11, v_L_a) in SPO:
             return True
+            break
     return False
 
 def r0687_no_parents_no_betrothal_gifts_fu_minus415(X, v_cast):
@@ -5367,6 +5640,7 @@ def r0687_no_parents_no_betrothal_gifts_fu_minus415(X, v_cast):
     for v_neg1 in PO.get((_c251, _c367), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0688_no_parents_no_betrothal_rite_minus416(X, v_cast):
@@ -5375,6 +5649,7 @@ def r0688_no_parents_no_betrothal_rite_minus416(X, v_cast):
     for v_neg1 in PO.get((_c251, _c367), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0689_offspring_absent_minus417(X, v_cast):
@@ -5383,6 +5658,7 @@ def r0689_offspring_absent_minus417(X, v_cast):
     for v_neg1 in PO.get((_c251, _c364), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0712_shi_xianchi_husband_lewd_ex418(X, v_ss1):
@@ -5397,6 +5673,7 @@ def r0727_wealth_absent_hard_minus419(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0729_wealth_ghost_both_present_great_minus420(X, v_L_g):
@@ -5405,6 +5682,7 @@ def r0729_wealth_ghost_both_present_great_minus420(X, v_L_g):
     for v_st2 in PO.get((_c5, _c104), _E):
         if (v_st2, _c11, v_L_g) in SPO:
             return True
+            break
     return False
 
 def r0729_wealth_ghost_both_present_great_minus421(X, v_L_c):
@@ -5413,6 +5691,7 @@ def r0729_wealth_ghost_both_present_great_minus421(X, v_L_c):
     for v_st1 in PO.get((_c5, _c104), _E):
         if (v_st1, _c11, v_L_c) in SPO:
             return True
+            break
     return False
 
 def r0737_wealth_ghost_together_easy_minus422(X, v_L_g):
@@ -5421,6 +5700,7 @@ def r0737_wealth_ghost_together_easy_minus422(X, v_L_g):
     for v_st2 in PO.get((_c5, _c104), _E):
         if (v_st2, _c11, v_L_g) in SPO:
             return True
+            break
     return False
 
 def r0737_wealth_ghost_together_easy_minus423(X, v_L_c):
@@ -5429,6 +5709,7 @@ def r0737_wealth_ghost_together_easy_minus423(X, v_L_c):
     for v_st1 in PO.get((_c5, _c104), _E):
         if (v_st1, _c11, v_L_c) in SPO:
             return True
+            break
     return False
 
 def r0775_woman_two_ghost_strong_void_minus424(X, v_L_a):
@@ -5437,6 +5718,7 @@ def r0775_woman_two_ghost_strong_void_minus424(X, v_L_a):
     for v_st2 in PO.get((_c5, _c104), _E):
         if (v_st2, _c11, v_L_a) in SPO:
             return True
+            break
     return False
 
 def r0776_woman_two_ghost_wealth_attacked_minus425(X, v_L_a):
@@ -5445,6 +5727,7 @@ def r0776_woman_two_ghost_wealth_attacked_minus425(X, v_L_a):
     for v_st2 in PO.get((_c5, _c104), _E):
         if (v_st2, _c11, v_L_a) in SPO:
             return True
+            break
     return False
 
 def r0776_woman_two_ghost_wealth_attacked_minus426(X, v_L_b):
@@ -5453,6 +5736,7 @@ def r0776_woman_two_ghost_wealth_attacked_minus426(X, v_L_b):
     for v_st4 in PO.get((_c5, _c104), _E):
         if (v_st4, _c11, v_L_b) in SPO:
             return True
+            break
     return False
 
 def r0777_woman_two_ghost_wealth_overcome_by_movin_minus427(X, v_L_a):
@@ -5461,6 +5745,7 @@ def r0777_woman_two_ghost_wealth_overcome_by_movin_minus427(X, v_L_a):
     for v_st2 in PO.get((_c5, _c104), _E):
         if (v_st2, _c11, v_L_a) in SPO:
             return True
+            break
     return False
 
 def r0777_woman_two_ghost_wealth_overcome_by_movin_minus428(X, v_L_b):
@@ -5469,6 +5754,7 @@ def r0777_woman_two_ghost_wealth_overcome_by_movin_minus428(X, v_L_b):
     for v_st4 in PO.get((_c5, _c104), _E):
         if (v_st4, _c11, v_L_b) in SPO:
             return True
+            break
     return False
 
 def r0778_woman_two_ghost_wealth_punished_by_day_minus429(X, v_L_a):
@@ -5477,6 +5763,7 @@ def r0778_woman_two_ghost_wealth_punished_by_day_minus429(X, v_L_a):
     for v_st2 in PO.get((_c5, _c104), _E):
         if (v_st2, _c11, v_L_a) in SPO:
             return True
+            break
     return False
 
 def r0778_woman_two_ghost_wealth_punished_by_day_minus430(X, v_L_b):
@@ -5485,6 +5772,7 @@ def r0778_woman_two_ghost_wealth_punished_by_day_minus430(X, v_L_b):
     for v_st4 in PO.get((_c5, _c104), _E):
         if (v_st4, _c11, v_L_b) in SPO:
             return True
+            break
     return False
 
 def r0779_xianchi_day_clash_restrained_ex431(X, v_ss1):
@@ -5517,6 +5805,7 @@ def r0799_wealth_hidden_under_offspring_full_minus435(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0800_wealth_hidden_under_offspring_shi_ying_n_minus436(X, v_L_s, v_L_z):
@@ -5537,6 +5826,7 @@ def r0800_wealth_hidden_under_offspring_shi_ying_n_minus438(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0801_wealth_hidden_under_parents_half_minus439(X, v_cast):
@@ -5545,6 +5835,7 @@ def r0801_wealth_hidden_under_parents_half_minus439(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0802_wealth_hidden_under_officer_trade_harmed_minus440(X, v_cast):
@@ -5553,6 +5844,7 @@ def r0802_wealth_hidden_under_officer_trade_harmed_minus440(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0803_wealth_under_officer_day_offspring_minus441(X, v_cast):
@@ -5561,6 +5853,7 @@ def r0803_wealth_under_officer_day_offspring_minus441(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0804_wealth_under_officer_day_offspring_prosp_minus442(X, v_cast):
@@ -5569,6 +5862,7 @@ def r0804_wealth_under_officer_day_offspring_prosp_minus442(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0805_wealth_under_officer_day_wealth_minus443(X, v_cast):
@@ -5577,6 +5871,7 @@ def r0805_wealth_under_officer_day_wealth_minus443(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0806_wealth_under_officer_offspring_holds_shi_minus444(X, v_cast):
@@ -5585,6 +5880,7 @@ def r0806_wealth_under_officer_offspring_holds_shi_minus444(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0807_wealth_under_officer_offspring_on_day_minus445(X, v_cast):
@@ -5593,6 +5889,7 @@ def r0807_wealth_under_officer_offspring_on_day_minus445(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0808_wealth_under_officer_offspring_strong_minus446(X, v_cast):
@@ -5601,6 +5898,7 @@ def r0808_wealth_under_officer_offspring_strong_minus446(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0809_shi_sibling_wealth_hidden_under_shi_succ_minus447(X, v_cast):
@@ -5609,6 +5907,7 @@ def r0809_shi_sibling_wealth_hidden_under_shi_succ_minus447(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0810_wealth_hidden_under_sibling_no_qi_minus448(X, v_cast):
@@ -5617,6 +5916,7 @@ def r0810_wealth_hidden_under_sibling_no_qi_minus448(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0811_wealth_hidden_under_sibling_on_shi_stron_minus449(X, v_cast):
@@ -5625,6 +5925,7 @@ def r0811_wealth_hidden_under_sibling_on_shi_stron_minus449(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0812_wealth_hidden_under_sibling_quarrels_minus450(X, v_cast):
@@ -5633,6 +5934,7 @@ def r0812_wealth_hidden_under_sibling_quarrels_minus450(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0822_usegod_generated_by_day_ex451(X, v_L_u, v_ug1):
@@ -5641,6 +5943,7 @@ def r0822_usegod_generated_by_day_ex451(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0823_usegod_generated_by_month_ex452(X, v_L_u, v_ug1):
@@ -5649,6 +5952,7 @@ def r0823_usegod_generated_by_month_ex452(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0824_usegod_generated_by_moving_line_ex453(X, v_L_u, v_ug1):
@@ -5657,6 +5961,7 @@ def r0824_usegod_generated_by_moving_line_ex453(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0825_usegod_month_broken_ex454(X, v_L_u, v_ug1):
@@ -5665,6 +5970,7 @@ def r0825_usegod_month_broken_ex454(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0826_usegod_overcome_by_day_ex455(X, v_L_u, v_ug1):
@@ -5673,6 +5979,7 @@ def r0826_usegod_overcome_by_day_ex455(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0827_usegod_overcome_by_month_ex456(X, v_L_u, v_ug1):
@@ -5681,6 +5988,7 @@ def r0827_usegod_overcome_by_month_ex456(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0828_usegod_overcome_by_moving_line_ex457(X, v_L_u, v_ug1):
@@ -5689,6 +5997,7 @@ def r0828_usegod_overcome_by_moving_line_ex457(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0829_usegod_wangxiang_has_qi_ex458(X, v_L_u, v_ug1):
@@ -5697,6 +6006,7 @@ def r0829_usegod_wangxiang_has_qi_ex458(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0830_usegod_xiuqiu_no_qi_ex459(X, v_L_u, v_ug1):
@@ -5705,6 +6015,7 @@ def r0830_usegod_xiuqiu_no_qi_ex459(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0840_hidden_strong_usegod_brought_out_by_day_ex460(X, v_L_u, v_ug1):
@@ -5713,6 +6024,7 @@ def r0840_hidden_strong_usegod_brought_out_by_day_ex460(X, v_L_u, v_ug1):
     for v_h2 in SP.get((v_L_u, _c204), _E):
         if (v_ug1, _c132, v_h2) in SPO:
             return True
+            break
     return False
 
 def r0843_palace_officer_not_under_shi_unusable_minus461(X, v_L_h):
@@ -5727,6 +6039,7 @@ def r0843_palace_officer_not_under_shi_unusable_minus462(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0844_palace_officer_under_shi_usable_minus463(X, v_cast):
@@ -5735,6 +6048,7 @@ def r0844_palace_officer_under_shi_usable_minus463(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0845_palace_wealth_officer_not_under_shi_unus_minus464(X, v_L_h):
@@ -5749,6 +6063,7 @@ def r0845_palace_wealth_officer_not_under_shi_unus_minus465(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0846_palace_wealth_officer_under_shi_usable_minus466(X, v_cast):
@@ -5757,6 +6072,7 @@ def r0846_palace_wealth_officer_under_shi_usable_minus466(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0848_usegod_shown_repeated_minus467(X, v_L_u, v_cast):
@@ -5767,6 +6083,7 @@ def r0848_usegod_shown_repeated_minus467(X, v_L_u, v_cast):
             if (v_ug2, _c56, v_L_u) in SPO:
                 if (v_ug2, _c11, v_cast) in SPO:
                     return True
+                    break
     return False
 
 def r0849_usegod_shown_repeated_office_minus468(X, v_L_u, v_cast):
@@ -5777,6 +6094,7 @@ def r0849_usegod_shown_repeated_office_minus468(X, v_L_u, v_cast):
             if (v_ug2, _c56, v_L_u) in SPO:
                 if (v_ug2, _c11, v_cast) in SPO:
                     return True
+                    break
     return False
 
 def r0850_usegod_shown_strong_long_lasting_minus469(X, v_L_u, v_cast):
@@ -5787,6 +6105,7 @@ def r0850_usegod_shown_strong_long_lasting_minus469(X, v_L_u, v_cast):
             if (v_ug2, _c56, v_L_u) in SPO:
                 if (v_ug2, _c11, v_cast) in SPO:
                     return True
+                    break
     return False
 
 def r0851_usegod_shown_strong_long_lasting_office_minus470(X, v_L_u, v_cast):
@@ -5797,6 +6116,7 @@ def r0851_usegod_shown_strong_long_lasting_office_minus470(X, v_L_u, v_cast):
             if (v_ug2, _c56, v_L_u) in SPO:
                 if (v_ug2, _c11, v_cast) in SPO:
                     return True
+                    break
     return False
 
 def r0855_chaotic_hidden_officer_under_shi_clashed_sub471(X):
@@ -5818,6 +6138,7 @@ def r0855_chaotic_hidden_officer_under_shi_clashed_minus472(X, v_cast):
     for v_neg3 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg3) in SPO:
             return True
+            break
     return False
 
 def r0855_chaotic_hidden_officer_under_shi_clashed_minus473(X, v_L_m):
@@ -5845,6 +6166,7 @@ def r0856_chaotic_hidden_officer_under_shi_overcom_minus475(X, v_cast):
     for v_neg3 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg3) in SPO:
             return True
+            break
     return False
 
 def r0856_chaotic_hidden_officer_under_shi_overcom_minus476(X, v_L_m):
@@ -5872,6 +6194,7 @@ def r0857_chaotic_hidden_under_shi_clashed_not_sta_minus478(X, v_cast):
     for v_neg3 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg3) in SPO:
             return True
+            break
     return False
 
 def r0857_chaotic_hidden_under_shi_clashed_not_sta_minus479(X, v_L_m):
@@ -5899,6 +6222,7 @@ def r0859_chaotic_hidden_wealth_under_shi_overcome_minus481(X, v_cast):
     for v_neg3 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg3) in SPO:
             return True
+            break
     return False
 
 def r0859_chaotic_hidden_wealth_under_shi_overcome_minus482(X, v_L_m):
@@ -6003,6 +6327,7 @@ def r0866_official_hidden_officer_strong_minus491(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0870_private_hidden_wealth_strong_minus492(X, v_cast):
@@ -6011,6 +6336,7 @@ def r0870_private_hidden_wealth_strong_minus492(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0872_private_wealth_appears_moving_feared_minus493(X, v_L_c, v_L_s):
@@ -6025,6 +6351,7 @@ def r0873_private_wealth_hidden_under_officer_minus494(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0904_general_star_baihu_ex495(X, v_ss1):
@@ -6087,6 +6414,7 @@ def r0937_no_heir_minus504(X, v_cast):
     for v_neg1 in PO.get((_c251, _c364), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r0944_ruler_combines_xianchi_fu_ex505(X, v_ss1):
@@ -6137,6 +6465,7 @@ def r0983_ghost_present_no_wealth_minus512(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r1004_no_ghost_flourish_minus513(X, v_cast):
@@ -6145,6 +6474,7 @@ def r1004_no_ghost_flourish_minus513(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r1005_no_ghost_great_luck_minus514(X, v_cast):
@@ -6153,6 +6483,7 @@ def r1005_no_ghost_great_luck_minus514(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r1059_verse_xuanwu_xianchi_ex515(X, v_ss1):
@@ -6167,6 +6498,7 @@ def r1098_no_fire_no_clearing_minus516(X, v_cast):
     for v_neg1 in SP.get((v_cast, _c3), _E):
         if (v_neg1, _c30, _c657) in SPO:
             return True
+            break
     return False
 
 def r1099_no_water_no_fire_minus517(X, v_cast):
@@ -6175,6 +6507,7 @@ def r1099_no_water_no_fire_minus517(X, v_cast):
     for v_neg1 in SP.get((v_cast, _c3), _E):
         if (v_neg1, _c30, _c620) in SPO:
             return True
+            break
     return False
 
 def r1099_no_water_no_fire_minus518(X, v_cast):
@@ -6183,6 +6516,7 @@ def r1099_no_water_no_fire_minus518(X, v_cast):
     for v_neg2 in SP.get((v_cast, _c3), _E):
         if (v_neg2, _c30, _c657) in SPO:
             return True
+            break
     return False
 
 def r1100_no_water_no_rain_minus519(X, v_cast):
@@ -6191,6 +6525,7 @@ def r1100_no_water_no_rain_minus519(X, v_cast):
     for v_neg1 in SP.get((v_cast, _c3), _E):
         if (v_neg1, _c30, _c620) in SPO:
             return True
+            break
     return False
 
 def r1102_pure_yin_moves_minus520(X, v_cast):
@@ -6200,6 +6535,7 @@ def r1102_pure_yin_moves_minus520(X, v_cast):
         if (v_neg1, _c30, _c620) in SPO:
             if (v_cast, _c3, v_neg1) in SPO:
                 return True
+                break
     return False
 
 def r1103_pure_yin_static_ex521(X, v_cast):
@@ -6208,6 +6544,7 @@ def r1103_pure_yin_static_ex521(X, v_cast):
     for v_m1 in PO.get((_c5, _c45), _E):
         if (v_cast, _c3, v_m1) in SPO:
             return True
+            break
     return False
 
 def r1138_water_fire_all_void_minus523(X, v_neg3):
@@ -6216,6 +6553,7 @@ def r1138_water_fire_all_void_minus523(X, v_neg3):
     for v_st4 in PO.get((_c5, _c104), _E):
         if (v_st4, _c11, v_neg3) in SPO:
             return True
+            break
     return False
 
 def r1138_water_fire_all_void_minus522(X, v_cast):
@@ -6225,6 +6563,7 @@ def r1138_water_fire_all_void_minus522(X, v_cast):
         if (v_neg3, _c30, _c620) in SPO:
             if not r1138_water_fire_all_void_minus523(X, v_neg3):
                 return True
+                break
     return False
 
 def r1138_water_fire_all_void_minus525(X, v_neg5):
@@ -6233,6 +6572,7 @@ def r1138_water_fire_all_void_minus525(X, v_neg5):
     for v_st6 in PO.get((_c5, _c104), _E):
         if (v_st6, _c11, v_neg5) in SPO:
             return True
+            break
     return False
 
 def r1138_water_fire_all_void_minus524(X, v_cast):
@@ -6242,6 +6582,7 @@ def r1138_water_fire_all_void_minus524(X, v_cast):
         if (v_neg5, _c30, _c657) in SPO:
             if not r1138_water_fire_all_void_minus525(X, v_neg5):
                 return True
+                break
     return False
 
 def r1158_no_wealth_no_grain_minus526(X, v_cast):
@@ -6250,6 +6591,7 @@ def r1158_no_wealth_no_grain_minus526(X, v_cast):
     for v_neg1 in PO.get((_c251, _c365), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r1192_wealth_moves_parents_static_minus527(X, v_cast):
@@ -6259,6 +6601,7 @@ def r1192_wealth_moves_parents_static_minus527(X, v_cast):
         if (v_neg1, _c251, _c367) in SPO:
             if (v_cast, _c3, v_neg1) in SPO:
                 return True
+                break
     return False
 
 def r1207_ill_all_static_curable_ex528(X, v_cast):
@@ -6267,6 +6610,7 @@ def r1207_ill_all_static_curable_ex528(X, v_cast):
     for v_m1 in PO.get((_c5, _c45), _E):
         if (v_cast, _c3, v_m1) in SPO:
             return True
+            break
     return False
 
 def r1208_ill_all_static_curable_commentary_ex529(X, v_cast):
@@ -6275,6 +6619,7 @@ def r1208_ill_all_static_curable_commentary_ex529(X, v_cast):
     for v_m1 in PO.get((_c5, _c45), _E):
         if (v_cast, _c3, v_m1) in SPO:
             return True
+            break
     return False
 
 def r1217_ill_cause_ghost_hidden_under_offspring_minus530(X, v_cast):
@@ -6283,6 +6628,7 @@ def r1217_ill_cause_ghost_hidden_under_offspring_minus530(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r1218_ill_cause_ghost_hidden_under_parents_minus531(X, v_cast):
@@ -6291,6 +6637,7 @@ def r1218_ill_cause_ghost_hidden_under_parents_minus531(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r1219_ill_cause_ghost_hidden_under_siblings_minus532(X, v_cast):
@@ -6299,6 +6646,7 @@ def r1219_ill_cause_ghost_hidden_under_siblings_minus532(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r1220_ill_cause_ghost_hidden_under_wealth_minus533(X, v_cast):
@@ -6307,6 +6655,7 @@ def r1220_ill_cause_ghost_hidden_under_wealth_minus533(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r1236_ill_daxu_wealth_ghost_static_not_fatal_minus534(X, v_cast):
@@ -6316,6 +6665,7 @@ def r1236_ill_daxu_wealth_ghost_static_not_fatal_minus534(X, v_cast):
         if (v_neg1, _c251, _c365) in SPO:
             if (v_cast, _c3, v_neg1) in SPO:
                 return True
+                break
     return False
 
 def r1236_ill_daxu_wealth_ghost_static_not_fatal_minus535(X, v_cast):
@@ -6325,6 +6675,7 @@ def r1236_ill_daxu_wealth_ghost_static_not_fatal_minus535(X, v_cast):
         if (v_neg2, _c251, _c366) in SPO:
             if (v_cast, _c3, v_neg2) in SPO:
                 return True
+                break
     return False
 
 def r1249_ill_feng_wealth_ghost_static_not_fatal_minus536(X, v_cast):
@@ -6334,6 +6685,7 @@ def r1249_ill_feng_wealth_ghost_static_not_fatal_minus536(X, v_cast):
         if (v_neg1, _c251, _c365) in SPO:
             if (v_cast, _c3, v_neg1) in SPO:
                 return True
+                break
     return False
 
 def r1249_ill_feng_wealth_ghost_static_not_fatal_minus537(X, v_cast):
@@ -6343,6 +6695,7 @@ def r1249_ill_feng_wealth_ghost_static_not_fatal_minus537(X, v_cast):
         if (v_neg2, _c251, _c366) in SPO:
             if (v_cast, _c3, v_neg2) in SPO:
                 return True
+                break
     return False
 
 def r1267_ill_green_dragon_on_usegod_moves_no_harm_minus538(X, v_L_q, v_cast):
@@ -6353,6 +6706,7 @@ def r1267_ill_green_dragon_on_usegod_moves_no_harm_minus538(X, v_L_q, v_cast):
             if (v_ug2, _c56, v_L_q) in SPO:
                 if (v_ug2, _c11, v_cast) in SPO:
                     return True
+                    break
     return False
 
 def r1272_ill_gu_wealth_ghost_static_not_fatal_minus539(X, v_cast):
@@ -6362,6 +6716,7 @@ def r1272_ill_gu_wealth_ghost_static_not_fatal_minus539(X, v_cast):
         if (v_neg1, _c251, _c365) in SPO:
             if (v_cast, _c3, v_neg1) in SPO:
                 return True
+                break
     return False
 
 def r1272_ill_gu_wealth_ghost_static_not_fatal_minus540(X, v_cast):
@@ -6371,6 +6726,7 @@ def r1272_ill_gu_wealth_ghost_static_not_fatal_minus540(X, v_cast):
         if (v_neg2, _c251, _c366) in SPO:
             if (v_cast, _c3, v_neg2) in SPO:
                 return True
+                break
     return False
 
 def r1276_ill_guai_wealth_ghost_static_not_fatal_minus541(X, v_cast):
@@ -6380,6 +6736,7 @@ def r1276_ill_guai_wealth_ghost_static_not_fatal_minus541(X, v_cast):
         if (v_neg1, _c251, _c365) in SPO:
             if (v_cast, _c3, v_neg1) in SPO:
                 return True
+                break
     return False
 
 def r1276_ill_guai_wealth_ghost_static_not_fatal_minus542(X, v_cast):
@@ -6389,6 +6746,7 @@ def r1276_ill_guai_wealth_ghost_static_not_fatal_minus542(X, v_cast):
         if (v_neg2, _c251, _c366) in SPO:
             if (v_cast, _c3, v_neg2) in SPO:
                 return True
+                break
     return False
 
 def r1283_ill_medicine_no_offspring_useless_minus543(X, v_cast):
@@ -6397,6 +6755,7 @@ def r1283_ill_medicine_no_offspring_useless_minus543(X, v_cast):
     for v_neg1 in PO.get((_c251, _c364), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r1285_ill_medicine_offspring_overcomes_shi_yin_minus544(X, v_L_s, v_L_y):
@@ -6411,6 +6770,7 @@ def r1294_ill_medicine_shi_ying_same_no_offspring__minus545(X, v_cast):
     for v_neg2 in PO.get((_c251, _c364), _E):
         if (v_cast, _c3, v_neg2) in SPO:
             return True
+            break
     return False
 
 def r1299_ill_medicine_ying_overcomes_shi_no_offsp_minus546(X, v_cast):
@@ -6419,6 +6779,7 @@ def r1299_ill_medicine_ying_overcomes_shi_no_offsp_minus546(X, v_cast):
     for v_neg1 in PO.get((_c251, _c364), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r1303_ill_no_ghost_hard_minus547(X, v_cast):
@@ -6427,6 +6788,7 @@ def r1303_ill_no_ghost_hard_minus547(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r1304_ill_no_ghost_hard_to_heal_minus548(X, v_cast):
@@ -6435,6 +6797,7 @@ def r1304_ill_no_ghost_hard_to_heal_minus548(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r1305_ill_no_ghost_static_judge_by_usegod_over_minus549(X, v_cast):
@@ -6443,6 +6806,7 @@ def r1305_ill_no_ghost_static_judge_by_usegod_over_minus549(X, v_cast):
     for v_neg1 in PO.get((_c251, _c366), _E):
         if (v_cast, _c3, v_neg1) in SPO:
             return True
+            break
     return False
 
 def r1305_ill_no_ghost_static_judge_by_usegod_over_minus550(X, v_L_u, v_cast):
@@ -6453,6 +6817,7 @@ def r1305_ill_no_ghost_static_judge_by_usegod_over_minus550(X, v_L_u, v_cast):
             if (v_ug4, _c56, v_L_u) in SPO:
                 if (v_ug4, _c11, v_cast) in SPO:
                     return True
+                    break
     return False
 
 def r1305_ill_no_ghost_static_judge_by_usegod_over_ex551(X, v_cast):
@@ -6461,6 +6826,7 @@ def r1305_ill_no_ghost_static_judge_by_usegod_over_ex551(X, v_cast):
     for v_m2 in PO.get((_c5, _c45), _E):
         if (v_cast, _c3, v_m2) in SPO:
             return True
+            break
     return False
 
 def r1344_ill_static_malefics_no_harm_ex552(X, v_cast):
@@ -6469,6 +6835,7 @@ def r1344_ill_static_malefics_no_harm_ex552(X, v_cast):
     for v_m1 in PO.get((_c5, _c45), _E):
         if (v_cast, _c3, v_m1) in SPO:
             return True
+            break
     return False
 
 def r1355_ill_tongren_wealth_ghost_static_not_fata_minus553(X, v_cast):
@@ -6478,6 +6845,7 @@ def r1355_ill_tongren_wealth_ghost_static_not_fata_minus553(X, v_cast):
         if (v_neg1, _c251, _c365) in SPO:
             if (v_cast, _c3, v_neg1) in SPO:
                 return True
+                break
     return False
 
 def r1355_ill_tongren_wealth_ghost_static_not_fata_minus554(X, v_cast):
@@ -6487,6 +6855,7 @@ def r1355_ill_tongren_wealth_ghost_static_not_fata_minus554(X, v_cast):
         if (v_neg2, _c251, _c366) in SPO:
             if (v_cast, _c3, v_neg2) in SPO:
                 return True
+                break
     return False
 
 def r1364_ill_usegod_void_bad_minus555(X, v_L_u, v_cast):
@@ -6497,6 +6866,7 @@ def r1364_ill_usegod_void_bad_minus555(X, v_L_u, v_cast):
             if (v_ug2, _c56, v_L_u) in SPO:
                 if (v_ug2, _c11, v_cast) in SPO:
                     return True
+                    break
     return False
 
 def r1367_ill_which_line_overcome_by_day_ex556(X, v_L_u, v_ug2):
@@ -6505,6 +6875,7 @@ def r1367_ill_which_line_overcome_by_day_ex556(X, v_L_u, v_ug2):
     for v_h3 in SP.get((v_L_u, _c204), _E):
         if (v_ug2, _c132, v_h3) in SPO:
             return True
+            break
     return False
 
 def r1368_ill_which_line_overcome_by_month_ex557(X, v_L_u, v_ug2):
@@ -6513,6 +6884,7 @@ def r1368_ill_which_line_overcome_by_month_ex557(X, v_L_u, v_ug2):
     for v_h3 in SP.get((v_L_u, _c204), _E):
         if (v_ug2, _c132, v_h3) in SPO:
             return True
+            break
     return False
 
 def r1369_ill_which_line_overcome_by_moving_line_ex558(X, v_L_u, v_ug2):
@@ -6521,6 +6893,7 @@ def r1369_ill_which_line_overcome_by_moving_line_ex558(X, v_L_u, v_ug2):
     for v_h3 in SP.get((v_L_u, _c204), _E):
         if (v_ug2, _c132, v_h3) in SPO:
             return True
+            break
     return False
 
 def r1370_ill_which_line_void_ex559(X, v_L_u, v_ug2):
@@ -6529,6 +6902,7 @@ def r1370_ill_which_line_void_ex559(X, v_L_u, v_ug2):
     for v_h3 in SP.get((v_L_u, _c204), _E):
         if (v_ug2, _c132, v_h3) in SPO:
             return True
+            break
     return False
 
 def r1381_ill_white_tiger_presides_mourning_minus560(X, v_L_u, v_cast):
@@ -6539,6 +6913,7 @@ def r1381_ill_white_tiger_presides_mourning_minus560(X, v_L_u, v_cast):
             if (v_ug2, _c56, v_L_u) in SPO:
                 if (v_ug2, _c11, v_cast) in SPO:
                     return True
+                    break
     return False
 
 def r1402_war_ghost_dark_jiesha_overcomes_shi_ex561(X, v_ss2):
@@ -6583,6 +6958,7 @@ def r1418_war_metal_moves_inner_our_arms_ready_minus567(X, v_L_g):
     for v_st1 in PO.get((_c5, _c104), _E):
         if (v_st1, _c11, v_L_g) in SPO:
             return True
+            break
     return False
 
 def r1419_war_metal_moves_not_void_blades_minus568(X, v_L_g):
@@ -6591,6 +6967,7 @@ def r1419_war_metal_moves_not_void_blades_minus568(X, v_L_g):
     for v_st1 in PO.get((_c5, _c104), _E):
         if (v_st1, _c11, v_L_g) in SPO:
             return True
+            break
     return False
 
 def r1420_war_metal_moves_outer_enemy_arms_ready_minus569(X, v_L_g):
@@ -6599,6 +6976,7 @@ def r1420_war_metal_moves_outer_enemy_arms_ready_minus569(X, v_L_g):
     for v_st1 in PO.get((_c5, _c104), _E):
         if (v_st1, _c11, v_L_g) in SPO:
             return True
+            break
     return False
 
 def r1432_war_no_water_line_no_water_minus570(X, v_cast):
@@ -6607,6 +6985,7 @@ def r1432_war_no_water_line_no_water_minus570(X, v_cast):
     for v_neg1 in SP.get((v_cast, _c3), _E):
         if (v_neg1, _c30, _c620) in SPO:
             return True
+            break
     return False
 
 def r1439_war_spy_ghost_overcome_by_shi_no_leak_ex571(X, v_ss1):
@@ -6641,6 +7020,7 @@ def r0000_ChangeAdvanceLater(X):
                             _add((v_st, _c9, v_rule))
                             _add((v_st, _c10, v_cast))
                             _add((v_st, _c11, v_line))
+                            break
     return out
 
 def r0001_ChangeAdvanceTianXuan(X):
@@ -6662,6 +7042,7 @@ def r0001_ChangeAdvanceTianXuan(X):
                         _add((v_st, _c9, v_rule))
                         _add((v_st, _c10, v_cast))
                         _add((v_st, _c11, v_line))
+                break
     return out
 
 def r0002_ChangeRetreatLater(X):
@@ -6684,6 +7065,7 @@ def r0002_ChangeRetreatLater(X):
                             _add((v_st, _c9, v_rule))
                             _add((v_st, _c10, v_cast))
                             _add((v_st, _c11, v_line))
+                            break
     return out
 
 def r0003_ChangeRetreatTianXuan(X):
@@ -6705,6 +7087,7 @@ def r0003_ChangeRetreatTianXuan(X):
                         _add((v_st, _c9, v_rule))
                         _add((v_st, _c10, v_cast))
                         _add((v_st, _c11, v_line))
+                break
     return out
 
 def r0004_ChangeToBroken(X):
@@ -6784,6 +7167,7 @@ def r0007_ChangeToSeverance(X):
                                     _add((v_st, _c9, v_rule))
                                     _add((v_st, _c10, v_cast))
                                     _add((v_st, _c11, v_line))
+                                    break
     return out
 
 def r0008_ChangeToTomb(X):
@@ -6805,6 +7189,7 @@ def r0008_ChangeToTomb(X):
                             _add((v_st, _c9, v_rule))
                             _add((v_st, _c10, v_cast))
                             _add((v_st, _c11, v_line))
+                            break
     return out
 
 def r0009_ChangeToVoid(X):
@@ -7012,6 +7397,7 @@ def r0017_DarkMovementZengShan(X):
                                 _add((v_st, _c9, v_rule))
                                 _add((v_st, _c10, v_cast))
                                 _add((v_st, _c11, v_line))
+                            break
     return out
 
 def r0018_DayBrokenZengShan(X):
@@ -7034,6 +7420,7 @@ def r0018_DayBrokenZengShan(X):
                                 _add((v_st, _c9, v_rule))
                                 _add((v_st, _c10, v_cast))
                                 _add((v_st, _c11, v_line))
+                            break
     return out
 
 def r0019_DayClash(X):
@@ -7115,22 +7502,26 @@ def r0022_DoubledGrounds(X):
                                 if (v_m, _c2, v_b) in SPO:
                                     if (r0022_DoubledGrounds_ex3(X, v_cast) or ((not r0022_DoubledGrounds_ex4(X, v_cast)) and r0022_DoubledGrounds_ex2(X))):
                                         _add((v_u, _c99, v_ground))
+                                    break
                             for v_d in SP.get((v_cast, _c39), _E):
                                 if (v_d, _c2, v_b) in SPO:
                                     if (r0022_DoubledGrounds_ex3(X, v_cast) or ((not r0022_DoubledGrounds_ex4(X, v_cast)) and r0022_DoubledGrounds_ex2(X))):
                                         _add((v_u, _c99, v_ground))
+                                    break
                         v_ground = _c101
                         for v_mb in PO.get((_c5, _c102), _E):
                             if (v_mb, _c11, v_u) in SPO:
                                 if (r0022_DoubledGrounds_ex0(X, v_cast) or ((not r0022_DoubledGrounds_ex1(X, v_cast)) and r0022_DoubledGrounds_ex2(X))):
                                     if type(v_u) is not tuple:
                                         _add((v_u, _c99, v_ground))
+                                break
                         v_ground = _c103
                         for v_vd in PO.get((_c5, _c104), _E):
                             if (v_vd, _c11, v_u) in SPO:
                                 if (r0022_DoubledGrounds_ex0(X, v_cast) or ((not r0022_DoubledGrounds_ex1(X, v_cast)) and r0022_DoubledGrounds_ex2(X))):
                                     if type(v_u) is not tuple:
                                         _add((v_u, _c99, v_ground))
+                                break
     return out
 
 def r0023_EndpointClashes(X):
@@ -7380,6 +7771,7 @@ def r0034_FactorBreakUndone(X):
                                             _add((v_f, _c9, v_rule))
                                             _add((v_f, _c131, v_u))
                                             _add((v_f, _c136, v_cast))
+                                        break
                     if (v_ug, _c132, v_u) in SPO:
                         for v_b in SP.get((v_u, _c2), _E):
                             for v_el in SP.get((v_u, _c30), _E):
@@ -7392,6 +7784,7 @@ def r0034_FactorBreakUndone(X):
                                         _add((v_f, _c9, v_rule))
                                         _add((v_f, _c131, v_u))
                                         _add((v_f, _c136, v_cast))
+                                    break
     return out
 
 def r0035_FactorChangeAdvanceRetreat(X):
@@ -7489,10 +7882,12 @@ def r0036_FactorDarkMoved(X):
                                                 for v_db in PO.get((_c107, v_b), _E):
                                                     if (v_d, _c2, v_db) in SPO:
                                                         _k0(v_b, v_cast, v_d, v_db, v_f, v_hInSeason, v_u, v_ug)
+                                                        break
                                             else:
                                                 for v_db in PO.get((_c107, v_b), _E):
                                                     if (v_d, _c2, v_db) in SPO:
                                                         _k1(v_b, v_cast, v_d, v_db, v_hInSeason, v_u, v_ug)
+                                                        break
                             if (v_ug, _c132, v_u) in SPO:
                                 for v_b in SP.get((v_u, _c2), _E):
                                     if (v_u, _c30) in SP:
@@ -7506,6 +7901,7 @@ def r0036_FactorDarkMoved(X):
                                                     _add((v_f, _c9, v_rule))
                                                     _add((v_f, _c131, v_u))
                                                     _add((v_f, _c136, v_cast))
+                                                    break
     return out
 
 def r0037_FactorDayBroken(X):
@@ -7539,10 +7935,12 @@ def r0037_FactorDayBroken(X):
                                                 for v_db in PO.get((_c107, v_b), _E):
                                                     if (v_d, _c2, v_db) in SPO:
                                                         _k0(v_b, v_cast, v_d, v_db, v_f, v_hOutOfSeason, v_u, v_ug)
+                                                        break
                                             else:
                                                 for v_db in PO.get((_c107, v_b), _E):
                                                     if (v_d, _c2, v_db) in SPO:
                                                         _k1(v_b, v_cast, v_d, v_db, v_hOutOfSeason, v_u, v_ug)
+                                                        break
                             if (v_ug, _c132, v_u) in SPO:
                                 for v_b in SP.get((v_u, _c2), _E):
                                     if (v_u, _c30) in SP:
@@ -7556,6 +7954,7 @@ def r0037_FactorDayBroken(X):
                                                     _add((v_f, _c9, v_rule))
                                                     _add((v_f, _c131, v_u))
                                                     _add((v_f, _c136, v_cast))
+                                                    break
     return out
 
 def r0038_FactorDayCombine(X):
@@ -7699,12 +8098,14 @@ def r0041_FactorDayProsper(X):
                                                 for v_stage in SP.get((v_entry, _c32), _E):
                                                     if (v_stage in _c168):
                                                         _k0(v_cast, v_d, v_db, v_el, v_entry, v_f, v_rule, v_stage, v_u, v_ug)
+                                                        break
                                     else:
                                         for v_entry in PO.get((_c31, v_db), _E):
                                             if (v_entry, _c34, v_el) in SPO:
                                                 for v_stage in SP.get((v_entry, _c32), _E):
                                                     if (v_stage in _c168):
                                                         _k1(v_cast, v_d, v_db, v_el, v_entry, v_rule, v_stage, v_u, v_ug)
+                                                        break
                     for v_u in SP.get((v_ug, _c132), _E):
                         for v_el in SP.get((v_u, _c30), _E):
                             if (v_u, _c2) in SP:
@@ -7719,6 +8120,7 @@ def r0041_FactorDayProsper(X):
                                                     _add((v_f, _c9, v_rule))
                                                     _add((v_f, _c131, v_u))
                                                     _add((v_f, _c136, v_cast))
+                                                    break
     return out
 
 def r0042_FactorDaySeverance(X):
@@ -7747,6 +8149,7 @@ def r0042_FactorDaySeverance(X):
                                                     _add((v_f, _c9, v_rule))
                                                     _add((v_f, _c131, v_u))
                                                     _add((v_f, _c136, v_cast))
+                                                    break
                     for v_u in SP.get((v_ug, _c132), _E):
                         for v_el in SP.get((v_u, _c30), _E):
                             if (v_u, _c2) in SP:
@@ -7760,6 +8163,7 @@ def r0042_FactorDaySeverance(X):
                                                 _add((v_f, _c9, v_rule))
                                                 _add((v_f, _c131, v_u))
                                                 _add((v_f, _c136, v_cast))
+                                                break
     return out
 
 def r0043_FactorDayTomb(X):
@@ -7845,6 +8249,7 @@ def r0045_FactorFrameHarms(X):
                                                 _add((v_f, _c9, v_rule))
                                                 _add((v_f, _c131, v_u))
                                                 _add((v_f, _c136, v_cast))
+                                            break
                             for v_u in SP.get((v_ug, _c132), _E):
                                 for v_el in SP.get((v_u, _c30), _E):
                                     if (r0045_FactorFrameHarms_ex33(X, v_el, v_fe) or r0045_FactorFrameHarms_ex34(X, v_el, v_fe)):
@@ -7855,6 +8260,7 @@ def r0045_FactorFrameHarms(X):
                                             _add((v_f, _c9, v_rule))
                                             _add((v_f, _c131, v_u))
                                             _add((v_f, _c136, v_cast))
+                                        break
     return out
 
 def r0046_FactorFrameHelps(X):
@@ -7881,6 +8287,7 @@ def r0046_FactorFrameHelps(X):
                                                 _add((v_f, _c9, v_rule))
                                                 _add((v_f, _c131, v_u))
                                                 _add((v_f, _c136, v_cast))
+                                            break
                             for v_u in SP.get((v_ug, _c132), _E):
                                 for v_el in SP.get((v_u, _c30), _E):
                                     if or_(equals(v_fe, v_el), r0046_FactorFrameHelps_ex36(X, v_el, v_fe)):
@@ -7891,6 +8298,7 @@ def r0046_FactorFrameHelps(X):
                                             _add((v_f, _c9, v_rule))
                                             _add((v_f, _c131, v_u))
                                             _add((v_f, _c136, v_cast))
+                                        break
     return out
 
 def r0047_FactorFromChangeStates(X):
@@ -8142,6 +8550,7 @@ def r0049_FactorHiddenEmerges(X):
                                 _add((v_f, _c9, v_rule))
                                 _add((v_f, _c131, v_u))
                                 _add((v_f, _c136, v_cast))
+                            break
     return out
 
 def r0050_FactorHiddenStuck(X):
@@ -8169,6 +8578,8 @@ def r0050_FactorHiddenStuck(X):
                                                 _add((v_f, _c9, v_rule))
                                                 _add((v_f, _c131, v_u))
                                                 _add((v_f, _c136, v_cast))
+                                            break
+                                break
     return out
 
 def r0051_FactorInSeason(X):
@@ -8202,6 +8613,7 @@ def r0051_FactorInSeason(X):
                                                 if (not r0051_FactorInSeason_ex51(X, v_entry)):
                                                     if (v_s in _c78):
                                                         _k0(v_cast, v_el, v_entry, v_f, v_m, v_mb, v_rule, v_s, v_u, v_ug)
+                                                        break
                                 else:
                                     for v_entry in PO.get((_c210, v_mb), _E):
                                         if (v_entry, _c34, v_el) in SPO:
@@ -8209,6 +8621,7 @@ def r0051_FactorInSeason(X):
                                                 if (not r0051_FactorInSeason_ex51(X, v_entry)):
                                                     if (v_s in _c78):
                                                         _k1(v_cast, v_el, v_entry, v_m, v_mb, v_rule, v_s, v_u, v_ug)
+                                                        break
                     for v_u in SP.get((v_ug, _c132), _E):
                         for v_el in SP.get((v_u, _c30), _E):
                             v_f = (v_u + '/factor/InSeason' if type(v_u) is str else valid_iri_of(_cat(_lex(v_u), '/factor/InSeason')))
@@ -8223,6 +8636,7 @@ def r0051_FactorInSeason(X):
                                                     _add((v_f, _c9, v_rule))
                                                     _add((v_f, _c131, v_u))
                                                     _add((v_f, _c136, v_cast))
+                                                    break
     return out
 
 def r0052_FactorMonthBroken(X):
@@ -8326,6 +8740,7 @@ def r0054_FactorMovingGenerates(X):
                                                         _k0(v_a, v_ae, v_apos, v_cast, v_el, v_f, v_rule, v_u, v_ug)
                                                     else:
                                                         _k1(v_a, v_ae, v_apos, v_cast, v_el, v_rule, v_u, v_ug)
+                                                        break
             for v_u in SP.get((v_ug, _c132), _E):
                 for v_el in SP.get((v_u, _c30), _E):
                     for v_ae in PO.get((_c112, v_el), _E):
@@ -8378,6 +8793,7 @@ def r0055_FactorMovingOvercomes(X):
                                                         _k0(v_a, v_ae, v_apos, v_cast, v_el, v_f, v_rule, v_u, v_ug)
                                                     else:
                                                         _k1(v_a, v_ae, v_apos, v_cast, v_el, v_rule, v_u, v_ug)
+                                                        break
             for v_u in SP.get((v_ug, _c132), _E):
                 for v_el in SP.get((v_u, _c30), _E):
                     for v_ae in PO.get((_c117, v_el), _E):
@@ -8428,6 +8844,7 @@ def r0056_FactorOutOfSeason(X):
                                                 if (not r0056_FactorOutOfSeason_ex59(X, v_entry)):
                                                     if (v_s not in _c78):
                                                         _k0(v_cast, v_el, v_entry, v_f, v_m, v_mb, v_rule, v_s, v_u, v_ug)
+                                                        break
                                 else:
                                     for v_entry in PO.get((_c210, v_mb), _E):
                                         if (v_entry, _c34, v_el) in SPO:
@@ -8435,6 +8852,7 @@ def r0056_FactorOutOfSeason(X):
                                                 if (not r0056_FactorOutOfSeason_ex59(X, v_entry)):
                                                     if (v_s not in _c78):
                                                         _k1(v_cast, v_el, v_entry, v_m, v_mb, v_rule, v_s, v_u, v_ug)
+                                                        break
                     for v_u in SP.get((v_ug, _c132), _E):
                         for v_el in SP.get((v_u, _c30), _E):
                             v_f = (v_u + '/factor/OutOfSeason' if type(v_u) is str else valid_iri_of(_cat(_lex(v_u), '/factor/OutOfSeason')))
@@ -8449,6 +8867,7 @@ def r0056_FactorOutOfSeason(X):
                                                     _add((v_f, _c9, v_rule))
                                                     _add((v_f, _c131, v_u))
                                                     _add((v_f, _c136, v_cast))
+                                                    break
     return out
 
 def r0057_FactorRescued(X):
@@ -8647,6 +9066,7 @@ def r0062_FactorVoidUsable(X):
                                             _add((v_f, _c9, v_rule))
                                             _add((v_f, _c131, v_u))
                                             _add((v_f, _c136, v_cast))
+                                        break
                     if (v_ug, _c132, v_u) in SPO:
                         for v_b in SP.get((v_u, _c2), _E):
                             for v_el in SP.get((v_u, _c30), _E):
@@ -8659,6 +9079,7 @@ def r0062_FactorVoidUsable(X):
                                         _add((v_f, _c9, v_rule))
                                         _add((v_f, _c131, v_u))
                                         _add((v_f, _c136, v_cast))
+                                    break
     return out
 
 def r0063_FanYin(X):
@@ -8688,6 +9109,7 @@ def r0063_FanYin(X):
                                                 _add((v_st, _c11, v_cast))
                                                 _add((v_st, _c9, v_rule))
                                                 _add((v_st, _c56, v_line))
+                                                break
             v_lo = _c237
             v_hi = _c238
             for v_b in SP.get((v_c, _c239), _E):
@@ -8705,6 +9127,7 @@ def r0063_FanYin(X):
                                                 _add((v_st, _c11, v_cast))
                                                 _add((v_st, _c9, v_rule))
                                                 _add((v_st, _c56, v_line))
+                                                break
     return out
 
 def r0064_FuYin(X):
@@ -8728,6 +9151,8 @@ def r0064_FuYin(X):
                                     _add((v_st, _c11, v_cast))
                                     _add((v_st, _c9, v_rule))
                                     _add((v_st, _c56, v_line))
+                                    break
+                    break
     return out
 
 def r0065_GuaShen(X):
@@ -8756,11 +9181,13 @@ def r0065_GuaShen(X):
                                     for v_line in SP.get((v_cast, _c3), _E):
                                         if (v_line, _c2, v_body) in SPO:
                                             _add((v_line, _c53, _c248))
+                                break
                         else:
                             for v_body, v_bi in PP.get(_c247, _E):
                                 for v_line in SP.get((v_cast, _c3), _E):
                                     if (v_line, _c2, v_body) in SPO:
                                         _add((v_line, _c53, _c248))
+                            break
     return out
 
 def r0066_HiddenMissingRelative(X):
@@ -8775,6 +9202,7 @@ def r0066_HiddenMissingRelative(X):
             for v_rel in SP.get((v_h, _c251), _E):
                 if not r0066_HiddenMissingRelative_minus79(X, v_cast, v_rel):
                     _add((v_line, _c204, v_h))
+                    break
     return out
 
 def r0067_JinShen(X):
@@ -8859,6 +9287,7 @@ def r0071_MovingLine(X):
         for v_v in SP.get((v_line, _c260), _E):
             if or_(equals(v_v, _c238), equals(v_v, _c261)):
                 _add((v_line, _c5, _c45))
+                break
     return out
 
 def r0072_MovingTomb(X):
@@ -8905,6 +9334,7 @@ def r0073_Outweighs(X):
                                     _add((v_o, _c271, v_f1))
                                     _add((v_o, _c272, v_p))
                                     _add((v_o, _c225, v_f2))
+                break
     def _k1(v_cast, v_f1, v_g1, v_g2, v_k1, v_k2, v_p, v_p1, v_p2, v_rule, v_u, v_ug):
         if not_equals(v_p1, v_p2):
             for v_f2 in PO.get((_c131, v_u), _E):
@@ -9201,6 +9631,7 @@ def r0080_RescueWay1(X):
                                                 if (v_m != v_u):
                                                     if (not r0080_RescueWay1_ex105(X, v_m)):
                                                         _k1(v_cast, v_m, v_rule, v_t, v_u, v_ug)
+                            break
                     for v_t in SP.get((v_cast, _c20), _E):
                         if (v_t, _c118, v_u) in SPO:
                             for v_m in PO.get((_c113, v_u), _E):
@@ -9218,6 +9649,7 @@ def r0080_RescueWay1(X):
                                                 if (v_m != v_u):
                                                     if (not r0080_RescueWay1_ex105(X, v_m)):
                                                         _k3(v_cast, v_m, v_rule, v_t, v_u, v_ug)
+                            break
                     if (v_u, _c292, _c33) in SPO:
                         for v_m in PO.get((_c113, v_u), _E):
                             if (not r0080_RescueWay1_ex106(X, v_u)):
@@ -9314,6 +9746,7 @@ def r0082_RescueWay3(X):
                                                 if (v_cast, _c3, v_m) in SPO:
                                                     if (v_m != v_u):
                                                         _k1(v_c, v_cast, v_m, v_rule, v_u, v_ug)
+                                break
     return out
 
 def r0083_RescueWay4(X):
@@ -9603,6 +10036,7 @@ def r0089_ShenSha_CondolingGuest(X):
                                         _add((v_st, _c9, v_rule))
                                         _add((v_st, _c10, v_cast))
                                         _add((v_st, _c11, v_line))
+                                        break
     return out
 
 def r0090_ShenSha_Emolument(X):
@@ -9651,6 +10085,7 @@ def r0091_ShenSha_FloweryCanopy(X):
                                         _add((v_st, _c9, v_rule))
                                         _add((v_st, _c10, v_cast))
                                         _add((v_st, _c11, v_line))
+                                        break
     return out
 
 def r0092_ShenSha_GeneralStar(X):
@@ -9675,6 +10110,7 @@ def r0092_ShenSha_GeneralStar(X):
                                         _add((v_st, _c9, v_rule))
                                         _add((v_st, _c10, v_cast))
                                         _add((v_st, _c11, v_line))
+                                        break
     return out
 
 def r0093_ShenSha_HeavenlyJoy(X):
@@ -9699,6 +10135,7 @@ def r0093_ShenSha_HeavenlyJoy(X):
                                         _add((v_st, _c9, v_rule))
                                         _add((v_st, _c10, v_cast))
                                         _add((v_st, _c11, v_line))
+                                        break
     return out
 
 def r0094_ShenSha_HeavenlyNoble(X):
@@ -9747,6 +10184,7 @@ def r0095_ShenSha_LostSpirit(X):
                                         _add((v_st, _c9, v_rule))
                                         _add((v_st, _c10, v_cast))
                                         _add((v_st, _c11, v_line))
+                                        break
     return out
 
 def r0096_ShenSha_LostSpirit_TriadShenSha(X):
@@ -9772,6 +10210,7 @@ def r0096_ShenSha_LostSpirit_TriadShenSha(X):
                                         _add((v_st, _c9, v_rule))
                                         _add((v_st, _c10, v_cast))
                                         _add((v_st, _c11, v_line))
+                                        break
     return out
 
 def r0097_ShenSha_MourningGate(X):
@@ -9796,6 +10235,7 @@ def r0097_ShenSha_MourningGate(X):
                                         _add((v_st, _c9, v_rule))
                                         _add((v_st, _c10, v_cast))
                                         _add((v_st, _c11, v_line))
+                                        break
     return out
 
 def r0098_ShenSha_PostHorse(X):
@@ -9820,6 +10260,7 @@ def r0098_ShenSha_PostHorse(X):
                                         _add((v_st, _c9, v_rule))
                                         _add((v_st, _c10, v_cast))
                                         _add((v_st, _c11, v_line))
+                                        break
     return out
 
 def r0099_ShenSha_RobberyKiller(X):
@@ -9844,6 +10285,7 @@ def r0099_ShenSha_RobberyKiller(X):
                                         _add((v_st, _c9, v_rule))
                                         _add((v_st, _c10, v_cast))
                                         _add((v_st, _c11, v_line))
+                                        break
     return out
 
 def r0100_ShenSha_SaltyPool(X):
@@ -9868,6 +10310,7 @@ def r0100_ShenSha_SaltyPool(X):
                                         _add((v_st, _c9, v_rule))
                                         _add((v_st, _c10, v_cast))
                                         _add((v_st, _c11, v_line))
+                                        break
     return out
 
 def r0101_ShiLine(X):
@@ -9905,6 +10348,7 @@ def r0102_ShiShen(X):
                         for v_line in SP.get((v_cast, _c3), _E):
                             if (v_line, _c46) in SP:
                                 _add((v_line, _c53, _c348))
+                        break
     return out
 
 def r0103_SingleMoving(X):
@@ -10098,9 +10542,11 @@ def r0112_SixSpirits(X):
                                     else:
                                         for v_spirit, v_o in PP.get(_c369, _E):
                                             _add((v_line, _c371, v_spirit))
+                                        break
                                 else:
                                     for v_spirit, v_o in PP.get(_c369, _E):
                                         _add((v_line, _c371, v_spirit))
+                                    break
     return out
 
 def r0113_StageByDay(X):
@@ -10163,6 +10609,7 @@ def r0115_StaticLine(X):
         for v_v in SP.get((v_line, _c260), _E):
             if or_(equals(v_v, _c376), equals(v_v, _c377)):
                 _add((v_line, _c5, _c72))
+                break
     return out
 
 def r0116_StemStage(X):
@@ -10215,6 +10662,7 @@ def r0117_TimingFrameStillMeet(X):
                                                     _add((v_t, _c136, v_cast))
                                                     _add((v_t, _c385, v_tb))
                                                     _add((v_t, _c386, v_u))
+                                        break
     return out
 
 def r0118_TimingMonthBrokenFill(X):
@@ -10265,6 +10713,7 @@ def r0119_TimingMovingNow(X):
                                                 _add((v_t, _c136, v_cast))
                                                 _add((v_t, _c385, v_tb))
                                                 _add((v_t, _c386, v_u))
+                                        break
     return out
 
 def r0120_TimingMovingVoid(X):
@@ -10320,6 +10769,7 @@ def r0121_TimingMovingVoidClashed(X):
                                                     _add((v_t, _c136, v_cast))
                                                     _add((v_t, _c385, v_tb))
                                                     _add((v_t, _c386, v_u))
+                                break
     return out
 
 def r0122_TimingMovingVoidCombined(X):
@@ -10715,10 +11165,12 @@ def r0137_TimingWeak(X):
                                                 for v_stage in SP.get((v_entry, _c32), _E):
                                                     if (v_stage in _c168):
                                                         _k0(v_cast, v_el, v_entry, v_hOutOfSeason, v_rl, v_rule, v_stage, v_t, v_tb, v_u)
+                                                        break
                                             else:
                                                 for v_stage in SP.get((v_entry, _c32), _E):
                                                     if (v_stage in _c168):
                                                         _k1(v_cast, v_el, v_entry, v_hOutOfSeason, v_rl, v_rule, v_stage, v_tb, v_u)
+                                                        break
     return out
 
 def r0138_TimingWeakMoving(X):
@@ -10773,6 +11225,7 @@ def r0139_TombChangeLine(X):
                                             _add((v_st, _c11, v_cast))
                                             _add((v_st, _c9, v_rule))
                                             _add((v_st, _c56, v_l))
+                                            break
                 if (v_l, _c53, _c248) in SPO:
                     for v_cast in PO.get((_c3, v_l), _E):
                         v_st = (v_cast + '/state/EnterTombWithGhost/TombChangeLine' if type(v_cast) is str else valid_iri_of(_cat(_lex(v_cast), '/state/EnterTombWithGhost/TombChangeLine')))
@@ -10788,6 +11241,7 @@ def r0139_TombChangeLine(X):
                                             _add((v_st, _c11, v_cast))
                                             _add((v_st, _c9, v_rule))
                                             _add((v_st, _c56, v_l))
+                                            break
                 if (v_l, _c53, _c348) in SPO:
                     for v_cast in PO.get((_c3, v_l), _E):
                         v_st = (v_cast + '/state/EnterTombWithGhost/TombChangeLine' if type(v_cast) is str else valid_iri_of(_cat(_lex(v_cast), '/state/EnterTombWithGhost/TombChangeLine')))
@@ -10803,6 +11257,7 @@ def r0139_TombChangeLine(X):
                                             _add((v_st, _c11, v_cast))
                                             _add((v_st, _c9, v_rule))
                                             _add((v_st, _c56, v_l))
+                                            break
                 for v_cast, v_bb in PP.get(_c412, _E):
                     if (v_l, _c2, v_bb) in SPO:
                         if (v_cast, _c3, v_l) in SPO:
@@ -10819,6 +11274,7 @@ def r0139_TombChangeLine(X):
                                                 _add((v_st, _c11, v_cast))
                                                 _add((v_st, _c9, v_rule))
                                                 _add((v_st, _c56, v_l))
+                                                break
     return out
 
 def r0140_TombFate(X):
@@ -11153,6 +11609,7 @@ def r0154_UseGodChoose(X):
                                         if (not r0154_UseGodChoose_ex186(X, v_cast, v_choice)):
                                             if equals(v_k, v_best):
                                                 _add((v_cast, _c430, v_choice))
+                                                break
     return out
 
 def r0155_UseGodHidden(X):
@@ -11275,6 +11732,7 @@ def r0160_VerdictOpposition(X):
                                             for v_pol in SP.get((v_k, _c265), _E):
                                                 if not_equals(boolean(equals(v_pol, _c457)), v_fav):
                                                     _add((v_v, _c469, v_f))
+                                                    break
     return out
 
 def r0161_VerdictSupport(X):
@@ -11297,6 +11755,7 @@ def r0161_VerdictSupport(X):
                                             for v_pol in SP.get((v_k, _c265), _E):
                                                 if equals(boolean(equals(v_pol, _c457)), v_fav):
                                                     _add((v_v, _c471, v_f))
+                                                    break
     return out
 
 def r0162_VerdictXiong(X):
@@ -12312,6 +12771,8 @@ def r0206_self_clash_weaker_line_defeated(X):
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_a))
                                                     _add((v_j, _c488, v_L_b))
+                                                    break
+                            break
     return out
 
 def r0207_self_combine_lines_friendly(X):
@@ -12473,6 +12934,7 @@ def r0212_case_offspring_is_month_arrives_this_mon(X):
                                                 if (v_pl6, _c2, v_b7) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k1(v_L_u, v_U_u, v_b7, v_cast, v_pl6, v_ug2, v_w1)
+                                                    break
     return out
 
 def r0213_case_wealth_born_on_day_sibling_broken_h(X):
@@ -12562,6 +13024,7 @@ def r0215_seeking_office_officer_prosperous_has_of(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_g))
+                                    break
     return out
 
 def r0216_seeking_wealth_wealth_prosperous_has_wea(X):
@@ -12587,6 +13050,7 @@ def r0216_seeking_wealth_wealth_prosperous_has_wea(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_w))
+                                    break
     return out
 
 def r0217_single_moving_especially_combine_day(X):
@@ -12828,6 +13292,7 @@ def r0228_illness_no_officer_patient_strong_recove(X):
                                                 else:
                                                     if v_topic in _c542:
                                                         _k1(v_L_u, v_cast, v_s4, v_topic, v_ug2)
+                                break
     for v_ug2, v_U_u in PP.get(_c132, _E):
         if (v_ug2, _c5, _c92) in SPO:
             for v_cast, v_m6 in PP.get(_c20, _E):
@@ -13056,6 +13521,7 @@ def r0238_moving_officer_without_help_as_if_still(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_g))
+                                                break
     return out
 
 def r0239_office_no_officer_no_advancement(X):
@@ -13516,6 +13982,7 @@ def r0257_inner_trigram_rescued_house_revives(X):
                                                     _add((v_j, _c487, v_cast))
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_a))
+                                                    break
     return out
 
 def r0258_life_shi_rescued_from_severance_hardship(X):
@@ -13652,6 +14119,7 @@ def r0262_outer_trigram_rescued_household_grows_ag(X):
                                                     _add((v_j, _c487, v_cast))
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_a))
+                                                    break
     return out
 
 def r0263_state_inner_trigram_rescued_territory(X):
@@ -13680,6 +14148,7 @@ def r0263_state_inner_trigram_rescued_territory(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_a))
+                                                break
     return out
 
 def r0264_state_outer_trigram_rescued_government(X):
@@ -13708,6 +14177,7 @@ def r0264_state_outer_trigram_rescued_government(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_a))
+                                                break
     return out
 
 def r0265_travel_shi_rescued_safe(X):
@@ -13810,6 +14280,7 @@ def r0267_usegod_generated_by_day_true_generation(X):
                                                 if (v_day, _c30, v_e3) in SPO:
                                                     if (v_day != v_U_u):
                                                         _k1(v_L_u, v_U_u, v_cast, v_day, v_e3, v_e4, v_ug1)
+                                                        break
     for v_ug1, v_U_u in PP.get(_c132, _E):
         if (v_ug1, _c5, _c92) in SPO:
             for v_cast in SP.get((v_ug1, _c11), _E):
@@ -13876,6 +14347,7 @@ def r0268_usegod_generated_by_month_true_generatio(X):
                                                 if (v_month, _c30, v_e3) in SPO:
                                                     if (v_month != v_U_u):
                                                         _k1(v_L_u, v_U_u, v_cast, v_e3, v_e4, v_month, v_ug1)
+                                                        break
     for v_ug1, v_U_u in PP.get(_c132, _E):
         if (v_ug1, _c5, _c92) in SPO:
             for v_cast in SP.get((v_ug1, _c11), _E):
@@ -13997,6 +14469,7 @@ def r0270_usegod_severed_in_month_true_severance(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0271_usegod_severed_on_day_true_severance(X):
@@ -14046,6 +14519,7 @@ def r0271_usegod_severed_on_day_true_severance(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0272_woman_marriage_officer_rescued_estranged(X):
@@ -14317,6 +14791,7 @@ def r0276_chou_void_wei_solid_fails_in_chou_month(X):
                                                 if (v_ug6, _c5, _c92) in SPO:
                                                     if (v_U_b, _c2, _c625) in SPO:
                                                         _k3(v_L_a, v_U_a, v_U_b, v_b5, v_cast, v_d4, v_ug1, v_ug6)
+                                            break
     return out
 
 def r0277_documents_two_parents_crossing_memorials(X):
@@ -14449,6 +14924,7 @@ def r0281_ghost_hidden_under_ghost_old_and_new_ill(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_g))
+                                    break
     return out
 
 def r0282_heirs_two_offspring_true_and_adopted(X):
@@ -14665,6 +15141,7 @@ def r0289_officer_changes_to_officer_lawsuit_rises(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_g))
+                                                break
     return out
 
 def r0290_residence_two_officers_two_families(X):
@@ -14892,6 +15369,7 @@ def r0294_two_present_take_unharmed_over_broken(X):
                                                 if (v_ug1, _c5, _c92) in SPO:
                                                     if (v_ug1, _c11, v_cast) in SPO:
                                                         _k3(v_L_v, v_U_u, v_U_v, v_b15, v_b16, v_cast, v_p14, v_ug1, v_ug11)
+                                            break
     return out
 
 def r0295_two_present_take_unharmed_over_scattered(X):
@@ -15071,6 +15549,7 @@ def r0296_two_present_take_unharmed_over_void(X):
                                                 if (v_ug1, _c11, v_cast) in SPO:
                                                     for v_L_u in PO.get((_c204, v_U_u), _E):
                                                         _k3(v_L_u, v_L_v, v_U_u, v_U_v, v_b15, v_cast, v_d14, v_ug1, v_ug11)
+                                        break
     return out
 
 def r0297_usegod_unusable_inauspicious(X):
@@ -15278,6 +15757,7 @@ def r0301_earth_meets_si_severed_not_generated(X):
                                                 if (v_en6, _c32, _c33) in SPO:
                                                     if (v_en6, _c34, v_e5) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                        break
     return out
 
 def r0302_fire_womb_at_zi_false_womb(X):
@@ -15329,6 +15809,7 @@ def r0302_fire_womb_at_zi_false_womb(X):
                                                 if (v_en6, _c32, _c656) in SPO:
                                                     if (v_en6, _c34, v_e5) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                        break
     return out
 
 def r0303_hai_moves_makes_wood_flourish(X):
@@ -15476,6 +15957,7 @@ def r0305_metal_decline_at_xu_read_generation(X):
                                                 if (v_en6, _c32, _c662) in SPO:
                                                     if (v_en6, _c34, v_e5) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                        break
     return out
 
 def r0306_metal_meets_si_born_not_overcome(X):
@@ -15527,6 +16009,7 @@ def r0306_metal_meets_si_born_not_overcome(X):
                                                 if (v_en6, _c32, _c166) in SPO:
                                                     if (v_en6, _c34, v_e5) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                        break
     return out
 
 def r0307_moving_usegod_changes_to_severance(X):
@@ -15707,6 +16190,7 @@ def r0310_usegod_born_in_month_weighs_less(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0311_usegod_born_on_day_unsurpassed(X):
@@ -15756,6 +16240,7 @@ def r0311_usegod_born_on_day_unsurpassed(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0312_usegod_born_on_day_weighs_most(X):
@@ -15805,6 +16290,7 @@ def r0312_usegod_born_on_day_weighs_most(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0313_usegod_day_emperor_flourishes(X):
@@ -15854,6 +16340,7 @@ def r0313_usegod_day_emperor_flourishes(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0314_usegod_day_nurture_needs_support(X):
@@ -15903,6 +16390,7 @@ def r0314_usegod_day_nurture_needs_support(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0315_usegod_day_official_flourishes(X):
@@ -15952,6 +16440,7 @@ def r0315_usegod_day_official_flourishes(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0316_usegod_day_sickness_loses_power(X):
@@ -16001,6 +16490,7 @@ def r0316_usegod_day_sickness_loses_power(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0317_usegod_dead_in_month_generated_by_day_no(X):
@@ -16069,6 +16559,7 @@ def r0317_usegod_dead_in_month_generated_by_day_no(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k2(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0318_usegod_dead_neither_generated_nor_overco(X):
@@ -16131,6 +16622,7 @@ def r0318_usegod_dead_neither_generated_nor_overco(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if not r0318_usegod_dead_neither_generated_nor_overco_minus305(X, v_U_u):
                                                         _k1(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0319_usegod_dead_on_day_generated_by_change_n(X):
@@ -16157,6 +16649,8 @@ def r0319_usegod_dead_on_day_generated_by_change_n(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_u))
+                                            break
+                break
     return out
 
 def r0320_usegod_dead_on_day_generated_by_month_no(X):
@@ -16225,6 +16719,7 @@ def r0320_usegod_dead_on_day_generated_by_month_no(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k2(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0321_usegod_dead_on_day_no_rescue_near_death(X):
@@ -16281,6 +16776,7 @@ def r0321_usegod_dead_on_day_no_rescue_near_death(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if not r0321_usegod_dead_on_day_no_rescue_near_death_minus312(X, v_U_u):
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0322_usegod_dead_on_day_overcome_by_change_de(X):
@@ -16307,6 +16803,8 @@ def r0322_usegod_dead_on_day_overcome_by_change_de(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_u))
+                                            break
+                break
     return out
 
 def r0323_usegod_dead_on_day_overcome_by_month_dea(X):
@@ -16375,6 +16873,7 @@ def r0323_usegod_dead_on_day_overcome_by_month_dea(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k2(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0324_usegod_generated_by_day_auspicious(X):
@@ -16423,6 +16922,7 @@ def r0324_usegod_generated_by_day_auspicious(X):
                                                 if (v_day, _c30, v_e3) in SPO:
                                                     if (v_day != v_U_u):
                                                         _k1(v_L_u, v_U_u, v_cast, v_day, v_e3, v_e4, v_ug1)
+                                                        break
     for v_ug1, v_U_u in PP.get(_c132, _E):
         if (v_ug1, _c5, _c92) in SPO:
             for v_cast in SP.get((v_ug1, _c11), _E):
@@ -16489,6 +16989,7 @@ def r0325_usegod_generated_by_month_auspicious(X):
                                                 if (v_month, _c30, v_e3) in SPO:
                                                     if (v_month != v_U_u):
                                                         _k1(v_L_u, v_U_u, v_cast, v_e3, v_e4, v_month, v_ug1)
+                                                        break
     for v_ug1, v_U_u in PP.get(_c132, _E):
         if (v_ug1, _c5, _c92) in SPO:
             for v_cast in SP.get((v_ug1, _c11), _E):
@@ -16556,6 +17057,7 @@ def r0326_usegod_month_emperor_true_prosperity(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0327_usegod_month_official_flourishes(X):
@@ -16605,6 +17107,7 @@ def r0327_usegod_month_official_flourishes(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0328_usegod_overcome_by_day_inauspicious(X):
@@ -16653,6 +17156,7 @@ def r0328_usegod_overcome_by_day_inauspicious(X):
                                                 if (v_day, _c30, v_e3) in SPO:
                                                     if (v_day != v_U_u):
                                                         _k1(v_L_u, v_U_u, v_cast, v_day, v_e3, v_e4, v_ug1)
+                                                        break
     for v_ug1, v_U_u in PP.get(_c132, _E):
         if (v_ug1, _c5, _c92) in SPO:
             for v_cast in SP.get((v_ug1, _c11), _E):
@@ -16719,6 +17223,7 @@ def r0329_usegod_overcome_by_month_inauspicious(X):
                                                 if (v_month, _c30, v_e3) in SPO:
                                                     if (v_month != v_U_u):
                                                         _k1(v_L_u, v_U_u, v_cast, v_e3, v_e4, v_month, v_ug1)
+                                                        break
     for v_ug1, v_U_u in PP.get(_c132, _E):
         if (v_ug1, _c5, _c92) in SPO:
             for v_cast in SP.get((v_ug1, _c11), _E):
@@ -16805,6 +17310,7 @@ def r0330_usegod_severed_in_month_generated_by_day(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k2(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0331_usegod_severed_in_month_weighs_less(X):
@@ -16854,6 +17360,7 @@ def r0331_usegod_severed_in_month_weighs_less(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0332_usegod_severed_on_day_generated_by_chang(X):
@@ -16880,6 +17387,7 @@ def r0332_usegod_severed_on_day_generated_by_chang(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_u))
+                                            break
     return out
 
 def r0333_usegod_severed_on_day_generated_by_month(X):
@@ -16948,6 +17456,7 @@ def r0333_usegod_severed_on_day_generated_by_month(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k2(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0334_usegod_severed_on_day_no_rescue(X):
@@ -17004,6 +17513,7 @@ def r0334_usegod_severed_on_day_no_rescue(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if not r0334_usegod_severed_on_day_no_rescue_minus327(X, v_U_u):
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0335_usegod_severed_on_day_overcome_by_change(X):
@@ -17030,6 +17540,8 @@ def r0335_usegod_severed_on_day_overcome_by_change(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_u))
+                                            break
+                break
     return out
 
 def r0336_usegod_severed_on_day_overcome_by_month(X):
@@ -17098,6 +17610,7 @@ def r0336_usegod_severed_on_day_overcome_by_month(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k2(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0337_usegod_severed_on_day_weighs_most(X):
@@ -17147,6 +17660,7 @@ def r0337_usegod_severed_on_day_weighs_most(X):
                                                 if (v_en6, _c34, v_e5) in SPO:
                                                     if (v_cast, _c5, _c125) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                    break
     return out
 
 def r0338_usegod_tomb_clashed_by_day_welcome(X):
@@ -17201,6 +17715,7 @@ def r0338_usegod_tomb_clashed_by_day_welcome(X):
                                                 if (v_p8, _c2, v_b9) in SPO:
                                                     for v_b5 in SP.get((v_d4, _c2), _E):
                                                         _k0(v_L_u, v_U_u, v_b10, v_b5, v_b9, v_cast, v_d4, v_e6, v_p8, v_ug1)
+                                                    break
     return out
 
 def r0339_usegod_tomb_clashed_by_month_welcome(X):
@@ -17264,6 +17779,7 @@ def r0339_usegod_tomb_clashed_by_month_welcome(X):
                                                 if (v_cast, _c39) in SP:
                                                     if (v_cast, _c20) in SP:
                                                         _k1(v_L_u, v_U_u, v_b5, v_cast, v_d4, v_e6, v_ug1)
+                                            break
     return out
 
 def r0340_usegod_tomb_clashed_by_moving_line_welco(X):
@@ -17329,6 +17845,7 @@ def r0340_usegod_tomb_clashed_by_moving_line_welco(X):
                                                 if (v_cast, _c39) in SP:
                                                     for v_br8 in SP.get((v_U_u, _c2), _E):
                                                         _k1(v_L_u, v_U_u, v_b5, v_br8, v_cast, v_d4, v_e6, v_ug1)
+                                            break
     return out
 
 def r0341_usegod_tomb_no_clash_hidden_away(X):
@@ -17390,6 +17907,7 @@ def r0341_usegod_tomb_no_clash_hidden_away(X):
                                                 if (v_cast, _c5, _c125) in SPO:
                                                     if (v_cast, _c39) in SP:
                                                         _k2(v_L_u, v_U_u, v_b5, v_cast, v_d4, v_e6, v_ug1)
+                                                break
     return out
 
 def r0342_usegod_tomb_punished_by_month_breaks_out(X):
@@ -17453,6 +17971,7 @@ def r0342_usegod_tomb_punished_by_month_breaks_out(X):
                                                 if (v_cast, _c39) in SP:
                                                     if (v_cast, _c20) in SP:
                                                         _k1(v_L_u, v_U_u, v_b5, v_cast, v_d4, v_e6, v_ug1)
+                                            break
     return out
 
 def r0343_usegod_tomb_punished_by_moving_line_brea(X):
@@ -17518,6 +18037,7 @@ def r0343_usegod_tomb_punished_by_moving_line_brea(X):
                                                 if (v_cast, _c39) in SP:
                                                     for v_br8 in SP.get((v_U_u, _c2), _E):
                                                         _k1(v_L_u, v_U_u, v_b5, v_br8, v_cast, v_d4, v_e6, v_ug1)
+                                            break
     return out
 
 def r0344_water_bath_at_you_false_defeat(X):
@@ -17569,6 +18089,7 @@ def r0344_water_bath_at_you_false_defeat(X):
                                                 if (v_en6, _c32, _c708) in SPO:
                                                     if (v_en6, _c34, v_e5) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                        break
     return out
 
 def r0345_wood_womb_at_you_read_overcoming(X):
@@ -17620,6 +18141,7 @@ def r0345_wood_womb_at_you_read_overcoming(X):
                                                 if (v_en6, _c32, _c656) in SPO:
                                                     if (v_en6, _c34, v_e5) in SPO:
                                                         _k0(v_L_u, v_U_u, v_b4, v_cast, v_e5, v_en6, v_p3, v_ug1)
+                                                        break
     return out
 
 def r0346_broken_ghost_shi_tomb_trouble_illness_fa(X):
@@ -17732,6 +18254,7 @@ def r0349_change_tomb_clashed_by_day_false(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_g))
+                                    break
     return out
 
 def r0350_change_tomb_fate_line_as_heavy_as_fate_t(X):
@@ -18072,6 +18595,7 @@ def r0361_guashen_tomb_ghost_prosperous_bad(X):
                                                 else:
                                                     if v_topic in _c728:
                                                         _k1(v_L_b, v_cast, v_s2, v_st1, v_timeDay, v_topic)
+                                        break
     return out
 
 def r0362_guashen_tomb_ghost_weak_lessened(X):
@@ -18108,6 +18632,7 @@ def r0362_guashen_tomb_ghost_weak_lessened(X):
                                                 else:
                                                     if v_topic in _c728:
                                                         _k1(v_L_b, v_cast, v_s2, v_st1, v_timeDay, v_topic)
+                                        break
     return out
 
 def r0363_life_first_tomb_broken_heavier(X):
@@ -18457,6 +18982,7 @@ def r0374_shishen_tomb_ghost_prosperous_bad(X):
                     _add((v_j, _c9, v_rule))
                     _add((v_j, _c488, v_L_b))
                     _add((v_j, _c488, v_L_s))
+                    break
     def _k1(v_L_b, v_L_s, v_cast, v_st1, v_timeDay, v_topic):
         pass
     for v_st1 in PO.get((_c5, _c90), _E):
@@ -18496,6 +19022,7 @@ def r0375_shishen_tomb_ghost_weak_lessened(X):
                     _add((v_j, _c9, v_rule))
                     _add((v_j, _c488, v_L_b))
                     _add((v_j, _c488, v_L_s))
+                    break
     def _k1(v_L_b, v_L_s, v_cast, v_st1, v_timeDay, v_topic):
         pass
     for v_st1 in PO.get((_c5, _c90), _E):
@@ -18722,6 +19249,7 @@ def r0382_usegod_in_season_auspicious(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_u))
+                                break
     for v_ug1, v_U_u in PP.get(_c132, _E):
         if (v_ug1, _c5, _c92) in SPO:
             for v_cast, v_m5 in PP.get(_c20, _E):
@@ -18774,6 +19302,7 @@ def r0383_usegod_out_of_season_inauspicious(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_u))
+                                break
     for v_ug1, v_U_u in PP.get(_c132, _E):
         if (v_ug1, _c5, _c92) in SPO:
             for v_cast, v_m5 in PP.get(_c20, _E):
@@ -18850,6 +19379,7 @@ def r0386_changed_inner_wealth_offspring_establish(X):
                             _add((v_j, _c9, v_rule))
                             _add((v_j, _c488, v_L_a))
                             _add((v_j, _c488, v_L_b))
+                            break
     def _k2(v_L_a, v_L_b, v_b16, v_cast, v_ch12, v_ch2, v_el17, v_el7, v_gz15, v_hp14, v_hx18, v_hx8, v_p1, v_p11, v_p13, v_p3, v_pal19, v_pal9, v_pe10, v_pe20, v_rule, v_topic):
         pass
     def _k0(v_L_a, v_cast, v_ch12, v_ch2, v_el17, v_el7, v_hx18, v_hx8, v_pal19, v_pal9, v_pe10, v_pe20, v_rule, v_topic):
@@ -18868,6 +19398,8 @@ def r0386_changed_inner_wealth_offspring_establish(X):
                                                     for v_b16 in SP.get((v_gz15, _c2), _E):
                                                         if (v_b16, _c30, v_el17) in SPO:
                                                             _k1(v_L_a, v_L_b, v_b16, v_cast, v_ch12, v_ch2, v_el17, v_el7, v_gz15, v_hp14, v_hx18, v_hx8, v_j, v_p1, v_p11, v_p13, v_p3, v_pal19, v_pal9, v_pe10, v_pe20, v_rule, v_topic)
+                                                            break
+                                        break
                         else:
                             for v_p13 in SP.get((v_L_b, _c46), _E):
                                 for v_p11 in SP.get((v_L_b, _c46), _E):
@@ -18878,6 +19410,9 @@ def r0386_changed_inner_wealth_offspring_establish(X):
                                                     for v_b16 in SP.get((v_gz15, _c2), _E):
                                                         if (v_b16, _c30, v_el17) in SPO:
                                                             _k2(v_L_a, v_L_b, v_b16, v_cast, v_ch12, v_ch2, v_el17, v_el7, v_gz15, v_hp14, v_hx18, v_hx8, v_p1, v_p11, v_p13, v_p3, v_pal19, v_pal9, v_pe10, v_pe20, v_rule, v_topic)
+                                                            break
+                                        break
+                    break
     for v_cast, v_ch12 in PP.get(_c43, _E):
         if (v_cast, _c5, _c125) in SPO:
             v_topic = _c563
@@ -18912,6 +19447,7 @@ def r0387_changed_outer_evil_death(X):
                         _add((v_j, _c487, v_cast))
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_a))
+                        break
     def _k1(v_L_a, v_cast, v_ch2, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic):
         pass
     for v_cast, v_ch2 in PP.get(_c43, _E):
@@ -18931,6 +19467,7 @@ def r0387_changed_outer_evil_death(X):
                                                 for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                     if (v_hp4, _c48, v_p3) in SPO:
                                                         _k0(v_L_a, v_cast, v_ch2, v_hp4, v_hx8, v_j, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                break
                                 else:
                                     for v_p3 in SP.get((v_L_a, _c46), _E):
                                         for v_p1 in SP.get((v_L_a, _c46), _E):
@@ -18938,6 +19475,7 @@ def r0387_changed_outer_evil_death(X):
                                                 for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                     if (v_hp4, _c48, v_p3) in SPO:
                                                         _k1(v_L_a, v_cast, v_ch2, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                break
     return out
 
 def r0388_changed_outer_evil_death_officer(X):
@@ -18957,6 +19495,7 @@ def r0388_changed_outer_evil_death_officer(X):
                         _add((v_j, _c487, v_cast))
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_a))
+                        break
     def _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic):
         pass
     for v_cast, v_ch2 in PP.get(_c43, _E):
@@ -18976,12 +19515,14 @@ def r0388_changed_outer_evil_death_officer(X):
                                                 if greater_eq(v_p1, _c237):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k0(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_j, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
                                     else:
                                         for v_p3 in SP.get((v_L_a, _c46), _E):
                                             for v_p1 in SP.get((v_L_a, _c46), _E):
                                                 if greater_eq(v_p1, _c237):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
     return out
 
 def r0389_changed_outer_good_safe(X):
@@ -19000,6 +19541,7 @@ def r0389_changed_outer_good_safe(X):
                         _add((v_j, _c487, v_cast))
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_a))
+                        break
     def _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic):
         pass
     for v_cast, v_ch2 in PP.get(_c43, _E):
@@ -19019,12 +19561,14 @@ def r0389_changed_outer_good_safe(X):
                                                 if greater_eq(v_p1, _c237):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k0(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_j, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
                                     else:
                                         for v_p3 in SP.get((v_L_a, _c46), _E):
                                             for v_p1 in SP.get((v_L_a, _c46), _E):
                                                 if greater_eq(v_p1, _c237):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
     return out
 
 def r0390_changed_outer_good_safe_offspring(X):
@@ -19043,6 +19587,7 @@ def r0390_changed_outer_good_safe_offspring(X):
                         _add((v_j, _c487, v_cast))
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_a))
+                        break
     def _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic):
         pass
     for v_cast, v_ch2 in PP.get(_c43, _E):
@@ -19062,12 +19607,14 @@ def r0390_changed_outer_good_safe_offspring(X):
                                                 if greater_eq(v_p1, _c237):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k0(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_j, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
                                     else:
                                         for v_p3 in SP.get((v_L_a, _c46), _E):
                                             for v_p1 in SP.get((v_L_a, _c46), _E):
                                                 if greater_eq(v_p1, _c237):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
     return out
 
 def r0391_changed_six_clash_later_decline(X):
@@ -19306,6 +19853,7 @@ def r0400_female_combine_tortoise_dissolute(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                break
     return out
 
 def r0401_female_combine_wanton(X):
@@ -19326,6 +19874,7 @@ def r0401_female_combine_wanton(X):
                             _add((v_j, _c10, v_cast))
                             _add((v_j, _c487, v_cast))
                             _add((v_j, _c9, v_rule))
+                break
     return out
 
 def r0402_female_combine_xianchi_dissolute(X):
@@ -19354,6 +19903,7 @@ def r0402_female_combine_xianchi_dissolute(X):
                                                     _add((v_j, _c487, v_cast))
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_a))
+                break
     return out
 
 def r0403_female_six_combine_not_good(X):
@@ -19374,6 +19924,7 @@ def r0403_female_six_combine_not_good(X):
                             _add((v_j, _c10, v_cast))
                             _add((v_j, _c487, v_cast))
                             _add((v_j, _c9, v_rule))
+                break
     return out
 
 def r0404_good_in_changed_outer_late_fortune(X):
@@ -19392,6 +19943,7 @@ def r0404_good_in_changed_outer_late_fortune(X):
                         _add((v_j, _c487, v_cast))
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_a))
+                        break
     def _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic):
         pass
     for v_cast, v_ch2 in PP.get(_c43, _E):
@@ -19411,12 +19963,14 @@ def r0404_good_in_changed_outer_late_fortune(X):
                                                 if greater_eq(v_p1, _c237):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k0(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_j, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
                                     else:
                                         for v_p3 in SP.get((v_L_a, _c46), _E):
                                             for v_p1 in SP.get((v_L_a, _c46), _E):
                                                 if greater_eq(v_p1, _c237):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
     return out
 
 def r0405_good_in_changed_outer_late_fortune_offsp(X):
@@ -19435,6 +19989,7 @@ def r0405_good_in_changed_outer_late_fortune_offsp(X):
                         _add((v_j, _c487, v_cast))
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_a))
+                        break
     def _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic):
         pass
     for v_cast, v_ch2 in PP.get(_c43, _E):
@@ -19454,12 +20009,14 @@ def r0405_good_in_changed_outer_late_fortune_offsp(X):
                                                 if greater_eq(v_p1, _c237):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k0(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_j, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
                                     else:
                                         for v_p3 in SP.get((v_L_a, _c46), _E):
                                             for v_p1 in SP.get((v_L_a, _c46), _E):
                                                 if greater_eq(v_p1, _c237):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
     return out
 
 def r0406_good_with_day_dragon_offspring(X):
@@ -19487,6 +20044,7 @@ def r0406_good_with_day_dragon_offspring(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r0407_good_with_day_dragon_wealth(X):
@@ -19514,6 +20072,7 @@ def r0407_good_with_day_dragon_wealth(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r0408_good_with_month_dragon_offspring(X):
@@ -19542,6 +20101,7 @@ def r0408_good_with_month_dragon_offspring(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_a))
+                                                break
     return out
 
 def r0409_good_with_month_dragon_wealth(X):
@@ -19570,6 +20130,7 @@ def r0409_good_with_month_dragon_wealth(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_a))
+                                                break
     return out
 
 def r0410_hook_holds_shi_character(X):
@@ -19621,6 +20182,7 @@ def r0411_inner_lu_inherited(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_a))
+                                                break
     return out
 
 def r0412_inner_ma_inherited(X):
@@ -19649,6 +20211,7 @@ def r0412_inner_ma_inherited(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_a))
+                                                break
     return out
 
 def r0413_inner_moving_officer_sickly_child(X):
@@ -19673,6 +20236,7 @@ def r0413_inner_moving_officer_sickly_child(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_g))
+                                    break
     return out
 
 def r0414_inner_noble_lu_ma_inherited(X):
@@ -19701,6 +20265,7 @@ def r0414_inner_noble_lu_ma_inherited(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_a))
+                                                break
     return out
 
 def r0415_inner_offspring_elders_protect(X):
@@ -19724,6 +20289,7 @@ def r0415_inner_offspring_elders_protect(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_a))
+                                break
     return out
 
 def r0416_inner_wealth_elders_protect(X):
@@ -19747,6 +20313,7 @@ def r0416_inner_wealth_elders_protect(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_a))
+                                break
     return out
 
 def r0417_male_combine_handsome(X):
@@ -19767,6 +20334,7 @@ def r0417_male_combine_handsome(X):
                             _add((v_j, _c10, v_cast))
                             _add((v_j, _c487, v_cast))
                             _add((v_j, _c9, v_rule))
+                break
     return out
 
 def r0418_moving_punishes_offspring(X):
@@ -19923,6 +20491,7 @@ def r0423_officer_changed_inner_worst(X):
                         _add((v_j, _c487, v_cast))
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_a))
+                        break
     def _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic):
         pass
     for v_cast, v_ch2 in PP.get(_c43, _E):
@@ -19942,12 +20511,14 @@ def r0423_officer_changed_inner_worst(X):
                                                 if less_eq(v_p1, _c234):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k0(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_j, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
                                     else:
                                         for v_p3 in SP.get((v_L_a, _c46), _E):
                                             for v_p1 in SP.get((v_L_a, _c46), _E):
                                                 if less_eq(v_p1, _c234):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
     return out
 
 def r0424_officer_clashed_day_good(X):
@@ -20069,6 +20640,7 @@ def r0428_officer_early_years_hardship(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_a))
+                                break
     return out
 
 def r0429_officer_illness(X):
@@ -20132,6 +20704,7 @@ def r0431_officer_late_years_fruitless(X):
                         _add((v_j, _c487, v_cast))
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_a))
+                        break
     def _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic):
         pass
     for v_cast, v_ch2 in PP.get(_c43, _E):
@@ -20151,12 +20724,14 @@ def r0431_officer_late_years_fruitless(X):
                                                 if greater_eq(v_p1, _c237):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k0(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_j, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
                                     else:
                                         for v_p3 in SP.get((v_L_a, _c46), _E):
                                             for v_p1 in SP.get((v_L_a, _c46), _E):
                                                 if greater_eq(v_p1, _c237):
                                                     for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                         _k1(v_L_a, v_cast, v_ch2, v_el7, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                    break
     return out
 
 def r0432_officer_moving_siblings_harmed(X):
@@ -20246,6 +20821,7 @@ def r0435_officer_primary_outer_worst(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_a))
+                                break
     return out
 
 def r0436_officer_scattered_calm(X):
@@ -20297,6 +20873,7 @@ def r0437_officer_strong_illness(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_g))
+                                        break
     return out
 
 def r0438_officer_strong_moving_worst(X):
@@ -20323,6 +20900,7 @@ def r0438_officer_strong_moving_worst(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0439_officer_strong_poor(X):
@@ -20349,6 +20927,7 @@ def r0439_officer_strong_poor(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0440_officer_tiger(X):
@@ -20519,6 +21098,7 @@ def r0446_officer_weak_static_tolerable(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0447_offspring_clashed_day_bad(X):
@@ -20815,6 +21395,7 @@ def r0458_offspring_present_rich(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_a))
+                                                break
     return out
 
 def r0459_offspring_prosperous_combines_shi(X):
@@ -20850,12 +21431,16 @@ def r0459_offspring_prosperous_combines_shi(X):
                                                 for v_s1 in SP.get((v_L_a, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k0(v_L_a, v_L_s, v_cast, v_j, v_p2, v_rule, v_s1, v_timeMonth, v_topic)
+                                                        break
+                                                break
                                     else:
                                         for v_p2 in SP.get((v_L_a, _c46), _E):
                                             if greater_eq(v_p2, _c237):
                                                 for v_s1 in SP.get((v_L_a, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k1(v_L_a, v_L_s, v_cast, v_p2, v_rule, v_s1, v_timeMonth, v_topic)
+                                                        break
+                                                break
     return out
 
 def r0460_offspring_prosperous_generates_shi(X):
@@ -20891,12 +21476,16 @@ def r0460_offspring_prosperous_generates_shi(X):
                                                 for v_s1 in SP.get((v_L_a, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k0(v_L_a, v_L_s, v_cast, v_j, v_p2, v_rule, v_s1, v_timeMonth, v_topic)
+                                                        break
+                                                break
                                     else:
                                         for v_p2 in SP.get((v_L_a, _c46), _E):
                                             if greater_eq(v_p2, _c237):
                                                 for v_s1 in SP.get((v_L_a, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k1(v_L_a, v_L_s, v_cast, v_p2, v_rule, v_s1, v_timeMonth, v_topic)
+                                                        break
+                                                break
     return out
 
 def r0461_offspring_tuishen_less_good(X):
@@ -20990,6 +21579,7 @@ def r0464_outer_moving_officer_oppressed(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_g))
+                                    break
     return out
 
 def r0465_outer_moving_offspring_endless_fortune(X):
@@ -21014,6 +21604,7 @@ def r0465_outer_moving_offspring_endless_fortune(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r0466_outer_moving_wealth_endless_fortune(X):
@@ -21038,6 +21629,7 @@ def r0466_outer_moving_wealth_endless_fortune(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r0467_outer_officer_bullied(X):
@@ -21061,6 +21653,7 @@ def r0467_outer_officer_bullied(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_g))
+                                break
     return out
 
 def r0468_parents_moving_no_children(X):
@@ -21277,6 +21870,7 @@ def r0476_shi_offspring_wealth_strong(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_a))
                                                 _add((v_j, _c488, v_L_s))
+                                                break
     return out
 
 def r0477_shi_overcomes_ying_at_odds(X):
@@ -21492,6 +22086,7 @@ def r0485_shi_ying_same_element(X):
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_s))
                                             _add((v_j, _c488, v_L_y))
+                                        break
     return out
 
 def r0486_siblings_early_years_hardship(X):
@@ -21515,6 +22110,7 @@ def r0486_siblings_early_years_hardship(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_a))
+                                break
     return out
 
 def r0487_siblings_moving_off_shi_lessened(X):
@@ -21618,6 +22214,7 @@ def r0491_siblings_officer_changed_inner_worst(X):
                         _add((v_j, _c487, v_cast))
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_a))
+                        break
     def _k1(v_L_a, v_cast, v_ch2, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic):
         pass
     for v_cast, v_ch2 in PP.get(_c43, _E):
@@ -21637,6 +22234,7 @@ def r0491_siblings_officer_changed_inner_worst(X):
                                                 for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                     if (v_hp4, _c48, v_p3) in SPO:
                                                         _k0(v_L_a, v_cast, v_ch2, v_hp4, v_hx8, v_j, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                break
                                 else:
                                     for v_p3 in SP.get((v_L_a, _c46), _E):
                                         for v_p1 in SP.get((v_L_a, _c46), _E):
@@ -21644,6 +22242,7 @@ def r0491_siblings_officer_changed_inner_worst(X):
                                                 for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                     if (v_hp4, _c48, v_p3) in SPO:
                                                         _k1(v_L_a, v_cast, v_ch2, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                break
     return out
 
 def r0492_siblings_officer_late_years_fruitless(X):
@@ -21662,6 +22261,7 @@ def r0492_siblings_officer_late_years_fruitless(X):
                         _add((v_j, _c487, v_cast))
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_a))
+                        break
     def _k1(v_L_a, v_cast, v_ch2, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic):
         pass
     for v_cast, v_ch2 in PP.get(_c43, _E):
@@ -21681,6 +22281,7 @@ def r0492_siblings_officer_late_years_fruitless(X):
                                                 for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                     if (v_hp4, _c48, v_p3) in SPO:
                                                         _k0(v_L_a, v_cast, v_ch2, v_hp4, v_hx8, v_j, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                break
                                 else:
                                     for v_p3 in SP.get((v_L_a, _c46), _E):
                                         for v_p1 in SP.get((v_L_a, _c46), _E):
@@ -21688,6 +22289,7 @@ def r0492_siblings_officer_late_years_fruitless(X):
                                                 for v_hp4 in SP.get((v_ch2, _c47), _E):
                                                     if (v_hp4, _c48, v_p3) in SPO:
                                                         _k1(v_L_a, v_cast, v_ch2, v_hp4, v_hx8, v_p1, v_p3, v_pal9, v_pe10, v_rule, v_topic)
+                                                break
     return out
 
 def r0493_siblings_present_poor(X):
@@ -21732,6 +22334,7 @@ def r0494_siblings_primary_outer_worst(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_a))
+                                break
     return out
 
 def r0495_siblings_scattered_calm(X):
@@ -21783,6 +22386,7 @@ def r0496_siblings_strong_moving_worst(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0497_siblings_strong_poor(X):
@@ -21809,6 +22413,7 @@ def r0497_siblings_strong_poor(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0498_siblings_void_calm(X):
@@ -21860,6 +22465,7 @@ def r0499_siblings_weak_static_tolerable(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0500_six_clash_frustrated(X):
@@ -22171,6 +22777,7 @@ def r0513_weak_shi_overcome_by_ying(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_s))
                                                 _add((v_j, _c488, v_L_y))
+                                                break
     return out
 
 def r0514_wealth_clashed_day_bad(X):
@@ -22531,6 +23138,7 @@ def r0528_wealth_present_rich(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_a))
+                                                break
     return out
 
 def r0529_wealth_prosperous_combines_shi(X):
@@ -22566,12 +23174,16 @@ def r0529_wealth_prosperous_combines_shi(X):
                                                 for v_s1 in SP.get((v_L_a, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k0(v_L_a, v_L_s, v_cast, v_j, v_p2, v_rule, v_s1, v_timeMonth, v_topic)
+                                                        break
+                                                break
                                     else:
                                         for v_p2 in SP.get((v_L_a, _c46), _E):
                                             if greater_eq(v_p2, _c237):
                                                 for v_s1 in SP.get((v_L_a, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k1(v_L_a, v_L_s, v_cast, v_p2, v_rule, v_s1, v_timeMonth, v_topic)
+                                                        break
+                                                break
     return out
 
 def r0530_wealth_prosperous_generates_shi(X):
@@ -22607,12 +23219,16 @@ def r0530_wealth_prosperous_generates_shi(X):
                                                 for v_s1 in SP.get((v_L_a, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k0(v_L_a, v_L_s, v_cast, v_j, v_p2, v_rule, v_s1, v_timeMonth, v_topic)
+                                                        break
+                                                break
                                     else:
                                         for v_p2 in SP.get((v_L_a, _c46), _E):
                                             if greater_eq(v_p2, _c237):
                                                 for v_s1 in SP.get((v_L_a, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k1(v_L_a, v_L_s, v_cast, v_p2, v_rule, v_s1, v_timeMonth, v_topic)
+                                                        break
+                                                break
     return out
 
 def r0531_wealth_tuishen_less_good(X):
@@ -23380,6 +23996,7 @@ def r0562_green_dragon_strong(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_q))
+                                        break
     return out
 
 def r0563_inner_dui_easy_birth(X):
@@ -23487,6 +24104,8 @@ def r0567_inner_gen_strong_harder(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_x))
+                                            break
+                        break
     return out
 
 def r0568_inner_kan_easy_birth(X):
@@ -23594,6 +24213,8 @@ def r0572_inner_kun_strong_harder(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_x))
+                                            break
+                        break
     return out
 
 def r0573_inner_li_easy_birth(X):
@@ -23833,6 +24454,8 @@ def r0583_inner_zhen_strong_harder(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_x))
+                                            break
+                        break
     return out
 
 def r0584_offspring_strong_yang_boy(X):
@@ -23860,6 +24483,8 @@ def r0584_offspring_strong_yang_boy(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_z))
+                                            break
+                                    break
     return out
 
 def r0585_offspring_void_miscarriage(X):
@@ -23937,6 +24562,8 @@ def r0587_offspring_weak_yin_girl(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_z))
+                                            break
+                                    break
     return out
 
 def r0588_offspring_yang_attacked_girl(X):
@@ -23975,6 +24602,7 @@ def r0588_offspring_yang_attacked_girl(X):
                                                 else:
                                                     if (v_L_m, _c5, _c45) in SPO:
                                                         _k1(v_L_m, v_L_z, v_cast, v_rule, v_st2, v_timeDay, v_topic, v_v1)
+                                        break
     return out
 
 def r0589_offspring_yang_line_boy(X):
@@ -23998,6 +24626,7 @@ def r0589_offspring_yang_line_boy(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_z))
+                                break
     return out
 
 def r0590_offspring_yin_line_girl(X):
@@ -24021,6 +24650,7 @@ def r0590_offspring_yin_line_girl(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_z))
+                                break
     return out
 
 def r0591_parents_move_child_harmed_fu(X):
@@ -24169,6 +24799,7 @@ def r0596_snake_yang_ghost_day_fright(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_g))
+                                        break
     return out
 
 def r0597_snake_yin_ghost_night_dreams(X):
@@ -24195,6 +24826,7 @@ def r0597_snake_yin_ghost_night_dreams(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_g))
+                                        break
     return out
 
 def r0598_tianxi_snake_qilin_dream(X):
@@ -24369,6 +25001,7 @@ def r0604_yang_wraps_yin_girl(X):
                 _add((v_j, _c488, v_L_a))
                 _add((v_j, _c488, v_L_b))
                 _add((v_j, _c488, v_L_z))
+                break
     def _k1(v_L_a, v_L_b, v_L_z, v_cast, v_rule, v_topic, v_v2, v_v3):
         pass
     for v_cast in PO.get((_c5, _c125), _E):
@@ -24390,6 +25023,8 @@ def r0604_yang_wraps_yin_girl(X):
                                                         _k0(v_L_a, v_L_b, v_L_z, v_cast, v_j, v_rule, v_topic, v_v2, v_v3)
                                                     else:
                                                         _k1(v_L_a, v_L_b, v_L_z, v_cast, v_rule, v_topic, v_v2, v_v3)
+                                            break
+                            break
     return out
 
 def r0605_yang_wraps_yin_girl_fu(X):
@@ -24408,6 +25043,7 @@ def r0605_yang_wraps_yin_girl_fu(X):
                 _add((v_j, _c488, v_L_a))
                 _add((v_j, _c488, v_L_b))
                 _add((v_j, _c488, v_L_z))
+                break
     def _k1(v_L_a, v_L_b, v_L_z, v_cast, v_rule, v_topic, v_v2, v_v3):
         pass
     for v_cast in PO.get((_c5, _c125), _E):
@@ -24429,6 +25065,8 @@ def r0605_yang_wraps_yin_girl_fu(X):
                                                         _k0(v_L_a, v_L_b, v_L_z, v_cast, v_j, v_rule, v_topic, v_v2, v_v3)
                                                     else:
                                                         _k1(v_L_a, v_L_b, v_L_z, v_cast, v_rule, v_topic, v_v2, v_v3)
+                                            break
+                            break
     return out
 
 def r0606_yin_wraps_yang_boy(X):
@@ -24447,6 +25085,7 @@ def r0606_yin_wraps_yang_boy(X):
                 _add((v_j, _c488, v_L_a))
                 _add((v_j, _c488, v_L_b))
                 _add((v_j, _c488, v_L_z))
+                break
     def _k1(v_L_a, v_L_b, v_L_z, v_cast, v_rule, v_topic, v_v2, v_v3):
         pass
     for v_cast in PO.get((_c5, _c125), _E):
@@ -24468,6 +25107,8 @@ def r0606_yin_wraps_yang_boy(X):
                                                         _k0(v_L_a, v_L_b, v_L_z, v_cast, v_j, v_rule, v_topic, v_v2, v_v3)
                                                     else:
                                                         _k1(v_L_a, v_L_b, v_L_z, v_cast, v_rule, v_topic, v_v2, v_v3)
+                                            break
+                            break
     return out
 
 def r0607_yin_wraps_yang_boy_fu(X):
@@ -24486,6 +25127,7 @@ def r0607_yin_wraps_yang_boy_fu(X):
                 _add((v_j, _c488, v_L_a))
                 _add((v_j, _c488, v_L_b))
                 _add((v_j, _c488, v_L_z))
+                break
     def _k1(v_L_a, v_L_b, v_L_z, v_cast, v_rule, v_topic, v_v2, v_v3):
         pass
     for v_cast in PO.get((_c5, _c125), _E):
@@ -24507,6 +25149,8 @@ def r0607_yin_wraps_yang_boy_fu(X):
                                                         _k0(v_L_a, v_L_b, v_L_z, v_cast, v_j, v_rule, v_topic, v_v2, v_v3)
                                                     else:
                                                         _k1(v_L_a, v_L_b, v_L_z, v_cast, v_rule, v_topic, v_v2, v_v3)
+                                            break
+                            break
     return out
 
 def r0608_between_lines_combine_shi_kin(X):
@@ -24524,6 +25168,7 @@ def r0608_between_lines_combine_shi_kin(X):
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_m))
                 _add((v_j, _c488, v_L_s))
+                break
     def _k1(v_L_m, v_L_s, v_cast, v_ps3, v_py4, v_rule, v_sh1, v_topic, v_yi2):
         pass
     for v_cast in PO.get((_c5, _c125), _E):
@@ -24562,6 +25207,7 @@ def r0609_between_lines_combine_shi_kin_fu(X):
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_m))
                 _add((v_j, _c488, v_L_s))
+                break
     def _k1(v_L_m, v_L_s, v_cast, v_ps3, v_py4, v_rule, v_sh1, v_topic, v_yi2):
         pass
     for v_cast in PO.get((_c5, _c125), _E):
@@ -24605,6 +25251,7 @@ def r0610_between_lines_combine_shi_void_retreat(X):
                             _add((v_j, _c9, v_rule))
                             _add((v_j, _c488, v_L_m))
                             _add((v_j, _c488, v_L_s))
+                            break
     def _k1(v_L_m, v_L_s, v_cast, v_sh1, v_st6, v_timeDay, v_topic, v_yi2):
         pass
     for v_cast, v_timeDay in PP.get(_c39, _E):
@@ -24642,6 +25289,7 @@ def r0611_between_lines_combine_ying_kin(X):
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_m))
                 _add((v_j, _c488, v_L_y))
+                break
     def _k1(v_L_m, v_L_y, v_cast, v_ps3, v_py4, v_rule, v_sh1, v_topic, v_yi2):
         pass
     for v_cast in PO.get((_c5, _c125), _E):
@@ -24680,6 +25328,7 @@ def r0612_between_lines_combine_ying_kin_fu(X):
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_m))
                 _add((v_j, _c488, v_L_y))
+                break
     def _k1(v_L_m, v_L_y, v_cast, v_ps3, v_py4, v_rule, v_sh1, v_topic, v_yi2):
         pass
     for v_cast in PO.get((_c5, _c125), _E):
@@ -24723,6 +25372,7 @@ def r0613_between_lines_combine_ying_void_retreat(X):
                             _add((v_j, _c9, v_rule))
                             _add((v_j, _c488, v_L_m))
                             _add((v_j, _c488, v_L_y))
+                            break
     def _k1(v_L_m, v_L_y, v_cast, v_sh1, v_st6, v_timeDay, v_topic, v_yi2):
         pass
     for v_cast, v_timeDay in PP.get(_c39, _E):
@@ -24760,6 +25410,7 @@ def r0614_between_lines_generate_shi_kin(X):
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_m))
                 _add((v_j, _c488, v_L_s))
+                break
     def _k1(v_L_m, v_L_s, v_cast, v_ps3, v_py4, v_rule, v_sh1, v_topic, v_yi2):
         pass
     for v_cast in PO.get((_c5, _c125), _E):
@@ -24798,6 +25449,7 @@ def r0615_between_lines_generate_shi_kin_fu(X):
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_m))
                 _add((v_j, _c488, v_L_s))
+                break
     def _k1(v_L_m, v_L_s, v_cast, v_ps3, v_py4, v_rule, v_sh1, v_topic, v_yi2):
         pass
     for v_cast in PO.get((_c5, _c125), _E):
@@ -24841,6 +25493,7 @@ def r0616_between_lines_generate_shi_void_retreat(X):
                             _add((v_j, _c9, v_rule))
                             _add((v_j, _c488, v_L_m))
                             _add((v_j, _c488, v_L_s))
+                            break
     def _k1(v_L_m, v_L_s, v_cast, v_sh1, v_st6, v_timeDay, v_topic, v_yi2):
         pass
     for v_cast, v_timeDay in PP.get(_c39, _E):
@@ -24878,6 +25531,7 @@ def r0617_between_lines_generate_ying_kin(X):
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_m))
                 _add((v_j, _c488, v_L_y))
+                break
     def _k1(v_L_m, v_L_y, v_cast, v_ps3, v_py4, v_rule, v_sh1, v_topic, v_yi2):
         pass
     for v_cast in PO.get((_c5, _c125), _E):
@@ -24916,6 +25570,7 @@ def r0618_between_lines_generate_ying_kin_fu(X):
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_m))
                 _add((v_j, _c488, v_L_y))
+                break
     def _k1(v_L_m, v_L_y, v_cast, v_ps3, v_py4, v_rule, v_sh1, v_topic, v_yi2):
         pass
     for v_cast in PO.get((_c5, _c125), _E):
@@ -24959,6 +25614,7 @@ def r0619_between_lines_generate_ying_void_retreat(X):
                             _add((v_j, _c9, v_rule))
                             _add((v_j, _c488, v_L_m))
                             _add((v_j, _c488, v_L_y))
+                            break
     def _k1(v_L_m, v_L_y, v_cast, v_sh1, v_st6, v_timeDay, v_topic, v_yi2):
         pass
     for v_cast, v_timeDay in PP.get(_c39, _E):
@@ -24996,6 +25652,7 @@ def r0620_between_lines_strong_matchmaker(X):
                 _add((v_j, _c487, v_cast))
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_m))
+                break
     def _k1(v_L_m, v_cast, v_p5, v_ps3, v_py4, v_rule, v_sh1, v_timeMonth, v_topic, v_yi2):
         pass
     for v_cast, v_timeMonth in PP.get(_c20, _E):
@@ -25015,10 +25672,12 @@ def r0620_between_lines_strong_matchmaker(X):
                                                 for v_p5 in SP.get((v_L_m, _c46), _E):
                                                     if or_(and_(greater(v_p5, v_ps3), less(v_p5, v_py4)), and_(greater(v_p5, v_py4), less(v_p5, v_ps3))):
                                                         _k0(v_L_m, v_cast, v_j, v_p5, v_ps3, v_py4, v_rule, v_sh1, v_timeMonth, v_topic, v_yi2)
+                                                        break
                                             else:
                                                 for v_p5 in SP.get((v_L_m, _c46), _E):
                                                     if or_(and_(greater(v_p5, v_ps3), less(v_p5, v_py4)), and_(greater(v_p5, v_py4), less(v_p5, v_ps3))):
                                                         _k1(v_L_m, v_cast, v_p5, v_ps3, v_py4, v_rule, v_sh1, v_timeMonth, v_topic, v_yi2)
+                                                        break
     return out
 
 def r0621_between_lines_strong_matchmaker_fu(X):
@@ -25036,6 +25695,7 @@ def r0621_between_lines_strong_matchmaker_fu(X):
                 _add((v_j, _c487, v_cast))
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_m))
+                break
     def _k1(v_L_m, v_cast, v_p5, v_ps3, v_py4, v_rule, v_sh1, v_timeMonth, v_topic, v_yi2):
         pass
     for v_cast, v_timeMonth in PP.get(_c20, _E):
@@ -25055,10 +25715,12 @@ def r0621_between_lines_strong_matchmaker_fu(X):
                                                 for v_p5 in SP.get((v_L_m, _c46), _E):
                                                     if or_(and_(greater(v_p5, v_ps3), less(v_p5, v_py4)), and_(greater(v_p5, v_py4), less(v_p5, v_ps3))):
                                                         _k0(v_L_m, v_cast, v_j, v_p5, v_ps3, v_py4, v_rule, v_sh1, v_timeMonth, v_topic, v_yi2)
+                                                        break
                                             else:
                                                 for v_p5 in SP.get((v_L_m, _c46), _E):
                                                     if or_(and_(greater(v_p5, v_ps3), less(v_p5, v_py4)), and_(greater(v_p5, v_py4), less(v_p5, v_ps3))):
                                                         _k1(v_L_m, v_cast, v_p5, v_ps3, v_py4, v_rule, v_sh1, v_timeMonth, v_topic, v_yi2)
+                                                        break
     return out
 
 def r0622_bird_tiger_bird_overcomes_tiger_feud_fu(X):
@@ -25113,6 +25775,7 @@ def r0623_bird_tiger_clash_bird_void_retreat(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_r))
                                                 _add((v_j, _c488, v_L_t))
+                                        break
     return out
 
 def r0624_bird_tiger_clash_feud_fu(X):
@@ -25167,6 +25830,7 @@ def r0625_bird_tiger_clash_tiger_void_retreat(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_r))
                                                 _add((v_j, _c488, v_L_t))
+                                        break
     return out
 
 def r0626_bird_tiger_shi_ying_shi_bird_clash(X):
@@ -25543,6 +26207,7 @@ def r0640_brother_to_brother_obstacle(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_b))
+                                            break
     return out
 
 def r0641_changed_six_clash_withdrawn_after(X):
@@ -25780,6 +26445,7 @@ def r0650_ghost_moving_change_delay(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_g))
+                                            break
     return out
 
 def r0651_ghost_moving_unwanted(X):
@@ -25827,6 +26493,7 @@ def r0652_ghost_to_ghost_reversals(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_g))
+                                            break
     return out
 
 def r0653_ghost_void_great_taboo(X):
@@ -26008,6 +26675,7 @@ def r0659_hex_heng_use_god_void(X):
                                                 if (v_cast, _c484, v_topic) in SPO:
                                                     if (v_cast, _c39) in SP:
                                                         _k0(v_L_u, v_U_u, v_b5, v_cast, v_d4, v_topic, v_ug1)
+                                            break
     return out
 
 def r0660_hex_jie_fish_water(X):
@@ -26078,6 +26746,7 @@ def r0661_hex_jie_use_god_void(X):
                                                 if (v_cast, _c484, v_topic) in SPO:
                                                     if (v_cast, _c39) in SP:
                                                         _k0(v_L_u, v_U_u, v_b5, v_cast, v_d4, v_topic, v_ug1)
+                                            break
     return out
 
 def r0662_hex_kui_charcoal_ice(X):
@@ -26220,6 +26889,7 @@ def r0667_hex_tai_use_god_void(X):
                                                 if (v_cast, _c484, v_topic) in SPO:
                                                     if (v_cast, _c39) in SP:
                                                         _k0(v_L_u, v_U_u, v_b5, v_cast, v_d4, v_topic, v_ug1)
+                                            break
     return out
 
 def r0668_hex_xian_fish_water(X):
@@ -26308,6 +26978,7 @@ def r0670_hex_xian_use_god_void(X):
                                                 if (v_cast, _c484, v_topic) in SPO:
                                                     if (v_cast, _c39) in SP:
                                                         _k0(v_L_u, v_U_u, v_b5, v_cast, v_d4, v_topic, v_ug1)
+                                            break
     return out
 
 def r0671_hex_xie_charcoal_ice(X):
@@ -26558,6 +27229,7 @@ def r0681_man_asks_ying_month_strong(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_y))
+                                        break
     return out
 
 def r0682_man_two_wealth_peach(X):
@@ -26686,6 +27358,7 @@ def r0685_matchmaker_line_combines_shi(X):
                                         _add((v_j, _c488, v_L_m))
                                         _add((v_j, _c488, v_L_s))
                                         _add((v_j, _c488, v_L_y))
+                                        break
     for v_cast in PO.get((_c5, _c125), _E):
         for v_L_s in PO.get((_c53, _c54), _E):
             if (v_cast, _c3, v_L_s) in SPO:
@@ -26701,6 +27374,7 @@ def r0685_matchmaker_line_combines_shi(X):
                                                 if (v_L_y, _c30, v_e6) in SPO:
                                                     for v_ps3 in SP.get((v_sh1, _c46), _E):
                                                         _k0(v_L_s, v_L_y, v_cast, v_e6, v_ps3, v_sh1, v_topic, v_yi2)
+                                                    break
     return out
 
 def r0686_matchmaker_line_combines_ying(X):
@@ -26727,6 +27401,7 @@ def r0686_matchmaker_line_combines_ying(X):
                                         _add((v_j, _c488, v_L_m))
                                         _add((v_j, _c488, v_L_s))
                                         _add((v_j, _c488, v_L_y))
+                                        break
     for v_cast in PO.get((_c5, _c125), _E):
         for v_L_y in PO.get((_c53, _c58), _E):
             if (v_cast, _c3, v_L_y) in SPO:
@@ -26742,6 +27417,7 @@ def r0686_matchmaker_line_combines_ying(X):
                                                 if (v_L_s, _c30, v_e6) in SPO:
                                                     for v_ps3 in SP.get((v_sh1, _c46), _E):
                                                         _k0(v_L_s, v_L_y, v_cast, v_e6, v_ps3, v_sh1, v_topic, v_yi2)
+                                                    break
     return out
 
 def r0687_no_parents_no_betrothal_gifts_fu(X):
@@ -26825,6 +27501,7 @@ def r0690_offspring_moves_ghost_strong_safe(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_g))
                                                 _add((v_j, _c488, v_L_z))
+                                                break
     return out
 
 def r0691_offspring_moves_husband_hurt_fu(X):
@@ -26872,6 +27549,7 @@ def r0692_offspring_moves_strong_fast(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_z))
+                                        break
     return out
 
 def r0693_offspring_moves_weak_slow(X):
@@ -26898,6 +27576,7 @@ def r0693_offspring_moves_weak_slow(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_z))
+                                        break
     return out
 
 def r0694_offspring_moving_bad(X):
@@ -26964,6 +27643,8 @@ def r0696_outer_yin_inner_yang(X):
                                         _add((v_j, _c10, v_cast))
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
+                                        break
+                                break
     return out
 
 def r0697_parents_move_offspring_hard(X):
@@ -27049,6 +27730,8 @@ def r0700_pure_yang_not_transform(X):
                                         _add((v_j, _c10, v_cast))
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
+                                        break
+                                break
     return out
 
 def r0701_pure_yin_not_born(X):
@@ -27073,6 +27756,8 @@ def r0701_pure_yin_not_born(X):
                                         _add((v_j, _c10, v_cast))
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
+                                        break
+                                break
     return out
 
 def r0702_shi_gen_ying_day_clash_shi(X):
@@ -27185,6 +27870,8 @@ def r0705_shi_ghost_weak_empty_name(X):
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_g))
                                                     _add((v_j, _c488, v_L_s))
+                                                    break
+                                break
     return out
 
 def r0706_shi_moving_day_combine_concluded(X):
@@ -27390,6 +28077,8 @@ def r0713_shi_yang_ying_yin_order(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_s))
                                                 _add((v_j, _c488, v_L_y))
+                                                break
+                                        break
     return out
 
 def r0714_shi_ying_both_move_change(X):
@@ -27548,6 +28237,7 @@ def r0719_shi_ying_same_element_matchmaker(X):
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_s))
                                             _add((v_j, _c488, v_L_y))
+                                        break
     return out
 
 def r0720_shi_ying_same_element_no_success(X):
@@ -27575,6 +28265,7 @@ def r0720_shi_ying_same_element_no_success(X):
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_s))
                                             _add((v_j, _c488, v_L_y))
+                                        break
     return out
 
 def r0721_shi_ying_shi_gen_ying_fu(X):
@@ -27821,6 +28512,8 @@ def r0730_wealth_ghost_both_strong(X):
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_c))
                                                     _add((v_j, _c488, v_L_g))
+                                                    break
+                                break
     return out
 
 def r0731_wealth_ghost_harm(X):
@@ -28813,6 +29506,7 @@ def r0772_woman_asks_shi_strong(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_s))
+                                        break
     return out
 
 def r0773_woman_asks_shi_tomb_weak(X):
@@ -28841,6 +29535,7 @@ def r0773_woman_asks_shi_tomb_weak(X):
                                                     _add((v_j, _c487, v_cast))
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_s))
+                                                    break
     return out
 
 def r0774_woman_two_ghost_remarry(X):
@@ -28935,6 +29630,7 @@ def r0776_woman_two_ghost_wealth_attacked(X):
                                                 _add((v_j, _c488, v_L_a))
                                                 _add((v_j, _c488, v_L_b))
                                                 _add((v_j, _c488, v_L_c))
+                                            break
     for v_cast in PO.get((_c449, _c569), _E):
         if (v_cast, _c5, _c125) in SPO:
             v_topic = _c483
@@ -28980,6 +29676,8 @@ def r0777_woman_two_ghost_wealth_overcome_by_movin(X):
                                                     _add((v_j, _c488, v_L_b))
                                                     _add((v_j, _c488, v_L_c))
                                                     _add((v_j, _c488, v_L_m))
+                                                break
+                    break
     for v_cast in PO.get((_c449, _c569), _E):
         if (v_cast, _c5, _c125) in SPO:
             v_topic = _c483
@@ -29023,6 +29721,7 @@ def r0778_woman_two_ghost_wealth_punished_by_day(X):
                                                 _add((v_j, _c488, v_L_a))
                                                 _add((v_j, _c488, v_L_b))
                                                 _add((v_j, _c488, v_L_c))
+                                            break
     for v_cast in PO.get((_c449, _c569), _E):
         if (v_cast, _c5, _c125) in SPO:
             v_topic = _c483
@@ -29130,6 +29829,8 @@ def r0781_yin_yang_crossed_fate(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_s))
                                                 _add((v_j, _c488, v_L_y))
+                                                break
+                                        break
     return out
 
 def r0782_yin_yang_in_place(X):
@@ -29154,6 +29855,8 @@ def r0782_yin_yang_in_place(X):
                                         _add((v_j, _c10, v_cast))
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
+                                        break
+                                break
     return out
 
 def r0783_yin_yang_in_place_shi_ying(X):
@@ -29182,6 +29885,8 @@ def r0783_yin_yang_in_place_shi_ying(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_s))
                                                 _add((v_j, _c488, v_L_y))
+                                                break
+                                        break
     return out
 
 def r0784_ying_gen_shi_severed_hesitant(X):
@@ -29436,6 +30141,7 @@ def r0792_ying_strong_bride_rich(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_y))
+                                    break
     return out
 
 def r0793_ying_void_retreat_fu(X):
@@ -29540,6 +30246,8 @@ def r0796_ying_yin_shi_yang(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_s))
                                                 _add((v_j, _c488, v_L_y))
+                                                break
+                                        break
     return out
 
 def r0797_offspring_strong_parents_hold_shi_wealth(X):
@@ -29560,6 +30268,7 @@ def r0797_offspring_strong_parents_hold_shi_wealth(X):
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_p))
                         _add((v_j, _c488, v_L_z))
+                        break
     def _k1(v_L_p, v_L_z, v_cast, v_e1, v_m2, v_mb3, v_rule, v_se4, v_topic):
         pass
     for v_cast, v_m2 in PP.get(_c20, _E):
@@ -29603,6 +30312,7 @@ def r0798_offspring_strong_parents_hold_ying_wealt(X):
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_p))
                         _add((v_j, _c488, v_L_z))
+                        break
     def _k1(v_L_p, v_L_z, v_cast, v_e1, v_m2, v_mb3, v_rule, v_se4, v_topic):
         pass
     for v_cast, v_m2 in PP.get(_c20, _E):
@@ -29647,6 +30357,7 @@ def r0799_wealth_hidden_under_offspring_full(X):
                             _add((v_j, _c487, v_cast))
                             _add((v_j, _c9, v_rule))
                             _add((v_j, _c488, v_L_z))
+                            break
     def _k1(v_L_z, v_cast, v_e4, v_hid2, v_hid3, v_m5, v_mb6, v_topic):
         v_rule = _c1201
     for v_cast, v_m5 in PP.get(_c20, _E):
@@ -29724,6 +30435,7 @@ def r0801_wealth_hidden_under_parents_half(X):
                             _add((v_j, _c487, v_cast))
                             _add((v_j, _c9, v_rule))
                             _add((v_j, _c488, v_L_f))
+                            break
     def _k1(v_L_f, v_cast, v_e4, v_hid2, v_hid3, v_m5, v_mb6, v_topic):
         v_rule = _c1203
     for v_cast, v_m5 in PP.get(_c20, _E):
@@ -29976,6 +30688,7 @@ def r0808_wealth_under_officer_offspring_strong(X):
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_g))
                                 _add((v_j, _c488, v_L_z))
+                                break
     def _k1(v_L_g, v_L_z, v_cast, v_hid2, v_m4, v_mb5, v_rule, v_topic):
         pass
     for v_cast, v_m4 in PP.get(_c20, _E):
@@ -30019,6 +30732,7 @@ def r0809_shi_sibling_wealth_hidden_under_shi_succ(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_s))
+                                break
     def _k1(v_L_s, v_cast, v_e4, v_hid2, v_hid3, v_m5, v_topic):
         pass
     for v_cast, v_m5 in PP.get(_c20, _E):
@@ -30086,6 +30800,7 @@ def r0811_wealth_hidden_under_sibling_on_shi_stron(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_s))
+                                break
     def _k1(v_L_s, v_cast, v_e4, v_hid2, v_hid3, v_m5, v_topic):
         pass
     for v_cast, v_m5 in PP.get(_c20, _E):
@@ -30319,6 +31034,7 @@ def r0820_officer_aux_parents_wangxiang_has_qi(X):
                 _add((v_j, _c487, v_cast))
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_u))
+                break
     def _k1(v_L_u, v_cast, v_e1, v_m2, v_mb3, v_rule, v_se4, v_topic):
         pass
     for v_cast, v_m2 in PP.get(_c20, _E):
@@ -30360,6 +31076,7 @@ def r0821_officer_aux_parents_xiuqiu_no_qi(X):
                 _add((v_j, _c487, v_cast))
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_u))
+                break
     def _k1(v_L_u, v_cast, v_e1, v_m2, v_mb3, v_rule, v_se4, v_topic):
         pass
     for v_cast, v_m2 in PP.get(_c20, _E):
@@ -30623,6 +31340,7 @@ def r0825_usegod_month_broken(X):
                                                 if (v_cast, _c20) in SP:
                                                     for v_topic in SP.get((v_cast, _c484), _E):
                                                         _k0(v_L_u, v_U_u, v_b5, v_b6, v_cast, v_p4, v_topic, v_ug1)
+                                            break
     return out
 
 def r0826_usegod_overcome_by_day(X):
@@ -30860,6 +31578,7 @@ def r0829_usegod_wangxiang_has_qi(X):
                                                 for v_s7 in SP.get((v_se6, _c75), _E):
                                                     if (v_s7 in _c78):
                                                         _k0(v_L_u, v_cast, v_e3, v_m4, v_mb5, v_s7, v_se6, v_ug1)
+                                                        break
     for v_ug1, v_U_u in PP.get(_c132, _E):
         if (v_ug1, _c5, _c92) in SPO:
             for v_cast, v_m9 in PP.get(_c20, _E):
@@ -30924,6 +31643,7 @@ def r0830_usegod_xiuqiu_no_qi(X):
                                                 for v_s7 in SP.get((v_se6, _c75), _E):
                                                     if (v_s7 in _c83):
                                                         _k0(v_L_u, v_cast, v_e3, v_m4, v_mb5, v_s7, v_se6, v_ug1)
+                                                        break
     for v_ug1, v_U_u in PP.get(_c132, _E):
         if (v_ug1, _c5, _c92) in SPO:
             for v_cast, v_m9 in PP.get(_c20, _E):
@@ -31126,6 +31846,7 @@ def r0838_wealth_aux_offspring_wangxiang_has_qi(X):
                 _add((v_j, _c487, v_cast))
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_u))
+                break
     def _k1(v_L_u, v_cast, v_e1, v_m2, v_mb3, v_rule, v_se4, v_topic):
         pass
     for v_cast, v_m2 in PP.get(_c20, _E):
@@ -31167,6 +31888,7 @@ def r0839_wealth_aux_offspring_xiuqiu_no_qi(X):
                 _add((v_j, _c487, v_cast))
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_u))
+                break
     def _k1(v_L_u, v_cast, v_e1, v_m2, v_mb3, v_rule, v_se4, v_topic):
         pass
     for v_cast, v_m2 in PP.get(_c20, _E):
@@ -31225,6 +31947,7 @@ def r0840_hidden_strong_usegod_brought_out_by_day(X):
                                                     for v_L_f in SP.get((v_ug17, _c56), _E):
                                                         if (v_cast, _c3, v_L_f) in SPO:
                                                             _k1(v_L_f, v_L_u, v_b14, v_cast, v_e3, v_h18, v_m4, v_mb5, v_pl13, v_rule, v_s7, v_se6, v_topic, v_ug1, v_ug17)
+                    break
     def _k3(v_L_f, v_L_u, v_U_u, v_b16, v_cast, v_e8, v_h18, v_m9, v_mb10, v_pl15, v_rule, v_s12, v_se11, v_topic, v_ug1, v_ug17):
         if (v_cast, _c3, v_L_f) in SPO:
             v_j = (v_cast + '/judgment/002-chuxian/hidden-strong-usegod-brought-out-by-day' if type(v_cast) is str else valid_iri_of(_cat(_lex(v_cast), '/judgment/002-chuxian/hidden-strong-usegod-brought-out-by-day')))
@@ -31251,6 +31974,7 @@ def r0840_hidden_strong_usegod_brought_out_by_day(X):
                                                         v_rule = _c1244
                                                         for v_L_f in SP.get((v_ug17, _c56), _E):
                                                             _k3(v_L_f, v_L_u, v_U_u, v_b16, v_cast, v_e8, v_h18, v_m9, v_mb10, v_pl15, v_rule, v_s12, v_se11, v_topic, v_ug1, v_ug17)
+                        break
     for v_cast, v_pl13 in PP.get(_c39, _E):
         for v_ug1 in PO.get((_c5, _c92), _E):
             if (v_ug1, _c11, v_cast) in SPO:
@@ -31279,6 +32003,7 @@ def r0840_hidden_strong_usegod_brought_out_by_day(X):
                                                 for v_mb10 in SP.get((v_m9, _c2), _E):
                                                     for v_se11 in PO.get((_c210, v_mb10), _E):
                                                         _k2(v_L_u, v_U_u, v_b16, v_cast, v_e8, v_m9, v_mb10, v_pl15, v_se11, v_ug1)
+                                            break
     return out
 
 def r0841_hidden_strong_usegod_under_shi(X):
@@ -31302,6 +32027,7 @@ def r0841_hidden_strong_usegod_under_shi(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_u))
+                                    break
     def _k1(v_L_u, v_cast, v_h2, v_hid3, v_m5, v_topic, v_ug1):
         pass
     for v_ug1, v_h2 in PP.get(_c132, _E):
@@ -31467,6 +32193,7 @@ def r0847_usegod_hidden_with_qi_short_term(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_u))
+                                break
     def _k1(v_L_u, v_cast, v_h2, v_hid3, v_m5, v_mb6, v_topic, v_ug1):
         pass
     for v_ug1, v_h2 in PP.get(_c132, _E):
@@ -31559,6 +32286,7 @@ def r0850_usegod_shown_strong_long_lasting(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_u))
+                                break
     def _k1(v_L_u, v_cast, v_e4, v_m5, v_mb6, v_rule, v_topic, v_ug1):
         pass
     for v_cast, v_m5 in PP.get(_c20, _E):
@@ -31602,6 +32330,7 @@ def r0851_usegod_shown_strong_long_lasting_office(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_u))
+                                break
     def _k1(v_L_u, v_cast, v_e4, v_m5, v_mb6, v_rule, v_topic, v_ug1):
         pass
     for v_cast, v_m5 in PP.get(_c20, _E):
@@ -31650,6 +32379,8 @@ def r0852_wealth_and_officer_shown_strong_lasting(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_c))
                                                 _add((v_j, _c488, v_L_g))
+                                                break
+                            break
     def _k1(v_L_c, v_L_g, v_cast, v_e1, v_e6, v_m2, v_m7, v_mb3, v_mb8, v_rule):
         pass
     for v_cast, v_m2 in PP.get(_c20, _E):
@@ -31855,6 +32586,7 @@ def r0858_chaotic_hidden_usegod_must_be_strong(X):
                         _add((v_j, _c487, v_cast))
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_u))
+                        break
     def _k1(v_L_u, v_cast, v_e4, v_h2, v_hid3, v_m5, v_mb6, v_rule, v_se7, v_ug1):
         pass
     for v_ug1, v_h2 in PP.get(_c132, _E):
@@ -32013,6 +32745,7 @@ def r0863_chaotic_shi_generates_strong_wealth(X):
                             _add((v_j, _c9, v_rule))
                             _add((v_j, _c488, v_L_c))
                             _add((v_j, _c488, v_L_s))
+                            break
     def _k2(v_L_c, v_L_s, v_cast, v_e3, v_k2, v_m4, v_mb5, v_rule, v_timeMonth):
         pass
     for v_cast, v_timeMonth in PP.get(_c20, _E):
@@ -32109,6 +32842,7 @@ def r0866_official_hidden_officer_strong(X):
                             _add((v_j, _c487, v_cast))
                             _add((v_j, _c9, v_rule))
                             _add((v_j, _c488, v_L_f))
+                            break
     def _k1(v_L_f, v_cast, v_e4, v_hid2, v_hid3, v_m5, v_mb6, v_topic):
         v_rule = _c1270
     for v_cast, v_m5 in PP.get(_c20, _E):
@@ -32223,6 +32957,7 @@ def r0870_private_hidden_wealth_strong(X):
                             _add((v_j, _c487, v_cast))
                             _add((v_j, _c9, v_rule))
                             _add((v_j, _c488, v_L_f))
+                            break
     def _k1(v_L_f, v_cast, v_e4, v_hid2, v_hid3, v_m5, v_mb6, v_topic):
         v_rule = _c1274
     for v_cast, v_m5 in PP.get(_c20, _E):
@@ -32264,6 +32999,7 @@ def r0871_private_offspring_assist_strong_moving(X):
                     _add((v_j, _c487, v_cast))
                     _add((v_j, _c9, v_rule))
                     _add((v_j, _c488, v_L_z))
+                    break
     def _k1(v_L_z, v_cast, v_e1, v_m2, v_mb3, v_rule, v_se4, v_topic):
         pass
     for v_cast, v_m2 in PP.get(_c20, _E):
@@ -32399,6 +33135,7 @@ def r0876_single_moving_strong_urgent(X):
                 _add((v_j, _c487, v_cast))
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_a))
+                break
     def _k1(v_L_a, v_cast, v_cs1, v_e2, v_m3, v_mb4, v_rule, v_se5):
         pass
     for v_cs1 in PO.get((_c5, _c350), _E):
@@ -32440,6 +33177,7 @@ def r0877_single_moving_weak_slow(X):
                 _add((v_j, _c487, v_cast))
                 _add((v_j, _c9, v_rule))
                 _add((v_j, _c488, v_L_a))
+                break
     def _k1(v_L_a, v_cast, v_cs1, v_e2, v_m3, v_mb4, v_rule, v_se5):
         pass
     for v_cs1 in PO.get((_c5, _c350), _E):
@@ -32492,6 +33230,8 @@ def r0878_wealth_and_officer_strong_moving_both_su(X):
                                                         _add((v_j, _c9, v_rule))
                                                         _add((v_j, _c488, v_L_c))
                                                         _add((v_j, _c488, v_L_g))
+                                                        break
+                                    break
     def _k1(v_L_c, v_L_g, v_cast, v_e1, v_m2, v_m7, v_mb3, v_mb8, v_rule):
         pass
     for v_cast, v_m2 in PP.get(_c20, _E):
@@ -32535,6 +33275,7 @@ def r0879_moving_is_tomb_of_shi(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_s))
+                                    break
     return out
 
 def r0880_office_moving_overcomes_officer_on_shi(X):
@@ -32607,6 +33348,7 @@ def r0882_office_parents_strong_officer_holds_shi(X):
                             _add((v_j, _c9, v_rule))
                             _add((v_j, _c488, v_L_g))
                             _add((v_j, _c488, v_L_p))
+                            break
     def _k1(v_L_g, v_L_p, v_cast, v_e1, v_m2, v_mb3, v_rule, v_topic):
         pass
     for v_cast, v_m2 in PP.get(_c20, _E):
@@ -32712,6 +33454,7 @@ def r0885_shi_strong_holds_ground(X):
                                                 for v_s5 in SP.get((v_se4, _c75), _E):
                                                     if (v_s5 in _c78):
                                                         _k0(v_L_s, v_cast, v_e1, v_j, v_m2, v_mb3, v_rule, v_s5, v_se4)
+                                                        break
                             else:
                                 for v_mb3 in SP.get((v_m2, _c2), _E):
                                     v_rule = _c1290
@@ -32721,6 +33464,7 @@ def r0885_shi_strong_holds_ground(X):
                                                 for v_s5 in SP.get((v_se4, _c75), _E):
                                                     if (v_s5 in _c78):
                                                         _k1(v_L_s, v_cast, v_e1, v_m2, v_mb3, v_rule, v_s5, v_se4)
+                                                        break
     return out
 
 def r0886_wealth_moving_overcomes_offspring(X):
@@ -32791,6 +33535,7 @@ def r0888_wealth_offspring_strong_wealth_holds_shi(X):
                         _add((v_j, _c9, v_rule))
                         _add((v_j, _c488, v_L_c))
                         _add((v_j, _c488, v_L_z))
+                        break
     def _k1(v_L_c, v_L_z, v_cast, v_e1, v_m2, v_mb3, v_rule, v_se4, v_topic):
         pass
     for v_cast, v_m2 in PP.get(_c20, _E):
@@ -32886,6 +33631,7 @@ def r0891_burial_xun_over_qian_deep_red(X):
                                 _add((v_j, _c10, v_cast))
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
+                    break
     return out
 
 def r0892_haunt_fire_ghost_red_hasty(X):
@@ -32971,6 +33717,7 @@ def r0894_haunt_gen_changes_to_xun_grave_disturbed(X):
                                                         _k0(v_L_a, v_L_b, v_L_c, v_cast, v_h1, v_j, v_rule, v_topic)
                                                     else:
                                                         _k1(v_L_a, v_L_b, v_L_c, v_cast, v_h1, v_rule, v_topic)
+                    break
     return out
 
 def r0895_qian_first_line_moves_affairs_offspring(X):
@@ -33140,6 +33887,7 @@ def r0900_flatterer_good_spirit(X):
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_m))
                                             _add((v_j, _c488, v_L_s))
+                                            break
     return out
 
 def r0901_flatterer_good_spirit_shi_generates(X):
@@ -33167,6 +33915,7 @@ def r0901_flatterer_good_spirit_shi_generates(X):
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_m))
                                             _add((v_j, _c488, v_L_s))
+                                            break
     return out
 
 def r0902_flatterer_malign_spirit(X):
@@ -33194,6 +33943,7 @@ def r0902_flatterer_malign_spirit(X):
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_m))
                                             _add((v_j, _c488, v_L_s))
+                                            break
     return out
 
 def r0903_flatterer_malign_spirit_shi_generates(X):
@@ -33221,6 +33971,7 @@ def r0903_flatterer_malign_spirit_shi_generates(X):
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_m))
                                             _add((v_j, _c488, v_L_s))
+                                            break
     return out
 
 def r0904_general_star_baihu(X):
@@ -33359,6 +34110,7 @@ def r0907_ghost_changes_to_sibling_robbers(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_g))
+                                    break
     return out
 
 def r0908_ghost_jiesha_robbers(X):
@@ -33416,6 +34168,8 @@ def r0909_ghost_weak_wealth_strong(X):
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_f))
                                                     _add((v_j, _c488, v_L_g))
+                                                    break
+                                break
     return out
 
 def r0910_ghost_xuanwu_secret(X):
@@ -33596,6 +34350,7 @@ def r0916_heir_month_strong(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_z))
+                                                break
     return out
 
 def r0917_heir_moving_generates(X):
@@ -34036,6 +34791,7 @@ def r0932_minister_ghost_sha_strong_overcomes_shi(X):
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_m))
                                                     _add((v_j, _c488, v_L_s))
+                                                    break
     return out
 
 def r0933_minister_good_spirit_strong_overcomes_sh(X):
@@ -34071,12 +34827,16 @@ def r0933_minister_good_spirit_strong_overcomes_sh(X):
                                                 for v_s2 in SP.get((v_L_m, _c75), _E):
                                                     if (v_s2 in _c78):
                                                         _k0(v_L_m, v_L_s, v_cast, v_j, v_r1, v_rule, v_s2, v_timeMonth, v_topic)
+                                                        break
+                                                break
                                     else:
                                         for v_r1 in SP.get((v_L_m, _c251), _E):
                                             if (v_r1 in _c1309):
                                                 for v_s2 in SP.get((v_L_m, _c75), _E):
                                                     if (v_s2 in _c78):
                                                         _k1(v_L_m, v_L_s, v_cast, v_r1, v_rule, v_s2, v_timeMonth, v_topic)
+                                                        break
+                                                break
     return out
 
 def r0934_minister_moves_generates_people(X):
@@ -34166,6 +34926,7 @@ def r0936_minister_shi_good_spirit(X):
                                                 if (v_L_m, _c251, _c366) in SPO:
                                                     for v_s1 in SP.get((v_L_m, _c75), _E):
                                                         _k1(v_L_m, v_L_s, v_cast, v_r2, v_rule, v_s1, v_timeMonth, v_topic)
+                                break
     return out
 
 def r0937_no_heir(X):
@@ -34333,6 +35094,7 @@ def r0943_ruler_combines_good_spirit(X):
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_g))
                                         _add((v_j, _c488, v_L_r))
+                                        break
     return out
 
 def r0944_ruler_combines_xianchi_fu(X):
@@ -34389,6 +35151,7 @@ def r0945_ruler_generates_good_spirit(X):
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_g))
                                         _add((v_j, _c488, v_L_r))
+                                        break
     return out
 
 def r0946_ruler_good_spirit_generates(X):
@@ -34415,6 +35178,7 @@ def r0946_ruler_good_spirit_generates(X):
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_g))
                                         _add((v_j, _c488, v_L_r))
+                                        break
     return out
 
 def r0947_ruler_good_spirit_overcomes(X):
@@ -34442,6 +35206,7 @@ def r0947_ruler_good_spirit_overcomes(X):
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_g))
                                             _add((v_j, _c488, v_L_r))
+                                            break
     return out
 
 def r0948_ruler_gouchen(X):
@@ -34593,6 +35358,7 @@ def r0953_ruler_overcomes_malign(X):
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_r))
                                             _add((v_j, _c488, v_L_x))
+                                            break
     return out
 
 def r0954_ruler_qinglong(X):
@@ -34935,6 +35701,7 @@ def r0967_farm_ghost_changes_to_sibling(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_g))
+                                    break
     return out
 
 def r0968_farm_ghost_line1(X):
@@ -35160,6 +35927,7 @@ def r0977_farm_sibling_changes_to_ghost(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_b))
+                                    break
     return out
 
 def r0978_farm_water_fire_fire_generates_shi(X):
@@ -35292,6 +36060,7 @@ def r0982_farm_water_strong_overcomes_shi(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_s))
                                                 _add((v_j, _c488, v_L_w))
+                                                break
     return out
 
 def r0983_ghost_present_no_wealth(X):
@@ -35348,10 +36117,13 @@ def r0984_ghost_strong_wealth_weak(X):
                                                 for v_s2 in SP.get((v_L_f, _c75), _E):
                                                     if (v_s2 in _c83):
                                                         _k0(v_L_f, v_L_g, v_cast, v_j, v_rule, v_s1, v_s2, v_timeMonth, v_topic)
+                                                        break
                                             else:
                                                 for v_s2 in SP.get((v_L_f, _c75), _E):
                                                     if (v_s2 in _c83):
                                                         _k1(v_L_f, v_L_g, v_cast, v_rule, v_s1, v_s2, v_timeMonth, v_topic)
+                                                        break
+                                    break
     return out
 
 def r0985_ghost_void_wealth_strong(X):
@@ -35415,6 +36187,7 @@ def r0986_line1_strong(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0987_line1_tomb(X):
@@ -35465,6 +36238,7 @@ def r0988_line1_weak(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0989_line2_strong(X):
@@ -35490,6 +36264,7 @@ def r0989_line2_strong(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0990_line2_tomb(X):
@@ -35540,6 +36315,7 @@ def r0991_line2_weak(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0992_line3_strong(X):
@@ -35565,6 +36341,7 @@ def r0992_line3_strong(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0993_line3_tomb(X):
@@ -35615,6 +36392,7 @@ def r0994_line3_weak(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0995_line4_strong(X):
@@ -35640,6 +36418,7 @@ def r0995_line4_strong(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0996_line4_tomb(X):
@@ -35690,6 +36469,7 @@ def r0997_line4_weak(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0998_line5_strong(X):
@@ -35715,6 +36495,7 @@ def r0998_line5_strong(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r0999_line5_tomb(X):
@@ -35765,6 +36546,7 @@ def r1000_line5_weak(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r1001_line6_strong(X):
@@ -35790,6 +36572,7 @@ def r1001_line6_strong(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r1002_line6_tomb(X):
@@ -35840,6 +36623,7 @@ def r1003_line6_weak(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r1004_no_ghost_flourish(X):
@@ -35905,6 +36689,7 @@ def r1006_offspring_holds_shi_strong(X):
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_g))
                                                     _add((v_j, _c488, v_L_z))
+                                        break
     return out
 
 def r1007_outer_yin_inner_yang(X):
@@ -35927,6 +36712,8 @@ def r1007_outer_yin_inner_yang(X):
                                     _add((v_j, _c10, v_cast))
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
+                        break
+                break
     return out
 
 def r1008_pure_yang(X):
@@ -36148,6 +36935,7 @@ def r1015_shi_ying_same_element_fire_moves_generat(X):
                                                 else:
                                                     if (v_L_a, _c5, _c45) in SPO:
                                                         _k1(v_L_a, v_L_s, v_L_y, v_cast, v_e1, v_rule, v_topic)
+                                    break
     return out
 
 def r1016_shi_ying_same_element_fire_moves_overcom(X):
@@ -36187,6 +36975,7 @@ def r1016_shi_ying_same_element_fire_moves_overcom(X):
                                                 else:
                                                     if (v_L_a, _c5, _c45) in SPO:
                                                         _k1(v_L_a, v_L_s, v_L_y, v_cast, v_e1, v_rule, v_topic)
+                                    break
     return out
 
 def r1017_shi_ying_same_element_water_moves_genera(X):
@@ -36226,6 +37015,7 @@ def r1017_shi_ying_same_element_water_moves_genera(X):
                                                 else:
                                                     if (v_L_a, _c5, _c45) in SPO:
                                                         _k1(v_L_a, v_L_s, v_L_y, v_cast, v_e1, v_rule, v_topic)
+                                    break
     return out
 
 def r1018_shi_ying_same_element_water_moves_overco(X):
@@ -36265,6 +37055,7 @@ def r1018_shi_ying_same_element_water_moves_overco(X):
                                                 else:
                                                     if (v_L_a, _c5, _c45) in SPO:
                                                         _k1(v_L_a, v_L_s, v_L_y, v_cast, v_e1, v_rule, v_topic)
+                                    break
     return out
 
 def r1019_silk_earth_ghost(X):
@@ -36529,6 +37320,7 @@ def r1031_silk_inner_generates_outer(X):
                                         _add((v_j, _c10, v_cast))
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
+                                        break
     return out
 
 def r1032_silk_inner_outer_generate_a(X):
@@ -36553,6 +37345,7 @@ def r1032_silk_inner_outer_generate_a(X):
                                         _add((v_j, _c10, v_cast))
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
+                                        break
     return out
 
 def r1033_silk_inner_outer_generate_b(X):
@@ -36577,6 +37370,7 @@ def r1033_silk_inner_outer_generate_b(X):
                                         _add((v_j, _c10, v_cast))
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
+                                        break
     return out
 
 def r1034_silk_inner_outer_overcome_a(X):
@@ -36601,6 +37395,7 @@ def r1034_silk_inner_outer_overcome_a(X):
                                         _add((v_j, _c10, v_cast))
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
+                                        break
     return out
 
 def r1035_silk_inner_outer_overcome_b(X):
@@ -36625,6 +37420,7 @@ def r1035_silk_inner_outer_overcome_b(X):
                                         _add((v_j, _c10, v_cast))
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
+                                        break
     return out
 
 def r1036_silk_metal_ghost(X):
@@ -36670,6 +37466,7 @@ def r1037_silk_outer_overcomes_inner(X):
                                         _add((v_j, _c10, v_cast))
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
+                                        break
     return out
 
 def r1038_silk_si_generated_by_moving(X):
@@ -36742,6 +37539,7 @@ def r1040_silk_si_moves_strong(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r1041_silk_si_overcome_by_moving(X):
@@ -36902,6 +37700,7 @@ def r1047_silk_wu_moves_strong(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_a))
+                                        break
     return out
 
 def r1048_silk_wu_overcome_by_moving(X):
@@ -37121,6 +37920,7 @@ def r1056_verse_qinglong_strong_offspring(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_a))
+                                            break
     return out
 
 def r1057_verse_qinglong_strong_wealth(X):
@@ -37148,6 +37948,7 @@ def r1057_verse_qinglong_strong_wealth(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_a))
+                                            break
     return out
 
 def r1058_verse_tengshe_water_ghost(X):
@@ -37254,6 +38055,7 @@ def r1061_verse_zhuque_strong_sibling(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_a))
+                                            break
     return out
 
 def r1062_wealth_strong_full_harvest(X):
@@ -37279,6 +38081,7 @@ def r1062_wealth_strong_full_harvest(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_f))
+                                        break
     return out
 
 def r1063_wealth_strong_ghost_weak(X):
@@ -37313,10 +38116,13 @@ def r1063_wealth_strong_ghost_weak(X):
                                                 for v_s1 in SP.get((v_L_f, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k0(v_L_f, v_L_g, v_cast, v_j, v_rule, v_s1, v_s2, v_timeMonth, v_topic)
+                                                        break
                                             else:
                                                 for v_s1 in SP.get((v_L_f, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k1(v_L_f, v_L_g, v_cast, v_rule, v_s1, v_s2, v_timeMonth, v_topic)
+                                                        break
+                                    break
     return out
 
 def r1064_wealth_void_great_loss(X):
@@ -37367,6 +38173,7 @@ def r1065_wealth_weak_half_harvest(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_f))
+                                        break
     return out
 
 def r1066_ying_qinglong_combines_shi(X):
@@ -37553,6 +38360,7 @@ def r1072_fair_line1_strong(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1073_fair_line1_weak(X):
@@ -37578,6 +38386,7 @@ def r1073_fair_line1_weak(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1074_fair_line2_strong(X):
@@ -37603,6 +38412,7 @@ def r1074_fair_line2_strong(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1075_fair_line2_weak(X):
@@ -37628,6 +38438,7 @@ def r1075_fair_line2_weak(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1076_fair_line3_strong(X):
@@ -37653,6 +38464,7 @@ def r1076_fair_line3_strong(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1077_fair_line3_weak(X):
@@ -37678,6 +38490,7 @@ def r1077_fair_line3_weak(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1078_fair_line4_strong(X):
@@ -37703,6 +38516,7 @@ def r1078_fair_line4_strong(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1079_fair_line4_weak(X):
@@ -37728,6 +38542,7 @@ def r1079_fair_line4_weak(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1080_fair_line5_strong(X):
@@ -37753,6 +38568,7 @@ def r1080_fair_line5_strong(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1081_fair_line5_weak(X):
@@ -37778,6 +38594,7 @@ def r1081_fair_line5_weak(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1082_fair_line5_yin_strong(X):
@@ -37805,6 +38622,8 @@ def r1082_fair_line5_yin_strong(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_a))
+                                            break
+                                    break
     return out
 
 def r1083_fair_line5_yin_weak(X):
@@ -37832,6 +38651,8 @@ def r1083_fair_line5_yin_weak(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_a))
+                                            break
+                                    break
     return out
 
 def r1084_fire_changes_to_water(X):
@@ -37856,6 +38677,7 @@ def r1084_fire_changes_to_water(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_f))
+                                        break
     return out
 
 def r1085_fire_moves_overcomes_shi(X):
@@ -38397,6 +39219,7 @@ def r1107_rain_line1_strong(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1108_rain_line1_weak(X):
@@ -38422,6 +39245,7 @@ def r1108_rain_line1_weak(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1109_rain_line2_strong(X):
@@ -38447,6 +39271,7 @@ def r1109_rain_line2_strong(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1110_rain_line2_weak(X):
@@ -38472,6 +39297,7 @@ def r1110_rain_line2_weak(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1111_rain_line3_strong(X):
@@ -38497,6 +39323,7 @@ def r1111_rain_line3_strong(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1112_rain_line3_weak(X):
@@ -38522,6 +39349,7 @@ def r1112_rain_line3_weak(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1113_rain_line4_strong(X):
@@ -38547,6 +39375,7 @@ def r1113_rain_line4_strong(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1114_rain_line4_weak(X):
@@ -38572,6 +39401,7 @@ def r1114_rain_line4_weak(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1115_rain_line5_strong(X):
@@ -38597,6 +39427,7 @@ def r1115_rain_line5_strong(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1116_rain_line5_weak(X):
@@ -38622,6 +39453,7 @@ def r1116_rain_line5_weak(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_a))
+                                    break
     return out
 
 def r1117_rain_slow_both_static(X):
@@ -38737,6 +39569,7 @@ def r1121_six_combine_water_strong(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_w))
+                                            break
     return out
 
 def r1122_spirit_baihu_kan(X):
@@ -38763,6 +39596,7 @@ def r1122_spirit_baihu_kan(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_a))
+                                break
     return out
 
 def r1123_spirit_baihu_wood(X):
@@ -39142,6 +39976,7 @@ def r1137_water_changes_to_fire(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_w))
+                                        break
     return out
 
 def r1138_water_fire_all_void(X):
@@ -39405,6 +40240,7 @@ def r1147_water_strong_moves(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_w))
+                                        break
     return out
 
 def r1148_water_weak(X):
@@ -39429,6 +40265,7 @@ def r1148_water_weak(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_w))
+                                    break
     return out
 
 def r1149_yang_changes_to_yin(X):
@@ -39452,6 +40289,7 @@ def r1149_yang_changes_to_yin(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_a))
+                                break
     return out
 
 def r1150_yin_changes_to_yang(X):
@@ -39475,6 +40313,7 @@ def r1150_yin_changes_to_yang(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_a))
+                                break
     return out
 
 def r1151_yin_line5_overcome_by_line1(X):
@@ -39503,6 +40342,7 @@ def r1151_yin_line5_overcome_by_line1(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_a))
                                                 _add((v_j, _c488, v_L_k))
+                            break
     return out
 
 def r1152_ying_overcomes_shi_no_rain(X):
@@ -39757,6 +40597,7 @@ def r1162_offspring_strong_moves(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_z))
+                                        break
     return out
 
 def r1163_offspring_strong_moves_day_generates(X):
@@ -39785,6 +40626,7 @@ def r1163_offspring_strong_moves_day_generates(X):
                                                     _add((v_j, _c487, v_cast))
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_z))
+                                                    break
     return out
 
 def r1164_offspring_strong_moves_day_same_element(X):
@@ -39820,12 +40662,14 @@ def r1164_offspring_strong_moves_day_same_element(X):
                                                 for v_s1 in SP.get((v_L_z, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k0(v_L_z, v_cast, v_day, v_e2, v_j, v_rule, v_s1, v_topic)
+                                                        break
                                     else:
                                         if (v_L_z, _c251, _c364) in SPO:
                                             if (v_L_z, _c30, v_e2) in SPO:
                                                 for v_s1 in SP.get((v_L_z, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k1(v_L_z, v_cast, v_day, v_e2, v_rule, v_s1, v_topic)
+                                                        break
     return out
 
 def r1165_offspring_strong_victory(X):
@@ -39851,6 +40695,7 @@ def r1165_offspring_strong_victory(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_z))
+                                    break
     return out
 
 def r1166_parents_move(X):
@@ -39900,6 +40745,7 @@ def r1167_parents_move_change_tomb_weak(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_p))
+                                                break
     return out
 
 def r1168_parents_move_day_tomb_weak(X):
@@ -39929,6 +40775,7 @@ def r1168_parents_move_day_tomb_weak(X):
                                                     _add((v_j, _c487, v_cast))
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_p))
+                                            break
     return out
 
 def r1169_parents_move_inner(X):
@@ -39953,6 +40800,7 @@ def r1169_parents_move_inner(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_p))
+                                    break
     return out
 
 def r1170_parents_move_outer(X):
@@ -39977,6 +40825,7 @@ def r1170_parents_move_outer(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_p))
+                                    break
     return out
 
 def r1171_parents_move_overcome_shi(X):
@@ -40053,6 +40902,7 @@ def r1173_parents_strong_move(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_p))
+                                        break
     return out
 
 def r1174_shi_change_tomb(X):
@@ -40146,6 +40996,7 @@ def r1177_shi_moving_tomb(X):
                                 _add((v_j, _c487, v_cast))
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_s))
+                                break
     return out
 
 def r1178_shi_overcomes_ying_we_win(X):
@@ -40200,6 +41051,7 @@ def r1179_shi_strong_ying_change_tomb(X):
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_s))
                                                     _add((v_j, _c488, v_L_y))
+                                                    break
     return out
 
 def r1180_shi_strong_ying_day_tomb(X):
@@ -40235,10 +41087,12 @@ def r1180_shi_strong_ying_day_tomb(X):
                                                 for v_s1 in SP.get((v_L_s, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k0(v_L_s, v_L_y, v_cast, v_j, v_s1, v_st2, v_timeDay, v_topic)
+                                                        break
                                             else:
                                                 for v_s1 in SP.get((v_L_s, _c75), _E):
                                                     if (v_s1 in _c78):
                                                         _k1(v_L_s, v_L_y, v_cast, v_s1, v_st2, v_timeDay, v_topic)
+                                                        break
     return out
 
 def r1181_shi_strong_ying_moving_tomb(X):
@@ -40269,6 +41123,8 @@ def r1181_shi_strong_ying_moving_tomb(X):
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_s))
                                                     _add((v_j, _c488, v_L_y))
+                                                    break
+                                            break
     return out
 
 def r1182_shi_void(X):
@@ -40330,6 +41186,8 @@ def r1183_shi_ying_same_strong(X):
                                                 if (v_s1 in _c78):
                                                     for v_s2 in SP.get((v_L_y, _c75), _E):
                                                         _k0(v_L_s, v_L_y, v_cast, v_e3, v_j, v_s1, v_s2, v_timeMonth, v_topic)
+                                                    break
+                                            break
                                 else:
                                     for v_e3 in SP.get((v_L_s, _c30), _E):
                                         if (v_L_y, _c30, v_e3) in SPO:
@@ -40337,6 +41195,8 @@ def r1183_shi_ying_same_strong(X):
                                                 if (v_s1 in _c78):
                                                     for v_s2 in SP.get((v_L_y, _c75), _E):
                                                         _k1(v_L_s, v_L_y, v_cast, v_e3, v_s1, v_s2, v_timeMonth, v_topic)
+                                                    break
+                                            break
     return out
 
 def r1184_siblings_move_grain_fu(X):
@@ -40485,11 +41345,14 @@ def r1189_wealth_inner_overcomes_outer_parents(X):
                                                 for v_p2 in SP.get((v_L_p, _c46), _E):
                                                     if greater_eq(v_p2, _c237):
                                                         _k0(v_L_f, v_L_p, v_cast, v_j, v_p1, v_p2, v_rule, v_topic)
+                                                        break
                                         else:
                                             if (v_L_p, _c251, _c367) in SPO:
                                                 for v_p2 in SP.get((v_L_p, _c46), _E):
                                                     if greater_eq(v_p2, _c237):
                                                         _k1(v_L_f, v_L_p, v_cast, v_p1, v_p2, v_rule, v_topic)
+                                                        break
+                                break
     return out
 
 def r1190_wealth_moves_banners(X):
@@ -40588,11 +41451,14 @@ def r1193_wealth_outer_overcomes_inner_parents(X):
                                                 for v_p2 in SP.get((v_L_p, _c46), _E):
                                                     if less_eq(v_p2, _c234):
                                                         _k0(v_L_f, v_L_p, v_cast, v_j, v_p1, v_p2, v_rule, v_topic)
+                                                        break
                                         else:
                                             if (v_L_p, _c251, _c367) in SPO:
                                                 for v_p2 in SP.get((v_L_p, _c46), _E):
                                                     if less_eq(v_p2, _c234):
                                                         _k1(v_L_f, v_L_p, v_cast, v_p1, v_p2, v_rule, v_topic)
+                                                        break
+                                break
     return out
 
 def r1194_wealth_void_grain_short(X):
@@ -40643,6 +41509,7 @@ def r1195_wealth_weak_little_grain(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_f))
+                                    break
     return out
 
 def r1196_yang_palace_gen(X):
@@ -41234,6 +42101,7 @@ def r1221_ill_cause_ghost_inner_at_home(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_g))
+                                    break
     return out
 
 def r1222_ill_cause_ghost_outer_elsewhere(X):
@@ -41257,6 +42125,7 @@ def r1222_ill_cause_ghost_outer_elsewhere(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_g))
+                                    break
     return out
 
 def r1223_ill_cause_green_dragon_ghost(X):
@@ -41307,6 +42176,7 @@ def r1224_ill_cause_green_dragon_ghost_void_miscar(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_g))
+                                break
     return out
 
 def r1225_ill_cause_hook_ghost_diet(X):
@@ -41761,6 +42631,7 @@ def r1243_ill_doctor_water_ghost_to_fire_north_suc(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_g))
+                                            break
     return out
 
 def r1244_ill_earth_killers_move_death(X):
@@ -42038,6 +42909,7 @@ def r1254_ill_fire_ghost_to_water_yin_syndrome(X):
                                                     _add((v_j, _c487, v_cast))
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_g))
+                                        break
     return out
 
 def r1255_ill_fire_ghost_to_water_yin_syndrome_day(X):
@@ -42074,6 +42946,7 @@ def r1255_ill_fire_ghost_to_water_yin_syndrome_day(X):
                                                         _k0(v_L_g, v_cast, v_day, v_e2, v_j, v_st1, v_topic)
                                                     else:
                                                         _k1(v_L_g, v_cast, v_day, v_e2, v_st1, v_topic)
+                                        break
     return out
 
 def r1256_ill_ghost_changes_to_ghost_fluctuates(X):
@@ -42100,6 +42973,7 @@ def r1256_ill_ghost_changes_to_ghost_fluctuates(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_g))
+                                                break
     return out
 
 def r1257_ill_ghost_holds_shi_lingering(X):
@@ -42200,6 +43074,7 @@ def r1260_ill_ghost_strong_by_month_month_long(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_g))
+                                        break
     return out
 
 def r1261_ill_ghost_strong_easy_cure(X):
@@ -42225,6 +43100,7 @@ def r1261_ill_ghost_strong_easy_cure(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_g))
+                                        break
     return out
 
 def r1262_ill_ghost_weak_hard_cure(X):
@@ -42250,6 +43126,7 @@ def r1262_ill_ghost_weak_hard_cure(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_g))
+                                        break
     return out
 
 def r1263_ill_ghost_weak_on_body_chronic(X):
@@ -42276,6 +43153,7 @@ def r1263_ill_ghost_weak_on_body_chronic(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_g))
+                                break
     return out
 
 def r1264_ill_green_dragon_ghost_not_violent(X):
@@ -42365,6 +43243,7 @@ def r1266_ill_green_dragon_offspring_void_no_merit(X):
                                                 else:
                                                     if v_topic in _c542:
                                                         _k1(v_L_q, v_L_z, v_cast, v_st1, v_st2, v_timeDay, v_topic)
+                            break
     return out
 
 def r1267_ill_green_dragon_on_usegod_moves_no_harm(X):
@@ -42393,6 +43272,7 @@ def r1267_ill_green_dragon_on_usegod_moves_no_harm(X):
                                                     _add((v_j, _c487, v_cast))
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_q))
+                                    break
     return out
 
 def r1268_ill_green_dragon_third_line_moves_shrine(X):
@@ -42948,6 +43828,7 @@ def r1289_ill_medicine_shi_moves_overcomes_ying_fi(X):
                     _add((v_j, _c488, v_L_g))
                     _add((v_j, _c488, v_L_s))
                     _add((v_j, _c488, v_L_y))
+                    break
     def _k1(v_L_g, v_L_s, v_L_y, v_cast, v_rule, v_timeMonth, v_topic):
         pass
     for v_cast, v_timeMonth in PP.get(_c20, _E):
@@ -42988,6 +43869,7 @@ def r1290_ill_medicine_shi_moves_overcomes_ying_me(X):
                     _add((v_j, _c488, v_L_g))
                     _add((v_j, _c488, v_L_s))
                     _add((v_j, _c488, v_L_y))
+                    break
     def _k1(v_L_g, v_L_s, v_L_y, v_cast, v_rule, v_timeMonth, v_topic):
         pass
     for v_cast, v_timeMonth in PP.get(_c20, _E):
@@ -43135,6 +44017,7 @@ def r1294_ill_medicine_shi_ying_same_no_offspring_(X):
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_s))
                                                     _add((v_j, _c488, v_L_y))
+                                break
     return out
 
 def r1295_ill_medicine_tiger_offspring_moves_carel(X):
@@ -43476,6 +44359,7 @@ def r1308_ill_palace_tomb_child_asks_father_qian_g(X):
                                     _add((v_j, _c10, v_cast))
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
+                break
     return out
 
 def r1309_ill_palace_tomb_dui_gen_any_illness(X):
@@ -43866,6 +44750,7 @@ def r1327_ill_remedy_fire_ghost_strong_month_very_(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_g))
+                                            break
     return out
 
 def r1328_ill_remedy_fire_ghost_weak_mild(X):
@@ -43892,6 +44777,7 @@ def r1328_ill_remedy_fire_ghost_weak_mild(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_g))
+                                            break
     return out
 
 def r1329_ill_remedy_metal_ghost(X):
@@ -44409,6 +45295,8 @@ def r1351_ill_thunder_wind_heng_coffin(X):
                                     _add((v_j, _c10, v_cast))
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
+                        break
+                break
     return out
 
 def r1352_ill_thunder_wind_yi_coffin(X):
@@ -44431,6 +45319,8 @@ def r1352_ill_thunder_wind_yi_coffin(X):
                                     _add((v_j, _c10, v_cast))
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
+                        break
+                break
     return out
 
 def r1353_ill_tongren_ghost_void_not_die(X):
@@ -44988,6 +45878,7 @@ def r1370_ill_which_line_void(X):
                                                 if (v_cast, _c39) in SP:
                                                     for v_topic in SP.get((v_cast, _c484), _E):
                                                         _k2(v_L_u, v_U_u, v_b6, v_cast, v_d5, v_topic, v_ug2, v_w1)
+                                            break
     return out
 
 def r1371_ill_white_tiger_ghost_holds_shi_self(X):
@@ -45091,6 +45982,7 @@ def r1374_ill_white_tiger_moves_strong_very_bad(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_w))
+                                                break
     return out
 
 def r1375_ill_white_tiger_moves_weak_tolerable(X):
@@ -45118,6 +46010,7 @@ def r1375_ill_white_tiger_moves_weak_tolerable(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_w))
+                                                break
     return out
 
 def r1376_ill_white_tiger_on_offspring_children(X):
@@ -45268,6 +46161,7 @@ def r1381_ill_white_tiger_presides_mourning(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_u))
+                                break
     return out
 
 def r1382_ill_xu_shi_day_tomb(X):
@@ -45365,6 +46259,7 @@ def r1385_ill_yang_ghost_worse_by_day(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_g))
+                                    break
     return out
 
 def r1386_ill_yin_ghost_worse_at_night(X):
@@ -45388,6 +46283,7 @@ def r1386_ill_yin_ghost_worse_at_night(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_g))
+                                    break
     return out
 
 def r1387_war_assassin_offspring_moves_captured(X):
@@ -45618,6 +46514,7 @@ def r1395_war_camp_fire_strong_wide(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_f))
+                                    break
     return out
 
 def r1396_war_camp_fire_weak_small(X):
@@ -45642,6 +46539,7 @@ def r1396_war_camp_fire_weak_small(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_f))
+                                    break
     return out
 
 def r1397_war_day_clashes_hidden_ghost_hurts_flyin(X):
@@ -45663,6 +46561,7 @@ def r1397_war_day_clashes_hidden_ghost_hurts_flyin(X):
                             _add((v_j, _c487, v_cast))
                             _add((v_j, _c9, v_rule))
                             _add((v_j, _c488, v_L_f))
+                        break
     def _k1(v_L_f, v_br3, v_br4, v_cast, v_day, v_e7, v_hid1, v_hid2, v_hid5, v_topic):
         pass
     for v_cast, v_day in PP.get(_c39, _E):
@@ -45717,6 +46616,7 @@ def r1398_war_earth_missiles_retreat_self_harm(X):
                                                     _add((v_j, _c487, v_cast))
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_t))
+                                                    break
     return out
 
 def r1399_war_earth_moves_strong_missiles(X):
@@ -45743,6 +46643,7 @@ def r1399_war_earth_moves_strong_missiles(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_t))
+                                        break
     return out
 
 def r1400_war_earth_wei_strong_moves_missiles(X):
@@ -45770,6 +46671,7 @@ def r1400_war_earth_wei_strong_moves_missiles(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_t))
+                                            break
     return out
 
 def r1401_war_fire_strong_water_weak_no_harm(X):
@@ -45790,6 +46692,7 @@ def r1401_war_fire_strong_water_weak_no_harm(X):
                     _add((v_j, _c488, v_L_f))
                     _add((v_j, _c488, v_L_s))
                     _add((v_j, _c488, v_L_w))
+                    break
     def _k1(v_L_f, v_L_s, v_L_w, v_cast, v_rule, v_s2, v_timeMonth, v_topic):
         pass
     for v_cast, v_timeMonth in PP.get(_c20, _E):
@@ -45811,6 +46714,7 @@ def r1401_war_fire_strong_water_weak_no_harm(X):
                                                         _k0(v_L_f, v_L_s, v_L_w, v_cast, v_j, v_rule, v_s2, v_timeMonth, v_topic)
                                                     else:
                                                         _k1(v_L_f, v_L_s, v_L_w, v_cast, v_rule, v_s2, v_timeMonth, v_topic)
+                                                break
     return out
 
 def r1402_war_ghost_dark_jiesha_overcomes_shi(X):
@@ -45970,6 +46874,7 @@ def r1406_war_ghost_strong_enemy_strong(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_g))
+                                    break
     return out
 
 def r1407_war_ghost_two_killers_inner_moves_spies_(X):
@@ -46050,6 +46955,7 @@ def r1409_war_inner_outer_ghosts_move_overcome_shi(X):
                         _add((v_j, _c488, v_L_a))
                         _add((v_j, _c488, v_L_b))
                         _add((v_j, _c488, v_L_s))
+                        break
     def _k1(v_L_a, v_L_b, v_L_s, v_cast, v_p1, v_rule, v_topic):
         pass
     for v_cast in PO.get((_c5, _c125), _E):
@@ -46071,6 +46977,7 @@ def r1409_war_inner_outer_ghosts_move_overcome_shi(X):
                                                         _k0(v_L_a, v_L_b, v_L_s, v_cast, v_j, v_p1, v_rule, v_topic)
                                                     else:
                                                         _k1(v_L_a, v_L_b, v_L_s, v_cast, v_p1, v_rule, v_topic)
+                                            break
     return out
 
 def r1410_war_inner_outer_ghosts_offspring_moves_n(X):
@@ -46096,6 +47003,7 @@ def r1410_war_inner_outer_ghosts_offspring_moves_n(X):
                                     _add((v_j, _c488, v_L_b))
                                     _add((v_j, _c488, v_L_s))
                                     _add((v_j, _c488, v_L_z))
+                    break
     for v_cast in PO.get((_c5, _c125), _E):
         for v_L_s in PO.get((_c53, _c54), _E):
             if (v_cast, _c3, v_L_s) in SPO:
@@ -46112,6 +47020,7 @@ def r1410_war_inner_outer_ghosts_offspring_moves_n(X):
                                                 if (v_cast, _c3, v_L_b) in SPO:
                                                     if (v_L_b, _c5, _c45) in SPO:
                                                         _k0(v_L_a, v_L_b, v_L_s, v_cast, v_p1, v_rule, v_topic)
+                                            break
     return out
 
 def r1411_war_metal_moves_battle(X):
@@ -46310,6 +47219,7 @@ def r1418_war_metal_moves_inner_our_arms_ready(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_g))
+                                            break
     return out
 
 def r1419_war_metal_moves_not_void_blades(X):
@@ -46361,6 +47271,7 @@ def r1420_war_metal_moves_outer_enemy_arms_ready(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_g))
+                                            break
     return out
 
 def r1421_war_metal_moves_void_drums(X):
@@ -46516,6 +47427,7 @@ def r1426_war_metal_weak_harmed_arms_disordered_da(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_g))
+                                                break
     return out
 
 def r1427_war_metal_weak_harmed_arms_disordered_da(X):
@@ -46543,6 +47455,7 @@ def r1427_war_metal_weak_harmed_arms_disordered_da(X):
                                                 _add((v_j, _c487, v_cast))
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_g))
+                                                break
     return out
 
 def r1428_war_metal_weak_harmed_arms_disordered_mo(X):
@@ -46569,6 +47482,7 @@ def r1428_war_metal_weak_harmed_arms_disordered_mo(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_g))
+                                            break
     return out
 
 def r1429_war_metal_weak_harmed_arms_disordered_mo(X):
@@ -46595,6 +47509,7 @@ def r1429_war_metal_weak_harmed_arms_disordered_mo(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_g))
+                                            break
     return out
 
 def r1430_war_metal_weak_harmed_arms_disordered_mo(X):
@@ -46624,6 +47539,7 @@ def r1430_war_metal_weak_harmed_arms_disordered_mo(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_c))
                                                 _add((v_j, _c488, v_L_g))
+                                                break
     return out
 
 def r1431_war_metal_weak_harmed_arms_disordered_mo(X):
@@ -46653,6 +47569,7 @@ def r1431_war_metal_weak_harmed_arms_disordered_mo(X):
                                                 _add((v_j, _c9, v_rule))
                                                 _add((v_j, _c488, v_L_c))
                                                 _add((v_j, _c488, v_L_g))
+                                                break
     return out
 
 def r1432_war_no_water_line_no_water(X):
@@ -46696,6 +47613,7 @@ def r1433_war_offspring_strong_we_prosper(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_z))
+                                    break
     return out
 
 def r1434_war_offspring_weak_troops_timid(X):
@@ -46721,6 +47639,7 @@ def r1434_war_offspring_weak_troops_timid(X):
                                     _add((v_j, _c487, v_cast))
                                     _add((v_j, _c9, v_rule))
                                     _add((v_j, _c488, v_L_z))
+                                    break
     return out
 
 def r1435_war_parents_shi_moves_commander_estrange(X):
@@ -46770,6 +47689,7 @@ def r1436_war_parents_tiger_outer_moves_defend(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_p))
+                                            break
     return out
 
 def r1437_war_parents_tiger_outer_moves_no_sortie(X):
@@ -46797,6 +47717,7 @@ def r1437_war_parents_tiger_outer_moves_no_sortie(X):
                                             _add((v_j, _c487, v_cast))
                                             _add((v_j, _c9, v_rule))
                                             _add((v_j, _c488, v_L_p))
+                                            break
     return out
 
 def r1438_war_shi_ying_void_peace(X):
@@ -46858,6 +47779,7 @@ def r1439_war_spy_ghost_overcome_by_shi_no_leak(X):
                                 _add((v_j, _c9, v_rule))
                                 _add((v_j, _c488, v_L_g))
                                 _add((v_j, _c488, v_L_s))
+                        break
     for v_ss1 in PO.get((_c5, _c342), _E):
         for v_cast, v_timeDay in PP.get(_c39, _E):
             if (v_cast, _c5, _c125) in SPO:
@@ -46956,6 +47878,7 @@ def r1442_war_water_ghost_strong_overcomes_shi_def(X):
                                                     _add((v_j, _c9, v_rule))
                                                     _add((v_j, _c488, v_L_s))
                                                     _add((v_j, _c488, v_L_w))
+                                                    break
     return out
 
 def r1443_war_wood_clashed_boat_leaks_day(X):
@@ -47078,6 +48001,7 @@ def r1447_war_wood_moves_strong_crossing(X):
                                         _add((v_j, _c487, v_cast))
                                         _add((v_j, _c9, v_rule))
                                         _add((v_j, _c488, v_L_m))
+                                        break
     return out
 
 def r1448_war_wood_overcome_boats_stuck_day(X):
@@ -48633,6 +49557,8 @@ RULES = {
     'https://w3id.org/liuyao-kg/rule/ch/004b-zhengzhan/war-wood-overcome-boats-stuck-moving': ('c50af03b876a5f4e2c285a416a843b8adec96e4b0e5e70a406798d3f8047e5df', r1450_war_wood_overcome_boats_stuck_moving),
     'https://w3id.org/liuyao-kg/rule/ch/004b-zhengzhan/war-wood-void-no-boat': ('bb75a36b6ff1411b0eb90e47b8f8b86980e089a2b03f878d9e848e95176bd2d3', r1451_war_wood_void_no_boat),
 }
+#: the predicates some rule looks up by object, and scans whole (None: any): the indexes a cast keeps
+LOOKUPS = {'po': frozenset({'http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'https://w3id.org/liuyao-kg/ontology#advancesTo', 'https://w3id.org/liuyao-kg/ontology#askerSex', 'https://w3id.org/liuyao-kg/ontology#atBranch', 'https://w3id.org/liuyao-kg/ontology#branchClashes', 'https://w3id.org/liuyao-kg/ontology#branchIndex', 'https://w3id.org/liuyao-kg/ontology#branchPunishes', 'https://w3id.org/liuyao-kg/ontology#changedHexagram', 'https://w3id.org/liuyao-kg/ontology#chosenUseGod', 'https://w3id.org/liuyao-kg/ontology#clashes', 'https://w3id.org/liuyao-kg/ontology#combines', 'https://w3id.org/liuyao-kg/ontology#elementGenerates', 'https://w3id.org/liuyao-kg/ontology#elementOvercomes', 'https://w3id.org/liuyao-kg/ontology#factorKind', 'https://w3id.org/liuyao-kg/ontology#factorOf', 'https://w3id.org/liuyao-kg/ontology#factorStands', 'https://w3id.org/liuyao-kg/ontology#forElement', 'https://w3id.org/liuyao-kg/ontology#forStem', 'https://w3id.org/liuyao-kg/ontology#generates', 'https://w3id.org/liuyao-kg/ontology#generation', 'https://w3id.org/liuyao-kg/ontology#harms', 'https://w3id.org/liuyao-kg/ontology#hasBranch', 'https://w3id.org/liuyao-kg/ontology#hasChange', 'https://w3id.org/liuyao-kg/ontology#hasHidden', 'https://w3id.org/liuyao-kg/ontology#hasLine', 'https://w3id.org/liuyao-kg/ontology#hasRole', 'https://w3id.org/liuyao-kg/ontology#inCast', 'https://w3id.org/liuyao-kg/ontology#inFactorGroup', 'https://w3id.org/liuyao-kg/ontology#keyBranch', 'https://w3id.org/liuyao-kg/ontology#keyStem', 'https://w3id.org/liuyao-kg/ontology#monthBranch', 'https://w3id.org/liuyao-kg/ontology#overcomes', 'https://w3id.org/liuyao-kg/ontology#position', 'https://w3id.org/liuyao-kg/ontology#primaryHexagram', 'https://w3id.org/liuyao-kg/ontology#punishes', 'https://w3id.org/liuyao-kg/ontology#readsLine', 'https://w3id.org/liuyao-kg/ontology#relative', 'https://w3id.org/liuyao-kg/ontology#spirit', 'https://w3id.org/liuyao-kg/ontology#spiritOrder', 'https://w3id.org/liuyao-kg/ontology#stageDay', 'https://w3id.org/liuyao-kg/ontology#stageMonth', 'https://w3id.org/liuyao-kg/ontology#strongerGroup', 'https://w3id.org/liuyao-kg/ontology#tombBranch', 'https://w3id.org/liuyao-kg/ontology#weakerFactor'}), 'pp': frozenset({'https://w3id.org/liuyao-kg/ontology#birthBranch', 'https://w3id.org/liuyao-kg/ontology#branchIndex', 'https://w3id.org/liuyao-kg/ontology#changedHexagram', 'https://w3id.org/liuyao-kg/ontology#chosenUseGod', 'https://w3id.org/liuyao-kg/ontology#concerns', 'https://w3id.org/liuyao-kg/ontology#doubledPreference', 'https://w3id.org/liuyao-kg/ontology#elementGenerates', 'https://w3id.org/liuyao-kg/ontology#elementOvercomes', 'https://w3id.org/liuyao-kg/ontology#hasChange', 'https://w3id.org/liuyao-kg/ontology#hasDay', 'https://w3id.org/liuyao-kg/ontology#hasEndpoint', 'https://w3id.org/liuyao-kg/ontology#hasHidden', 'https://w3id.org/liuyao-kg/ontology#hasLine', 'https://w3id.org/liuyao-kg/ontology#hasMonth', 'https://w3id.org/liuyao-kg/ontology#hasPalaceHidden', 'https://w3id.org/liuyao-kg/ontology#hasYear', 'https://w3id.org/liuyao-kg/ontology#hiddenUseGod', 'https://w3id.org/liuyao-kg/ontology#inCast', 'https://w3id.org/liuyao-kg/ontology#primaryHexagram', 'https://w3id.org/liuyao-kg/ontology#question', 'https://w3id.org/liuyao-kg/ontology#readsLine', 'https://w3id.org/liuyao-kg/ontology#singleMovingLine', 'https://w3id.org/liuyao-kg/ontology#spiritOrder', 'https://w3id.org/liuyao-kg/ontology#useGodPosition', 'https://w3id.org/liuyao-kg/ontology#userUseGodPosition', 'https://w3id.org/liuyao-kg/ontology#userUseGodRelative'})}
 #: {rule IRI: (digest, why it runs on pyoxigraph)}
 FALLBACK = {
 }

@@ -133,6 +133,16 @@ class Module:
         self.constants: dict = {}
         self.helpers: list[str] = []
         self._names = itertools.count()
+        #: the predicates looked up by object (`po`) and scanned whole (`pp`); None: a variable one, any
+        self.lookups: dict = {"po": set(), "pp": set()}
+
+    def looked_up(self, index: str, predicate) -> None:
+        """A rule reads index `index` for this predicate (a Var: for any): a cast's index keeps only those."""
+        if self.lookups[index] is not None:
+            if isinstance(predicate, Var):
+                self.lookups[index] = None
+            else:
+                self.lookups[index].add(predicate)
 
     def const(self, value) -> str:
         key = (type(value), value)
@@ -256,7 +266,15 @@ class RuleCompiler:
         needed.reverse()
         self._emit_units(fn, units, 0, env, ind, k, needed, set_semantics)
 
-    def _emit_units(self, fn, units: list[Unit], i: int, env: dict, ind: int, k, needed, set_sem) -> None:
+    def _emit_units(self, fn, units: list[Unit], i: int, env: dict, ind: int, k, needed, set_sem,
+                    loops: tuple = ()) -> None:
+        """Emit units[i:] then `k`. `loops`: for each enclosing loop over a triple pattern whose body, so far, only
+        tests (set semantics), the variables bound from it on: once none is read any more, every further iteration
+        would emit the same, so the rest is followed by `break` (a semi-join)."""
+        if loops and i > 0 and not (loops[-1] & needed[i - 1]):
+            self._emit_units(fn, units, i, env, ind, k, needed, set_sem)
+            fn.lines.add(ind, "break")
+            return
         if ind >= SPLIT_AT:
             self._split(fn, units, i, env, ind, k, needed, set_sem)
             return
@@ -264,11 +282,27 @@ class RuleCompiler:
             k(fn, env, ind)
             return
         u = units[i]
+        if loops and not self._tests_only(u, env):
+            loops = ()
 
         def rest(env2: dict, ind2: int) -> None:
-            self._emit_units(fn, units, i + 1, env2, ind2, k, needed, set_sem)
+            # what a loop's iteration binds includes what the tests after it compute from its variables (a BIND)
+            new = frozenset(env2.keys() - env.keys())
+            inner = tuple(m | new for m in loops) if new else loops
+            if set_sem and u.kind == "tp" and new:
+                inner = (*inner, new)
+            self._emit_units(fn, units, i + 1, env2, ind2, k, needed, set_sem, inner)
 
         getattr(self, f"_emit_{u.kind}")(fn, u, env, ind, rest, needed[i], set_sem)
+
+    @staticmethod
+    def _tests_only(u: Unit, env: dict) -> bool:
+        """Whether a unit's code is a test (an if, or an if and its else), no loop and no second branch to run."""
+        if u.kind in ("filter", "minus", "extend"):
+            return True
+        if u.kind == "tp":
+            return all(not isinstance(x, Var) or x.name in env for x in u.node)
+        return False
 
     def _split(self, fn, units, i, env, ind, k, needed, set_sem) -> None:
         """Emit the rest as a function nested in `fn` (Python allows 20 nested blocks), called here with the
@@ -344,6 +378,7 @@ class RuleCompiler:
         if po[0] != "f":
             dead = set_sem and s.name not in needed
             fn.uses.add("PO")
+            self.m.looked_up("po", p)
             if dead:
                 fn.lines.add(ind, f"if ({P}, {po[1]}) in PO:")
                 rest(env2, ind + 1)
@@ -353,6 +388,7 @@ class RuleCompiler:
             rest(env3, ind + 1)
             return
         fn.uses.add("PP")
+        self.m.looked_up("pp", p)
         if s.name == o.name:
             env3 = self._bind(env2, s.name, u.id, "node")
             name, other = env3[s.name].name, fn.tmp()

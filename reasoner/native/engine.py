@@ -107,6 +107,7 @@ class NativeEngine:
         self._reference_nt = kept
         self._reference_quads = None if kept is not None else list(reference)
         self._index = Index.of((from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)) for t in triples)
+        self._keep = getattr(module, "LOOKUPS", None)
         self._by_topics: dict = {}
         self._iris: dict = {}  # NamedNodes of IRIs outside any cast (predicates, classes, reference nodes)
         self._store = None  # pyoxigraph store of the reference, for the fallback rules
@@ -137,7 +138,7 @@ class NativeEngine:
     def _derive_cast(self, graph, quads: list) -> list[ox.Quad]:
         cast = graph.value if isinstance(graph, ox.NamedNode) else None
         topics = frozenset(q.object.value for q in quads if q.predicate == _TOPIC)
-        index = self._index.fork()
+        index = self._index.fork(self._keep)
         index.extend([(from_ox(q.subject), from_ox(q.predicate), from_ox(q.object)) for q in quads])
         start = len(index.added)
         for recursive, members in self._groups(topics):
