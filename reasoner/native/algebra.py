@@ -114,9 +114,12 @@ class Exists:
 def read_construct(text: str):
     """(WHERE pattern, template) of a CONSTRUCT query text (prologue included); memoised, as rdflib's parser takes
     ~20 ms a rule (the compiler never changes what it reads)."""
-    from rdflib.plugins.sparql import prepareQuery
+    from rdflib.plugins.sparql.algebra import translateQuery
+    from rdflib.plugins.sparql.parser import parseQuery
 
-    algebra = prepareQuery(text).algebra
+    parsed = parseQuery(text)
+    _refuse_constant_filters(parsed)
+    algebra = translateQuery(parsed).algebra
     if algebra.name != "ConstructQuery":
         raise Unsupported(f"a {algebra.name}, not a CONSTRUCT")
     if algebra.get("datasetClause"):
@@ -126,6 +129,32 @@ def read_construct(text: str):
     if getattr(where, "name", "") == "Project":  # a CONSTRUCT's projection is all its variables
         where = where["p"]
     return pattern(where), template
+
+
+#: the parse tree's one-operand levels of an expression (what `1` parses into)
+_WRAPPERS = {"ConditionalOrExpression", "ConditionalAndExpression", "RelationalExpression", "AdditiveExpression",
+             "MultiplicativeExpression"}
+
+
+def _refuse_constant_filters(node) -> None:
+    """rdflib drops a group's FILTER whose expression is one literal its Python truth calls false (FILTER(""),
+    FILTER(0), FILTER(false): `if filters:`), keeping the solutions SPARQL removes: refused, not mistranslated."""
+    from pyparsing import ParseResults
+    from rdflib import Literal
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    if isinstance(node, CompValue):
+        if node.name == "Filter":
+            expr = node.get("expr")
+            while isinstance(expr, CompValue) and expr.name in _WRAPPERS and "other" not in expr:
+                expr = expr.get("expr")
+            if isinstance(expr, Literal) or (isinstance(expr, CompValue) and expr.name == "literal"):
+                raise Unsupported("a FILTER of a constant literal (rdflib drops a false one)")
+        for value in node.values():
+            _refuse_constant_filters(value)
+    elif isinstance(node, (list, tuple, ParseResults)):
+        for item in node:
+            _refuse_constant_filters(item)
 
 
 def _term(t):
