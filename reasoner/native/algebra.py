@@ -117,9 +117,14 @@ def read_construct(text: str):
     from rdflib.plugins.sparql.algebra import translateQuery
     from rdflib.plugins.sparql.parser import parseQuery
 
-    parsed = parseQuery(text)
-    _refuse_constant_filters(parsed)
-    algebra = translateQuery(parsed).algebra
+    try:
+        parsed = parseQuery(text)
+        _refuse_constant_filters(parsed)
+        algebra = translateQuery(parsed).algebra
+    except Unsupported:
+        raise
+    except Exception as e:  # rdflib's parser lags SPARQL 1.1 in places pyoxigraph does not
+        raise Unsupported(f"rdflib cannot read it: {type(e).__name__}: {str(e).splitlines()[0][:200]}") from e
     if algebra.name != "ConstructQuery":
         raise Unsupported(f"a {algebra.name}, not a CONSTRUCT")
     if algebra.get("datasetClause"):

@@ -2,7 +2,7 @@
 # One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '5d90224d2b4002a1bc65447837b5c2d44f99d81be9c1832ead58dd3fe0d3b4e1'
-COMPILER = '178d7bc8a02cf370e35b5a2f4b65ec4972e3aaa21e1059bc4685ca6b727110d2'
+COMPILER = 'd66ccf48faac17de40af698f33d92c986e74164a9417f540e8f8ed6ac57aff9b'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
     _E,
