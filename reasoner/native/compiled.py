@@ -2,7 +2,7 @@
 # One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '5d90224d2b4002a1bc65447837b5c2d44f99d81be9c1832ead58dd3fe0d3b4e1'
-COMPILER = 'd66ccf48faac17de40af698f33d92c986e74164a9417f540e8f8ed6ac57aff9b'
+COMPILER = 'b3f3d8b4e2e59fbf2d3d72c0ea8670870b56fb48a1a424ac92003b8a9f154a47'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
     _E,

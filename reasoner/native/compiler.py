@@ -9,7 +9,10 @@ and an expression sees it only when one of them is in its pattern (`visible`); i
 variables are substituted everywhere (pyoxigraph evaluates EXISTS from the current tuple).
 
 EXISTS, MINUS, OPTIONAL and sub-selects become helper functions; a sub-select is evaluated once per rule call and
-joined by the variables it shares. Anything not listed in `algebra` raises `Unsupported` while compiling.
+joined by the variables it shares. Where only which solutions exist matters (a CONSTRUCT, an EXISTS), a pattern
+whose variables nothing reads is a membership test and a loop stops at its first match once nothing reads what it
+bound (a semi-join). Past SPLIT_AT levels the rest of a rule is a nested function (Python allows 20 nested blocks).
+Anything not listed in `algebra` raises `Unsupported` while compiling: the rule then runs on pyoxigraph.
 """
 from __future__ import annotations
 
@@ -49,9 +52,6 @@ class CE(NamedTuple):
     err: bool
     kind: str = "any"
     const: object = ...
-
-    def value(self) -> str:
-        return self.code
 
 
 class CB(NamedTuple):
@@ -572,7 +572,7 @@ class RuleCompiler:
         e = self.cterm(fn, node.expr, env, u.scope)
         if var in env:  # bound by a unit outside this BIND's group: compatible when equal, or when the BIND errs
             t = fn.tmp()
-            fn.lines.add(ind, f"{t} = {e.value()}")
+            fn.lines.add(ind, f"{t} = {e.code}")
             fn.lines.add(ind, f"if {t} is None:")
             rest(env, ind + 1)
             fn.lines.add(ind, f"if {t} is not None and {t} == {env[var].name}:")
@@ -703,12 +703,12 @@ class RuleCompiler:
                     e = self.cterm(fn, a.arg, env, ALL)
                     if a.kind == "count":
                         t = fn.tmp()
-                        fn.lines.add(ind, f"{t} = {e.value()}")
+                        fn.lines.add(ind, f"{t} = {e.code}")
                         fn.lines.add(ind, f"if {t} is not None:")
                         fn.lines.add(ind + 1, f"{acc}[{i}].add({t})" if a.distinct else f"{acc}[{i}] += 1",
                                      effect=True)
                     else:
-                        fn.lines.add(ind, f"{acc}[{i}] = _{a.kind}_of({acc}[{i}], {e.value()})", effect=True)
+                        fn.lines.add(ind, f"{acc}[{i}] = _{a.kind}_of({acc}[{i}], {e.code})", effect=True)
 
             needs = set(keys) | set().union(*(expr_vars(a.arg) for _, a in aggs if a.arg is not None))
             self.emit_pattern(f, node.p, {}, 1, found, needs, False)
@@ -759,9 +759,9 @@ class RuleCompiler:
             if c.const is not ...:
                 return a if c.const is True else b if c.const is False else CE("None", True, "none", None)
             if not c.err:
-                return CE(f"({a.value()} if {c.code} else {b.value()})", a.err or b.err, kind)
+                return CE(f"({a.code} if {c.code} else {b.code})", a.err or b.err, kind)
             t = fn.tmp()
-            return CE(f"({a.value()} if ({t} := {c.code}) is True else ({b.value()} if {t} is False else None))",
+            return CE(f"({a.code} if ({t} := {c.code}) is True else ({b.code} if {t} is False else None))",
                       True, kind)
         args = [self.cterm(fn, x, env, vis) for x in e.args]
         if all(a.const is not ... for a in args) and op in _FOLDABLE:
@@ -770,9 +770,9 @@ class RuleCompiler:
             a = args[0]
             if a.kind == "iri" and not a.err:
                 return CE(f"({a.code}, _XSD_STRING)", False, "lit")
-            return CE(f"str_({a.value()})", True, "lit")
+            return CE(f"str_({a.code})", True, "lit")
         if op in _TERM_FUNCTIONS:
-            return CE(f"{_TERM_FUNCTIONS[op]}({', '.join(a.value() for a in args)})", True,
+            return CE(f"{_TERM_FUNCTIONS[op]}({', '.join(a.code for a in args)})", True,
                       "lit" if op != "COALESCE" else "any")
         raise Unsupported(f"the function {op}")
 
@@ -803,7 +803,7 @@ class RuleCompiler:
                 return None
             if a.kind == "iri" and not a.err:
                 return a.code, False, True, None
-            return f"_lex({a.value()})", True, a.kind in ("iri", "node"), None
+            return f"_lex({a.code})", True, a.kind in ("iri", "node"), None
         if isinstance(e, Call) and e.op == "STRAFTER":
             a, b = (self._piece(fn, x, env, vis) for x in e.args)
             if a is None or b is None:
@@ -837,7 +837,7 @@ class RuleCompiler:
         a = self.cterm(fn, arg, env, vis)
         if a.kind == "iri" and not a.err:
             return a
-        return CE(f"iri({a.value()})", True, "iri")
+        return CE(f"iri({a.code})", True, "iri")
 
     def cbool(self, fn, e, env: dict, vis) -> CB:
         """An expression's effective boolean value (as FILTER and the logical operators read it)."""
@@ -874,7 +874,7 @@ class RuleCompiler:
                     # equality with an IRI never errs: plain membership
                     return CB(f"({a.code} {'in' if op == 'IN' else 'not in'} "
                               f"{self.m.const(frozenset(o.const for o in opts))})", False)
-                call = f"one_of({a.value()}, ({''.join(o.value() + ', ' for o in opts)}))"
+                call = f"one_of({a.code}, ({''.join(o.code + ', ' for o in opts)}))"
                 return CB(call if op == "IN" else f"not_({call})", True)
             if op in _RELATIONAL:
                 a, b = (self.cterm(fn, x, env, vis) for x in e.args)
@@ -884,11 +884,11 @@ class RuleCompiler:
                 if op in ("=", "!=") and not a.err and not b.err and (
                         a.kind in ("iri", "node") or b.kind in ("iri", "node")):
                     return CB(f"({a.code} {'==' if op == '=' else '!='} {b.code})", False)
-                return CB(f"{_RELATIONAL[op][0]}({a.value()}, {b.value()})", True)
+                return CB(f"{_RELATIONAL[op][0]}({a.code}, {b.code})", True)
         t = self.cterm(fn, e, env, vis)
         if t.const is not ...:
             return _cb_const(runtime.ebv(t.const))
-        return CB(f"ebv({t.value()})", True)
+        return CB(f"ebv({t.code})", True)
 
     # ---- join order --------------------------------------------------------------------------------------
 

@@ -42,12 +42,6 @@ class Block:
         self.units.append(u)
         return u.id
 
-    def by_id(self, uid: int) -> Unit:
-        for u in self.units:
-            if u.id == uid:
-                return u
-        raise KeyError(uid)
-
 
 def flatten(node, block: Block) -> frozenset:
     """Add a pattern's units to a block; return their ids (the pattern's scope)."""

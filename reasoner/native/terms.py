@@ -79,14 +79,9 @@ def from_ox(term):
 _DATATYPES: dict[str, ox.NamedNode] = {}
 
 
-def to_ox(term, iris: dict | None = None):
-    """A native term as a pyoxigraph one (`iris`: a cache of NamedNodes by IRI)."""
+def to_ox(term):
+    """A native term as a pyoxigraph one."""
     if type(term) is str:
-        if iris is not None:
-            node = iris.get(term)
-            if node is None:
-                node = iris[term] = ox.NamedNode(term)
-            return node
         return ox.NamedNode(term)
     if type(term) is tuple:
         if len(term) == 3:
