@@ -98,14 +98,11 @@ class NativeEngine:
         if stale:
             raise StaleCompiledRules(
                 f"{len(stale)} rule(s) are not compiled as they are now (first: {stale[0]}): run {BUILD_COMMAND}")
-        if isinstance(reference, bytes):
-            kept, _ = kept_reference(reference, self.plan.reference_reads)
-            triples = ox.parse(kept, format=ox.RdfFormat.N_TRIPLES)
-        else:
-            kept = None
-            triples = [q.triple for q in reference]
-        self._reference_nt = kept
-        self._reference_quads = None if kept is not None else list(reference)
+        if not isinstance(reference, bytes):  # the Engine keeps quads' triples as N-Triples too
+            reference = ox.serialize([q.triple for q in reference], format=ox.RdfFormat.N_TRIPLES)
+        #: the part of the reference some rule reads (as the Engine keeps it), for the fallback's store
+        self._reference, _ = kept_reference(reference, self.plan.reference_reads)
+        triples = ox.parse(self._reference, format=ox.RdfFormat.N_TRIPLES)
         self._index = Index.of((from_ox(t.subject), from_ox(t.predicate), from_ox(t.object)) for t in triples)
         self._keep = getattr(module, "LOOKUPS", None)
         self._by_topics: dict = {}
@@ -205,10 +202,7 @@ class NativeEngine:
         """A rule the compiler could not take, evaluated on pyoxigraph over the same triples."""
         if self._store is None:
             self._store = ox.Store()
-            if self._reference_nt is not None:
-                self._store.load(self._reference_nt, format=ox.RdfFormat.N_TRIPLES)
-            else:
-                self._store.extend(ox.Quad(q.subject, q.predicate, q.object) for q in self._reference_quads)
+            self._store.load(self._reference, format=ox.RdfFormat.N_TRIPLES)
         store = self._store
         own = [ox.Quad(to_ox(s), to_ox(p), to_ox(o)) for s, p, o in index.added]
         own = [q for q in own if q not in store]
