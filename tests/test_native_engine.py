@@ -534,6 +534,17 @@ def test_a_rule_writing_outside_its_cast_is_refused():
         native.derive(_own_cast("<> lyo:val 1 ."))
 
 
+def test_the_reference_as_quads_derives_as_the_shipped_reference_does(engines):
+    from liuyao_kg import namespaces as ns
+    from liuyao_kg.graph import layer_quads
+
+    layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE))
+    _, native = engines
+    from_quads = NativeEngine(list(native.rules.values()), layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE])
+    quads = cast_quads(make_cast_input("節之中孚", month="寅", day="辛亥", topic="求財"))
+    assert nquads(from_quads.derive(quads)) == nquads(native.derive(quads))
+
+
 def test_casts_derived_together_are_derived_each_alone(engines):
     _, native = engines
     inputs = seeded_inputs(6, seed=5)
