@@ -194,11 +194,14 @@ def test_two_different_content_lengths_are_answered_400_and_the_connection_close
     """RFC 9112 §6.3: a proxy may have framed the request by the other length (request smuggling), so the
     request is not answered by either and nothing more is read from the connection."""
     server = running(limits=Limits(idle_timeout=30.0))
-    start = time.monotonic()
-    answer = _raw(server.port, b"POST /sparql HTTP/1.1\r\nHost: x\r\nContent-Type: application/sparql-query\r\n"
-                               b"Content-Length: 6\r\nContent-Length: 60\r\n\r\nASK {}")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=20) as conn:
+        conn.sendall(b"POST /sparql HTTP/1.1\r\nHost: x\r\nContent-Type: application/sparql-query\r\n"
+                     b"Content-Length: 6\r\nContent-Length: 60\r\n\r\nASK {}")
+        answer = b""
+        while chunk := conn.recv(65536):  # ends at the server's close; a kept-alive connection would time out here
+            answer += chunk
     assert _status(answer) == 400 and b"Content-Length" in answer.partition(b"\r\n\r\n")[2]
-    assert b"Connection: close" in answer and time.monotonic() - start < 10  # closed, not kept alive
+    assert b"Connection: close" in answer
 
 
 def test_a_content_length_repeated_with_the_same_value_is_read_as_one(running):

@@ -2,7 +2,7 @@
 # One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '101b88b860530f1f5c604269434a0e582ba80bb2f2110904af387fb92c1c276a'
-COMPILER = 'b3f3d8b4e2e59fbf2d3d72c0ea8670870b56fb48a1a424ac92003b8a9f154a47'
+COMPILER = '7ffb652ee7dbfb1cadc3d50004493e04676621673f57772d359958cfc9770ff5'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
     _E,

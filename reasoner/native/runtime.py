@@ -263,8 +263,9 @@ def _compatible(a, b):
     return sa[0], sb[0], sa[1]
 
 
-def strafter(a, b):
-    """STRAFTER(): the text after the first occurrence of b (argument-compatible strings), else ""."""
+def _split_at(a, b, after: bool):
+    """STRAFTER() / STRBEFORE(): the text after / before the first occurrence of b (argument-compatible
+    strings, the language of a kept), else ""."""
     c = _compatible(a, b)
     if c is None:
         return None
@@ -272,20 +273,16 @@ def strafter(a, b):
     i = text.find(sep)
     if i < 0:
         return ("", XSD_STRING)
-    rest = text[i + len(sep):]
-    return (rest, RDF_LANG_STRING, language) if language is not None else (rest, XSD_STRING)
+    part = text[i + len(sep):] if after else text[:i]
+    return (part, RDF_LANG_STRING, language) if language is not None else (part, XSD_STRING)
+
+
+def strafter(a, b):
+    return _split_at(a, b, True)
 
 
 def strbefore(a, b):
-    c = _compatible(a, b)
-    if c is None:
-        return None
-    text, sep, language = c
-    i = text.find(sep)
-    if i < 0:
-        return ("", XSD_STRING)
-    rest = text[:i]
-    return (rest, RDF_LANG_STRING, language) if language is not None else (rest, XSD_STRING)
+    return _split_at(a, b, False)
 
 
 _IRI_CACHE: dict[str, str | None] = {}

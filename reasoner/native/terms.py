@@ -12,7 +12,8 @@ from functools import lru_cache
 
 import pyoxigraph as ox
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
+from liuyao_kg.namespaces import XSD
+
 XSD_STRING = XSD + "string"
 XSD_INTEGER = XSD + "integer"
 XSD_BOOLEAN = XSD + "boolean"
