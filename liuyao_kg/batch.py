@@ -36,7 +36,7 @@ from typing import TypeVar
 
 from liuyao_kg.loaders.batch import count_records, iter_numbered_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
-from liuyao_kg.derivation import derive_casts
+from liuyao_kg.derivation import DEFAULT_BACKEND, derive_casts
 
 T = TypeVar("T")
 
@@ -63,10 +63,10 @@ def columnar_capable(kg) -> bool:
     opened with another backend was asked for that one)."""
     from liuyao_kg.graph import KnowledgeGraph
 
-    return isinstance(kg, KnowledgeGraph) and kg.backend == "oxigraph"
+    return isinstance(kg, KnowledgeGraph) and kg.backend == DEFAULT_BACKEND
 
 
-def _init_worker(chapter_rules: bool, backend: str = "oxigraph") -> None:
+def _init_worker(chapter_rules: bool, backend: str = DEFAULT_BACKEND) -> None:
     """A worker process's engine: built by liuyao_kg.derivation from the package's layers, as the parent's is."""
     global _ENGINE
     from liuyao_kg.derivation import build_engine
@@ -268,7 +268,7 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
             import multiprocessing
 
             pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                       initializer=_init_worker, initargs=(kg.chapter_rules, getattr(kg, "backend", "oxigraph")))
+                                       initializer=_init_worker, initargs=(kg.chapter_rules, getattr(kg, "backend", DEFAULT_BACKEND)))
         in_flight.append((pool.submit(_derive_in_worker, casts), items))
 
     def write_oldest():

@@ -38,7 +38,7 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
 def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
     """The options that name a store and what derives into it; `load`: `liuyao load`'s, whose --backend also takes
     duckdb (the columnar back end in partitions) and by default chooses by the file's size."""
-    from liuyao_kg.derivation import BACKENDS  # ~4 ms (pyoxigraph), which every command opening a store imports anyway
+    from liuyao_kg.derivation import BACKENDS, DEFAULT_BACKEND  # ~4 ms (pyoxigraph), which every command opening a store imports anyway
 
     where = p.add_mutually_exclusive_group()
     where.add_argument("--store", help="directory of a persistent store (default: in memory)")
@@ -64,10 +64,10 @@ def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
                             "processes; sqlite, rdflib as for other commands. Default: duckdb for a store on disk or "
                             "in memory and a file of 1,000 records or more, else oxigraph (docs/loading.md)")
         return
-    p.add_argument("--backend", choices=BACKENDS, default="oxigraph",
-                   help="what derives new casts' states and judgments (the same rules; default oxigraph): sqlite runs "
-                        "their generated SQL on SQLite, faster per cast once warm but ~1 s more to start "
-                        "(docs/columnar.md); rdflib, a slow cross-check")
+    p.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
+                   help="what derives new casts' states and judgments (the same rules and quads): native (the default), "
+                        "the rules compiled to Python; oxigraph, the reference, their SPARQL on pyoxigraph; sqlite, "
+                        "their generated SQL on SQLite (docs/columnar.md); rdflib, a slow cross-check")
 
 
 def _positive(text: str) -> float:
@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--store", required=True, help="directory of the persistent store to upgrade")
     up.add_argument("--batch", type=int, default=200,
                     help="with the pyoxigraph engine: casts derived together (default 200)")
-    up.add_argument("--backend", choices=["duckdb", "oxigraph"],
+    up.add_argument("--backend", choices=["duckdb", "native", "oxigraph"],
                     help="derive through the columnar back end (duckdb) or the pyoxigraph engine; default: duckdb "
                          "for a store of 1,000 casts or more")
     up.add_argument("--partition", type=int, metavar="N",
@@ -258,20 +258,21 @@ def _exit_code(e: Exception) -> int | None:
 def _graph(args):
     """The store named by --store or --endpoint (opened once per command, closed by main), else the in-memory one."""
     from liuyao_kg import default_graph
+    from liuyao_kg.derivation import DEFAULT_BACKEND
     from liuyao_kg.store import open_store
 
     if getattr(args, "_kg", None) is not None:
         return args._kg
     backend = getattr(args, "backend", None)
     if backend in (None, "duckdb"):  # `liuyao load`'s columnar back end derives apart: the store's own engine is the default
-        backend = "oxigraph"
+        backend = DEFAULT_BACKEND
     if getattr(args, "endpoint", None):
         args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout,
                               total_timeout=args.total_timeout, backend=backend)
     elif getattr(args, "store", None):
         args._kg = open_store(args.store, read_only=getattr(args, "read_only", False), wait=getattr(args, "wait", 0.0) or 0.0,
                               backend=backend)
-    elif backend != "oxigraph":
+    elif backend != DEFAULT_BACKEND:
         args._kg = open_store("memory", backend=backend)
     else:
         return default_graph()
@@ -481,13 +482,13 @@ def _cmd_upgrade(args) -> int:
     from liuyao_kg.progress import Progress
     from liuyao_kg.upgrade import upgrade
 
-    if args.partition is not None and (args.partition < 1 or args.backend == "oxigraph"):
+    if args.partition is not None and (args.partition < 1 or args.backend in ("native", "oxigraph")):
         raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1, with the columnar back end "
-                             f"(not --backend oxigraph)", field="partition", value=args.partition)
+                             f"(not --backend {args.backend})", field="partition", value=args.partition)
     if args.batch < 1:
         raise CastInputError(f"--batch {args.batch}: a number of casts ≥ 1", field="batch", value=args.batch)
     # --partition alone implies the columnar back end, as for `liuyao load`
-    columnar = {"duckdb": True, "oxigraph": False}.get(args.backend, True if args.partition is not None else None)
+    columnar = {"duckdb": True, "native": False, "oxigraph": False}.get(args.backend, True if args.partition is not None else None)
     bar = Progress("upgrade: re-deriving casts", quiet=args.quiet)
     report = upgrade(args.store, batch=args.batch, force=args.force, columnar=columnar, partition=args.partition,
                      on_progress=lambda done, total: bar.update(done, total))

@@ -16,7 +16,10 @@ import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
 
-BACKENDS = ("oxigraph", "rdflib", "sqlite")
+BACKENDS = ("native", "oxigraph", "rdflib", "sqlite")
+#: what derives unless asked otherwise: the rules compiled to Python (reasoner/native), the same quads as the
+#: reference (pyoxigraph, `backend="oxigraph"`; tests/test_native_engine.py compares them)
+DEFAULT_BACKEND = "native"
 
 
 def check_backend(backend: str) -> str:
@@ -26,14 +29,16 @@ def check_backend(backend: str) -> str:
 
 
 def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_rules: bool = True,
-                 backend: str = "oxigraph", store: ox.Store | None = None, packaged: bool = False):
+                 backend: str = DEFAULT_BACKEND, store: ox.Store | None = None, packaged: bool = False):
     """An engine for the rule base of `layers` ({layer graph: quads}; default: the package's own).
 
     A store passes its own layers, so a store whose rules were changed derives with those rules
     (what `upgrade` and its tests rely on): as `layers`, or as the pyoxigraph `store` holding them in their
     graphs, where the rules are read in place (copying the rules graph out and into a scratch store to
     query it cost ~60 ms of every `liuyao cast`). `chapter_rules=False`: the chart states only (no
-    judgments). `backend="rdflib"` evaluates the same rules with rdflib (~30x slower; a cross-check);
+    judgments). `backend="native"` (the default) runs the rules compiled to Python when the compiled module was
+    built from exactly these rules, and the reference engine otherwise (a store whose rules were changed);
+    `backend="oxigraph"` is the reference itself, SPARQL on pyoxigraph. `backend="rdflib"` evaluates the same rules with rdflib (~30x slower; a cross-check);
     `backend="sqlite"` runs their generated SQL on SQLite (reasoner/columnar/sqlite.py: faster for one cast,
     ~0.3 s more to start). `packaged`: the store (if any) holds the package's own layers as its files are,
     untouched, so the engine may take the rule base shipped for those files (reasoner/rule_base.py) when that was
@@ -51,7 +56,7 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
         start = rule_base.current()
     if start is not None:
         rules, reference = start.rules, start.reference
-        if backend != "oxigraph":
+        if backend not in ("native", "oxigraph"):
             reference = _whole_reference(store, layers)
     elif store is not None:
         rules, reference = load_rules(store, ns.GRAPH_RULES), _whole_reference(store, None)
@@ -75,9 +80,30 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
         if isinstance(reference, bytes):
             reference = list(ox.parse(reference, format=ox.RdfFormat.N_TRIPLES))
         return SqliteEngine(rules, reference)
+    plan = None if start is None else start.plans[chapter_rules]
+    if backend == "native":
+        native = _native(rules, reference, plan, packaged=start is not None)
+        if native is not None:
+            return native
     if start is not None:  # its plan, and its reference already kept
         return Engine(rules, reference, rule_plan=start.plans[chapter_rules], reference_keys=start.reference_keys)
     return Engine(rules, reference)
+
+
+def _native(rules, reference, plan, *, packaged: bool):
+    """The native engine for these rules, or None when the compiled module was not built from them: a store's
+    changed rules (quietly: the reference engine is the one for them), or the package's own after a rule was
+    edited without rebuilding (with a warning naming the build command)."""
+    from liuyao_kg.reasoner.native.engine import NativeEngine, StaleCompiledRules
+
+    try:
+        return NativeEngine(rules, reference, rule_plan=plan)
+    except StaleCompiledRules as exc:
+        if packaged:
+            import warnings
+
+            warnings.warn(f"deriving on pyoxigraph: {exc}", RuntimeWarning, stacklevel=3)
+        return None
 
 
 def _whole_reference(store: ox.Store | None, layers: Mapping[str, list[ox.Quad]] | None) -> bytes | list[ox.Quad]:
@@ -110,4 +136,4 @@ def derive_casts(engine, casts) -> bytes:
     return ox.serialize(asserted + engine.derive(asserted), format=ox.RdfFormat.N_QUADS)
 
 
-__all__ = ["BACKENDS", "build_engine", "derive_casts", "derive_quads", "check_backend"]
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "build_engine", "derive_casts", "derive_quads", "check_backend"]

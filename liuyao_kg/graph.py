@@ -22,6 +22,7 @@ import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
 from liuyao_kg import versioning
+from liuyao_kg.derivation import DEFAULT_BACKEND
 from liuyao_kg.reasoner.engine import inferred_graph
 from liuyao_kg.sparql_text import inline_iris
 
@@ -168,7 +169,7 @@ class KnowledgeGraph:
     Derivation is not built here: `engine` comes from liuyao_kg.derivation, with this store's own layers.
     """
 
-    def __init__(self, path: str | Path | None = None, *, chapter_rules: bool = True, backend: str = "oxigraph",
+    def __init__(self, path: str | Path | None = None, *, chapter_rules: bool = True, backend: str = DEFAULT_BACKEND,
                  read_only: bool = False):
         """`chapter_rules=False` derives the chart states only (no judgments): what the state tests need.
         `backend="rdflib"` evaluates the same rules with rdflib (reasoner/rdflib_engine.py, ~30x slower;
@@ -333,7 +334,7 @@ class KnowledgeGraph:
         if self._pristine and rule_base.current() is not None:
             # the shipped rules while the layers may still be being parsed; the SQL back ends then read the
             # whole reference out of the store (the ontology and reference layers are never deferred)
-            return build_engine(store=None if self.backend == "oxigraph" else self._ox, packaged=True,
+            return build_engine(store=None if self.backend in ("native", "oxigraph") else self._ox, packaged=True,
                                 chapter_rules=self.chapter_rules, backend=self.backend)
         self._complete()  # the rules read out of the store: its layers whole
         return build_engine(store=self._ox, chapter_rules=self.chapter_rules, backend=self.backend)

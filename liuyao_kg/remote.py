@@ -46,6 +46,7 @@ import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
 from liuyao_kg import versioning
+from liuyao_kg.derivation import DEFAULT_BACKEND
 from liuyao_kg.graph import LAYERS, _py, layer_quads
 from liuyao_kg.reasoner.engine import inferred_graph
 from liuyao_kg.sparql_text import LEX as _LEX
@@ -613,7 +614,7 @@ class RemoteKnowledgeGraph:
     """The knowledge graph on a SPARQL 1.1 endpoint: same public API as `KnowledgeGraph`."""
 
     def __init__(self, endpoint: Endpoint | str, *, chapter_rules: bool = True, client: SparqlClient | None = None,
-                 backend: str = "oxigraph"):
+                 backend: str = DEFAULT_BACKEND):
         from liuyao_kg.derivation import check_backend
 
         self.endpoint = Endpoint.from_env(endpoint) if isinstance(endpoint, str) else endpoint

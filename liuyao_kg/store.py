@@ -22,6 +22,8 @@ from typing import Protocol, runtime_checkable
 
 import pyoxigraph as ox
 
+from liuyao_kg.derivation import DEFAULT_BACKEND
+
 
 class StoreError(RuntimeError):
     """A store cannot be opened or written; the message names the store and what to do."""
@@ -90,7 +92,7 @@ def is_url(where: str) -> bool:
     return isinstance(where, str) and where.lower().startswith(("http://", "https://"))
 
 
-def open_store(where: str | Path | None = "memory", *, chapter_rules: bool = True, backend: str = "oxigraph",
+def open_store(where: str | Path | None = "memory", *, chapter_rules: bool = True, backend: str = DEFAULT_BACKEND,
                update_url: str | None = None, read_only: bool = False, wait: float = 0.0,
                timeout: float | None = None, total_timeout: float | None = None) -> CastStore:
     """The store at `where`: "memory" (or None), a directory, or an http(s) SPARQL endpoint URL.

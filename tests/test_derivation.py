@@ -6,6 +6,7 @@ import pytest
 from liuyao_kg import batch
 from liuyao_kg.derivation import build_engine
 from liuyao_kg.reasoner.engine import Engine
+from liuyao_kg.reasoner.native import NativeEngine
 from liuyao_kg.reasoner.rdflib_engine import RdflibEngine
 from liuyao_kg.store import open_store
 
@@ -38,7 +39,23 @@ def test_the_loader_hands_the_stores_backend_to_its_workers(monkeypatch, tmp_pat
 
 
 def test_every_adapter_takes_its_engine_from_derivation():
-    assert isinstance(open_store("memory").engine, Engine)
+    assert isinstance(open_store("memory").engine, NativeEngine)
+    assert isinstance(open_store("memory", backend="oxigraph").engine, Engine)
     assert isinstance(open_store("memory", backend="rdflib").engine, RdflibEngine)
     with pytest.raises(ValueError, match="unknown backend"):
         build_engine(backend="jena")
+
+
+def test_a_rule_base_that_differs_from_the_compiled_one_derives_on_the_reference():
+    """The compiled module answers for the package's rules only: a changed rule base falls back, unannounced."""
+    import pyoxigraph as ox
+
+    from liuyao_kg import namespaces as ns
+    from liuyao_kg.graph import layer_quads
+
+    layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES))
+    first = next(q for q in layers[ns.GRAPH_RULES] if q.predicate.value == ns.LYO + "sparqlConstruct")
+    changed = ox.Quad(first.subject, first.predicate, ox.Literal(first.object.value + "\n"), first.graph_name)
+    layers[ns.GRAPH_RULES] = [changed if q == first else q for q in layers[ns.GRAPH_RULES]]
+    assert isinstance(build_engine(layers), Engine)
+    assert isinstance(build_engine(), NativeEngine)

@@ -1,6 +1,8 @@
 """The rule engine: rules are data, ordered by what they read and write, run to a fixpoint."""
 from __future__ import annotations
 
+from functools import cache
+
 import pyoxigraph as ox
 import pytest
 
@@ -95,7 +97,7 @@ def test_skipping_rules_whose_required_facts_are_absent_changes_no_result():
     from liuyao_kg.reasoner.dependencies import RuleIO
     from samples import sample_casts
 
-    engine = KnowledgeGraph().engine
+    engine = KnowledgeGraph(backend="oxigraph").engine
     unfiltered = Engine([replace(r, io=RuleIO(r.io.reads, r.io.negated, r.io.writes)) for r in engine.rules.values()],
                         engine._reference)
     assert sum(bool(r.io.required) for r in engine.rules.values()) > 0.9 * len(engine.rules)
@@ -213,7 +215,7 @@ def test_the_keys_read_while_keeping_the_reference_are_those_the_kept_store_hold
 def test_the_working_store_keeps_the_reference_triples_some_rule_reads_and_only_those():
     from liuyao_kg.graph import KnowledgeGraph, layer_quads
 
-    engine = KnowledgeGraph().engine
+    engine = KnowledgeGraph(backend="oxigraph").engine
     reads = engine.plan.reference_reads
     reference = layer_quads()
     expected = {q.triple for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE) for q in reference[g]
@@ -224,7 +226,7 @@ def test_the_working_store_keeps_the_reference_triples_some_rule_reads_and_only_
 
 def test_rules_of_one_level_never_read_each_others_output():
     # what lets the engine evaluate a level's rules in any order, or in several threads at once
-    p = liuyao_kg.default_graph().engine.plan
+    p = _reference_engine().plan
     for members, recursive in p.groups:
         if not recursive:
             inside = set(members)
@@ -234,7 +236,7 @@ def test_rules_of_one_level_never_read_each_others_output():
 def test_the_packaged_levels_are_those_of_the_dependency_graph():
     from liuyao_kg.reasoner.dependencies import stratum_levels
 
-    p = liuyao_kg.default_graph().engine.plan
+    p = _reference_engine().plan
     assert "levels" in p.__dict__, "the package's plan should carry its levels (no networkx at start)"
     assert p.levels == stratum_levels(p.graph, p.strata)
 
@@ -249,7 +251,7 @@ def _seeded_casts() -> list[list[ox.Quad]]:
 
 
 def test_a_level_evaluated_in_two_threads_derives_exactly_what_one_thread_does():
-    engine = liuyao_kg.default_graph().engine
+    engine = _reference_engine()
     one, two = Engine(list(engine.rules.values()), engine._reference, threads=1), \
         Engine(list(engine.rules.values()), engine._reference, threads=2)
     two.PARALLEL_FROM = 1
@@ -258,7 +260,7 @@ def test_a_level_evaluated_in_two_threads_derives_exactly_what_one_thread_does()
 
 
 def test_timing_the_evaluations_counts_each_one_and_changes_nothing_derived():
-    engine = liuyao_kg.default_graph().engine
+    engine = _reference_engine()
     plain, timed = Engine(list(engine.rules.values()), engine._reference, threads=2), \
         Engine(list(engine.rules.values()), engine._reference, threads=2)
     timed.PARALLEL_FROM = 1  # the timed evaluations of a level run on both threads
@@ -291,7 +293,7 @@ def test_a_forked_child_evaluates_a_level_with_threads_of_its_own():
     import os
     import pickle
 
-    engine = liuyao_kg.default_graph().engine
+    engine = _reference_engine()
     two = Engine(list(engine.rules.values()), engine._reference, threads=2)
     two.PARALLEL_FROM = 1
     first, second = _seeded_casts()[:2]
@@ -351,3 +353,11 @@ def test_the_state_rules_with_what_they_read_derive_every_state_all_rules_derive
         assert any(_matches(w, k) for w in others for k in keys), q
     by_state_rule = {q for q in everything if q.predicate.value == ns.PROV + "wasDerivedFrom" and q.object.value in typed}
     assert by_state_rule and by_state_rule <= states
+
+
+@cache
+def _reference_engine():
+    """The reference engine (SPARQL on pyoxigraph) for the package's rules: what these tests specify."""
+    from liuyao_kg.derivation import build_engine
+
+    return build_engine(backend="oxigraph")

@@ -189,6 +189,8 @@ class NativeEngine:
     @staticmethod
     def _add(index: Index, iri: str, triples, cast: str | None) -> int:
         """Add a rule's triples to the index; raise RuleScopeError for a new one about no node of the cast."""
+        if not triples:  # most rules, for most casts
+            return 0
         new = index.extend(triples)
         if new:
             prefix = None if cast is None else cast + "/"
