@@ -56,10 +56,9 @@ def compare(casts: list[dict], chapter_rules: bool) -> dict:
     from liuyao_kg.derivation import build_engine
     from liuyao_kg.loaders.cast_input import make_cast_input
     from liuyao_kg.loaders.rdf import cast_quads
-    from liuyao_kg.reasoner.native import native_engine
 
-    reference, ref_start, _ = _timed(lambda: build_engine(chapter_rules=chapter_rules))
-    native, nat_start, _ = _timed(lambda: native_engine(chapter_rules=chapter_rules))
+    reference, ref_start, _ = _timed(lambda: build_engine(chapter_rules=chapter_rules, backend="oxigraph"))
+    native, nat_start, _ = _timed(lambda: build_engine(chapter_rules=chapter_rules, backend="native"))
     engines = {"pyoxigraph": reference, "native": native}
     inputs = [cast_quads(make_cast_input(**kw)) for kw in casts]
     for quads in inputs[:10]:  # warm both (first queries, first topics)

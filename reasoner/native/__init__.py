@@ -8,7 +8,7 @@ on pyoxigraph stays the reference (tests/test_native_engine.py compares the two)
 """
 from __future__ import annotations
 
-__all__ = ["NativeEngine", "StaleCompiledRules", "JudgmentReadError", "native_engine", "judgment_readers"]
+__all__ = ["NativeEngine", "StaleCompiledRules", "JudgmentReadError", "judgment_readers"]
 
 
 def __getattr__(name: str):

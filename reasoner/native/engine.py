@@ -216,24 +216,3 @@ class NativeEngine:
             for q in own:
                 store.remove(q)
 
-
-def native_engine(*, chapter_rules: bool = True) -> NativeEngine:
-    """A NativeEngine for the package's own rule base, as `derivation.build_engine` makes the reference one."""
-    from liuyao_kg.reasoner import rule_base
-
-    start = rule_base.current()
-    if start is None:
-        from liuyao_kg import namespaces as ns
-        from liuyao_kg.derivation import _whole_reference
-        from liuyao_kg.graph import layer_quads
-        from liuyao_kg.reasoner.engine import load_rules
-
-        layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES))
-        store = ox.Store()
-        store.extend(layers[ns.GRAPH_RULES])
-        rules = load_rules(store, ns.GRAPH_RULES)
-        if not chapter_rules:
-            rules = [r for r in rules if not r.chapter]
-        return NativeEngine(rules, _whole_reference(None, layers))
-    rules = start.rules if chapter_rules else [r for r in start.rules if not r.chapter]
-    return NativeEngine(rules, start.reference, rule_plan=start.plans[chapter_rules])
