@@ -48,19 +48,17 @@ CHUNK = 50
 #: rebuilds it every few chunks instead.
 REBUILD_EVERY_CHUNKS = 16
 
-#: `load_file(columnar=None)` derives a file of at least this many records with the columnar back end: below it the
-#: DuckDB engines' start and a partition's fixed cost (~1.3 s and ~3 s of CPU) outweigh what they save. Measured
-#: (`liuyao load --store`, 2 cores, 2026-12-05): 500 casts 12.6 s on DuckDB against 11.4 s on pyoxigraph, 1,000
-#: 18.4 / 19.6 s, 2,000 26.6 / 43.3 s; 10,000 80.5 / 223.7 s in partitions of 5,000 (docs/loading.md)
-COLUMNAR_FROM = 1_000
+#: `load_file(partitioned=None)` derives a file of at least this many records in partitions (parquet_load: each
+#: written by one bulk load), a smaller one in chunks of CHUNK (each written by one transaction)
+PARTITIONED_FROM = 1_000
 
 _ENGINE = None  # the worker process's own engine
 
 
-def columnar_capable(kg) -> bool:
-    """Whether the columnar back end can load into `kg`: an embedded store (its layers read in place; a remote
-    endpoint is written one update a cast, which no back end speeds up) deriving with the default engine (a store
-    opened with another backend was asked for that one)."""
+def partitionable(kg) -> bool:
+    """Whether a load into `kg` can derive in partitions: an embedded store (its layers read in place; a remote
+    endpoint is written one update a cast) deriving with the default engine (a store opened with another backend
+    was asked for that one)."""
     from liuyao_kg.graph import KnowledgeGraph
 
     return isinstance(kg, KnowledgeGraph) and kg.backend == DEFAULT_BACKEND
@@ -195,7 +193,7 @@ def scan(path, *, on_error: str = "skip", format: str | None = None, encoding: s
 
 def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: int = CHUNK,
               format: str | None = None, progress=None, stats: dict | None = None, encoding: str | None = None,
-              columnar: bool | None = False, partition: int | None = None) -> dict:
+              partitioned: bool | None = False, partition: int | None = None) -> dict:
     """Load every good cast of a batch file (see loaders.batch for the error policy).
 
     Returns {"loaded": [ids], "skipped": [ids already in the store or earlier in the file],
@@ -205,21 +203,20 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
     receives the record count and the number of jobs used. `encoding`: the file's, when it has no BOM
     and is not UTF-8 (a byte it cannot decode rejects that record only).
 
-    `columnar=True` derives with the columnar back end instead (the same rules as SQL on DuckDB, in partitions of
-    `partition` casts derived by `jobs` threads: parquet_load.load_parquet with a store); None chooses it for an
-    embedded store when the file holds at least COLUMNAR_FROM records (`stats["columnar"]` says which ran). Both
-    write the same quads (tests/test_store_load.py).
+    `partitioned=True` derives in partitions instead (parquet_load.load_parquet with a store: `partition` casts each,
+    `jobs` at once); None chooses it for an embedded store when the file holds at least PARTITIONED_FROM records
+    (`stats["partitioned"]` says which ran). Both write the same quads (tests/test_store_load.py).
     """
     total = scan(path, on_error=on_error, format=format, encoding=encoding)
-    if columnar is None:
-        columnar = total >= COLUMNAR_FROM and columnar_capable(kg)
+    if partitioned is None:
+        partitioned = total >= PARTITIONED_FROM and partitionable(kg)
     if stats is not None:
-        stats["columnar"] = bool(columnar)
-    if columnar:
+        stats["partitioned"] = bool(partitioned)
+    if partitioned:
         from liuyao_kg.parquet_load import BATCH, default_jobs, load_parquet
 
         if partition is None:  # a file of fewer than `jobs` full partitions is shared out, so every job derives
-            partition = max(1, min(BATCH, -(-total // (jobs or default_jobs(BATCH)))))
+            partition = max(1, min(BATCH, -(-total // (jobs or default_jobs()))))
         return load_parquet(path, None, kg=kg, on_error=on_error, batch=partition, jobs=jobs, format=format,
                             progress=progress, stats=stats, encoding=encoding, scanned=total)
     jobs = max(1, jobs or os.cpu_count() or 1)

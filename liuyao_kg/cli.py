@@ -36,8 +36,8 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
 
 
 def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
-    """The options that name a store and what derives into it; `load`: `liuyao load`'s, whose --backend also takes
-    duckdb (the columnar back end in partitions) and by default chooses by the file's size."""
+    """The options that name a store and what derives into it; `load`: `liuyao load`'s, whose default derives a large
+    file in partitions (by the file's size)."""
     from liuyao_kg.derivation import BACKENDS, DEFAULT_BACKEND  # ~4 ms (pyoxigraph), which every command opening a store imports anyway
 
     where = p.add_mutually_exclusive_group()
@@ -58,16 +58,15 @@ def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
                    help="--store: open without taking the store's lock (reads only; a read-only directory, "
                         "or beside a running writer)")
     if load:
-        p.add_argument("--backend", choices=(*BACKENDS, "duckdb"), default=None,
-                       help="what derives the casts (the same rules and quads): duckdb, the columnar back end in "
-                            "partitions of --partition casts (docs/columnar.md); oxigraph, chunks of 50 in worker "
-                            "processes; sqlite, rdflib as for other commands. Default: duckdb for a store on disk or "
-                            "in memory and a file of 1,000 records or more, else oxigraph (docs/loading.md)")
+        p.add_argument("--backend", choices=BACKENDS, default=None,
+                       help="what derives the casts (the same rules and quads): native (the default), the rules "
+                            "compiled to Python, in partitions of --partition casts for a store on disk or in memory "
+                            "and a file of 1,000 records or more, else in chunks of 50; oxigraph, the reference (their "
+                            "SPARQL on pyoxigraph), in chunks of 50 (docs/loading.md)")
         return
     p.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
-                   help="what derives new casts' states and judgments (the same rules and quads): native (the default), "
-                        "the rules compiled to Python; oxigraph, the reference, their SPARQL on pyoxigraph; sqlite, "
-                        "their generated SQL on SQLite (docs/columnar.md); rdflib, a slow cross-check")
+                   help="what derives new casts' states and judgments (the same rules and quads): native (the "
+                        "default), the rules compiled to Python; oxigraph, the reference, their SPARQL on pyoxigraph")
 
 
 def _positive(text: str) -> float:
@@ -150,31 +149,28 @@ def build_parser() -> argparse.ArgumentParser:
                     help="skip: load the good casts and report the bad; abort: load nothing if any is bad")
     ld.add_argument("--quiet", action="store_true", help="no progress line and no summary on stderr")
     ld.add_argument("--jobs", type=int, default=None,
-                    help="worker processes deriving casts (default: the number of CPUs; 1 = in this process); with "
-                         "--parquet, partitions derived at once by threads of this process (default: one per CPU, "
-                         "as many as the available memory holds, ~0.35 GB per 1,000 casts of a partition)")
+                    help="worker processes deriving casts (default: the number of CPUs, as many as the available "
+                         "memory holds at ~0.25 GB a process; 1 = in this process)")
     ld.add_argument("--encoding", help="the file's text encoding (default: UTF-8, or what its BOM says; "
                                        "UTF-16 without a BOM is recognised), e.g. big5, gb18030, latin-1")
     ld.add_argument("--parquet", metavar="DIR",
-                    help="derive with the columnar back end and write states*.parquet and judgments*.parquet to DIR "
-                         "(instead of a store, or beside --store DIR: the casts written into it; docs/columnar.md)")
+                    help="derive in partitions and write states*.parquet and judgments*.parquet to DIR (instead of a "
+                         "store, or beside --store DIR: the casts written into it; docs/loading.md)")
     ld.add_argument("--cluster", metavar="local:N|ADDRESS",
                     help="with --parquet: derive on Dask distributed (local:N starts N local workers)")
     ld.add_argument("--partition", type=int, metavar="N",
-                    help="with the columnar back end: casts derived together (and written to one pair of Parquet "
-                         "files, or bulk-loaded into the store together); default 5000, into a store a file of fewer "
-                         "shared out over the jobs; memory grows with N, ~0.35 GB per 1,000 casts a job")
+                    help="derive in partitions of N casts (each written to one pair of Parquet files, or bulk-loaded "
+                         "into the store together); default 500, into a store a file of fewer shared out over the jobs")
     _store(ld, load=True)
 
     up = sub.add_parser("upgrade", help="replace an on-disk store's layers with this package's and re-derive every cast")
     up.add_argument("--store", required=True, help="directory of the persistent store to upgrade")
     up.add_argument("--batch", type=int, default=200,
-                    help="with the pyoxigraph engine: casts derived together (default 200)")
-    up.add_argument("--backend", choices=["duckdb", "native", "oxigraph"],
-                    help="derive through the columnar back end (duckdb) or the pyoxigraph engine; default: duckdb "
-                         "for a store of 1,000 casts or more")
+                    help="a store of fewer than 1,000 casts: casts derived together, each rewritten by one update "
+                         "(default 200)")
     up.add_argument("--partition", type=int, metavar="N",
-                    help="with duckdb: casts derived and written together (default 5000; ~0.35 GB per 1,000)")
+                    help="derive in partitions of N casts, each cast's graph changed only where it differs (default "
+                         "500; the default for a store of 1,000 casts or more)")
     up.add_argument("--force", action="store_true", help="re-derive every cast even if the store is current")
     up.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -264,7 +260,7 @@ def _graph(args):
     if getattr(args, "_kg", None) is not None:
         return args._kg
     backend = getattr(args, "backend", None)
-    if backend in (None, "duckdb"):  # `liuyao load`'s columnar back end derives apart: the store's own engine is the default
+    if backend is None:  # `liuyao load` chooses how to derive by the file's size: the store's engine is the default
         backend = DEFAULT_BACKEND
     if getattr(args, "endpoint", None):
         args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout,
@@ -432,17 +428,17 @@ def _cmd_load(args) -> int:
     stats: dict = {}
     t0 = time.perf_counter()
     if args.parquet:
-        from liuyao_kg.parquet_load import BATCH, load_parquet
+        from liuyao_kg.parquet_load import load_parquet
 
         kg = _graph(args) if args.store else None
         report = load_parquet(args.file, args.parquet, kg=kg, on_error=args.on_error, cluster=args.cluster,
-                              progress=bar, batch=args.partition or BATCH,
+                              progress=bar, batch=args.partition,
                               jobs=1 if args.cluster else args.jobs, stats=stats, encoding=args.encoding)
     else:
-        # --partition asks for the columnar back end; without --backend it is chosen by the file's size
-        columnar = True if args.backend == "duckdb" or args.partition is not None else None if args.backend is None else False
+        # --partition asks for partitions; the reference engine derives in chunks; else the file's size chooses
+        partitioned = True if args.partition is not None else False if args.backend == "oxigraph" else None
         report = load_file(_graph(args), args.file, on_error=args.on_error, jobs=args.jobs, progress=bar, stats=stats,
-                           encoding=args.encoding, columnar=columnar, partition=args.partition)
+                           encoding=args.encoding, partitioned=partitioned, partition=args.partition)
     bar.close()
     if not args.quiet:
         sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1)))
@@ -454,25 +450,21 @@ def _check_load_options(args) -> None:
     """Refuse `liuyao load` options that do not go together, naming them, before the store is opened."""
     from liuyao_kg.loaders.errors import CastInputError
 
-    if args.partition is not None and (args.partition < 1 or args.backend not in (None, "duckdb") or args.endpoint):
-        raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1, for the columnar back end (into "
-                             f"Parquet or a store on disk or in memory; not with --backend {args.backend} or "
-                             f"--endpoint)", field="partition", value=args.partition)
+    if args.partition is not None and (args.partition < 1 or args.backend == "oxigraph" or args.endpoint):
+        raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1, derived natively into Parquet or a "
+                             f"store on disk or in memory (not with --backend oxigraph or --endpoint)",
+                             field="partition", value=args.partition)
     if args.cluster and (not args.parquet or args.store or args.endpoint):
         raise CastInputError("--cluster needs --parquet DIR and writes Parquet only: its workers cannot write into "
                              "this process's store (no --store/--endpoint)", field="cluster")
     if args.parquet and args.endpoint:
         raise CastInputError("--parquet writes Parquet, beside a store on disk (--store DIR) or alone: not beside "
                              "--endpoint", field="parquet")
-    if args.parquet and args.backend not in (None, "duckdb"):
-        raise CastInputError(f"--parquet derives with the rules' SQL on DuckDB (docs/columnar.md): not --backend "
-                             f"{args.backend}", field="backend")
-    if args.backend == "duckdb" and args.endpoint:
-        raise CastInputError("--backend duckdb loads into a store on disk or in memory: an endpoint takes one update "
-                             "a cast (use the default)", field="backend")
+    if args.parquet and args.backend == "oxigraph":
+        raise CastInputError("--parquet derives natively, in partitions: not --backend oxigraph", field="backend")
     if args.cluster and args.jobs is not None:
         raise CastInputError("--jobs with --cluster: the cluster's workers derive the partitions (--jobs is for "
-                             "threads of this process)", field="jobs", value=args.jobs)
+                             "worker processes of this machine)", field="jobs", value=args.jobs)
     if args.jobs is not None and args.jobs < 1:
         raise CastInputError(f"--jobs {args.jobs}: a number of jobs ≥ 1", field="jobs", value=args.jobs)
 
@@ -482,15 +474,15 @@ def _cmd_upgrade(args) -> int:
     from liuyao_kg.progress import Progress
     from liuyao_kg.upgrade import upgrade
 
-    if args.partition is not None and (args.partition < 1 or args.backend in ("native", "oxigraph")):
-        raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1, with the columnar back end "
-                             f"(not --backend {args.backend})", field="partition", value=args.partition)
+    if args.partition is not None and args.partition < 1:
+        raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1", field="partition",
+                             value=args.partition)
     if args.batch < 1:
         raise CastInputError(f"--batch {args.batch}: a number of casts ≥ 1", field="batch", value=args.batch)
-    # --partition alone implies the columnar back end, as for `liuyao load`
-    columnar = {"duckdb": True, "native": False, "oxigraph": False}.get(args.backend, True if args.partition is not None else None)
     bar = Progress("upgrade: re-deriving casts", quiet=args.quiet)
-    report = upgrade(args.store, batch=args.batch, force=args.force, columnar=columnar, partition=args.partition,
+    # --partition asks for partitions, as for `liuyao load`; else the store's number of casts chooses
+    report = upgrade(args.store, batch=args.batch, force=args.force, partitioned=True if args.partition else None,
+                     partition=args.partition,
                      on_progress=lambda done, total: bar.update(done, total))
     bar.close()
     print(json.dumps(report, ensure_ascii=False, indent=2))

@@ -2,7 +2,7 @@
 
 Every store adapter (embedded memory or disk, remote endpoint), the batch loader's worker processes,
 `upgrade` and `never-fired` get their engine from :func:`build_engine`, so an option such as
-``backend="rdflib"`` or ``chapter_rules=False`` means the same thing everywhere (before, three copies of
+``backend="oxigraph"`` or ``chapter_rules=False`` means the same thing everywhere (before, three copies of
 this code had drifted: worker processes ignored the backend and `serve --endpoint` broke).
 
 Stores only read and write quads; they never derive. The flow is one way:
@@ -16,7 +16,7 @@ import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
 
-BACKENDS = ("native", "oxigraph", "rdflib", "sqlite")
+BACKENDS = ("native", "oxigraph")
 #: what derives unless asked otherwise: the rules compiled to Python (reasoner/native), the same quads as the
 #: reference (pyoxigraph, `backend="oxigraph"`; tests/test_native_engine.py compares them)
 DEFAULT_BACKEND = "native"
@@ -38,13 +38,10 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
     query it cost ~60 ms of every `liuyao cast`). `chapter_rules=False`: the chart states only (no
     judgments). `backend="native"` (the default) runs the rules compiled to Python when the compiled module was
     built from exactly these rules, and the reference engine otherwise (a store whose rules were changed);
-    `backend="oxigraph"` is the reference itself, SPARQL on pyoxigraph. `backend="rdflib"` evaluates the same rules with rdflib (~30x slower; a cross-check);
-    `backend="sqlite"` runs their generated SQL on SQLite (reasoner/columnar/sqlite.py: faster for one cast,
-    ~0.3 s more to start). `packaged`: the store (if any) holds the package's own layers as its files are,
-    untouched, so the engine may take the rule base shipped for those files (reasoner/rule_base.py) when that was
-    built from them, as the package's own layers do by default; the pyoxigraph engine takes its reference from
-    there too (the part its rules read), the others the whole reference (their SQL's layout, and so the key of
-    their shipped translations, is read off all of it: from the kept part they would translate every rule again).
+    `backend="oxigraph"` is the reference itself, SPARQL on pyoxigraph. `packaged`: the store (if any) holds the
+    package's own layers as its files are, untouched, so the engine may take the rule base shipped for those files
+    (reasoner/rule_base.py) when that was built from them, as the package's own layers do by default, with the
+    part of the reference its rules read.
     """
     from liuyao_kg.reasoner.engine import Engine, load_rules
 
@@ -56,8 +53,6 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
         start = rule_base.current()
     if start is not None:
         rules, reference = start.rules, start.reference
-        if backend not in ("native", "oxigraph"):
-            reference = _whole_reference(store, layers)
     elif store is not None:
         rules, reference = load_rules(store, ns.GRAPH_RULES), _whole_reference(store, None)
     else:
@@ -70,16 +65,6 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
         rules, reference = load_rules(rules_store, ns.GRAPH_RULES), _whole_reference(None, layers)
     if not chapter_rules:
         rules = [r for r in rules if not r.chapter]
-    if backend == "rdflib":
-        from liuyao_kg.reasoner.rdflib_engine import RdflibEngine
-
-        return RdflibEngine(rules, reference)
-    if backend == "sqlite":
-        from liuyao_kg.reasoner.columnar.sqlite import SqliteEngine
-
-        if isinstance(reference, bytes):
-            reference = list(ox.parse(reference, format=ox.RdfFormat.N_TRIPLES))
-        return SqliteEngine(rules, reference)
     plan = None if start is None else start.plans[chapter_rules]
     if backend == "native":
         native = _native(rules, reference, plan, packaged=start is not None)

@@ -172,8 +172,8 @@ class KnowledgeGraph:
     def __init__(self, path: str | Path | None = None, *, chapter_rules: bool = True, backend: str = DEFAULT_BACKEND,
                  read_only: bool = False):
         """`chapter_rules=False` derives the chart states only (no judgments): what the state tests need.
-        `backend="rdflib"` evaluates the same rules with rdflib (reasoner/rdflib_engine.py, ~30x slower;
-        a cross-check and benchmark reference); the store itself is pyoxigraph either way. `read_only`
+        `backend="oxigraph"` derives with the reference engine (the rules' SPARQL on pyoxigraph) instead of the
+        rules compiled to Python (the same quads); the store itself is pyoxigraph either way. `read_only`
         opens an on-disk store without its lock (reads only: a read-only directory, or beside a writer)."""
         from liuyao_kg.derivation import check_backend
         from liuyao_kg.store import StoreAccessError, store_error
@@ -332,10 +332,8 @@ class KnowledgeGraph:
         from liuyao_kg.reasoner import rule_base
 
         if self._pristine and rule_base.current() is not None:
-            # the shipped rules while the layers may still be being parsed; the SQL back ends then read the
-            # whole reference out of the store (the ontology and reference layers are never deferred)
-            return build_engine(store=None if self.backend in ("native", "oxigraph") else self._ox, packaged=True,
-                                chapter_rules=self.chapter_rules, backend=self.backend)
+            # the shipped rules while the layers may still be being parsed
+            return build_engine(packaged=True, chapter_rules=self.chapter_rules, backend=self.backend)
         self._complete()  # the rules read out of the store: its layers whole
         return build_engine(store=self._ox, chapter_rules=self.chapter_rules, backend=self.backend)
 
@@ -421,7 +419,7 @@ class KnowledgeGraph:
 
     def replace_inferred(self, nquads: Path, casts: list[str]) -> int:
         """Replace the inferred graphs of `casts` (already in the store) by the quads of an N-Quads file derived
-        elsewhere, each cast's quads together (`liuyao upgrade` through the columnar back end; the file is read a
+        elsewhere, each cast's quads together (`liuyao upgrade` in partitions; the file is read a
         cast at a time). Each cast's graph changes by one update: the quads no longer derived deleted, the new ones
         inserted, so a cast is wholly old or wholly new, and a cast whose graph is unchanged costs no write (an
         upgrade changes few of a cast's ~650 quads: removing whole graphs and bulk-loading them again made a forced

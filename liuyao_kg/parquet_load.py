@@ -1,49 +1,46 @@
-"""`liuyao load FILE --parquet DIR [--cluster local:N|ADDRESS]`, and `liuyao load FILE --store DIR` with the columnar
-back end: a batch derived by DuckDB in partitions, as Parquet, into a store, or both.
+"""`liuyao load FILE --parquet DIR [--cluster local:N|ADDRESS]`, and `liuyao load FILE --store DIR` of a large file: a
+batch derived in partitions, as Parquet, into a store, or both.
 
-Each partition of casts (`batch` casts, in file order) is derived by reasoner.columnar.ColumnarEngine and
-written as two files: `states-<part>.parquet` (cast, state, class, of, position, rule) and
-`judgments-<part>.parquet` (cast, judgment, rule, lines) — IRIs as plain strings, `rule` the IRI the
-result was derived from (prov:wasDerivedFrom), `position`/`lines` the line numbers 1–6. No rule joins two
-casts, so partitions are independent: `jobs` of them are derived at once in this process, each by its own
-engine (its own DuckDB database) in a thread of its own — DuckDB runs a statement without holding the GIL, so
-two threads load 1.6–1.9× as fast as one on two cores (docs/columnar.md) — or, with `cluster`, each one runs on a
-Dask distributed worker (`local:N` starts a local cluster of N single-threaded workers; anything else is a
-scheduler address) and writes its own files, which is why DIR must be a directory every worker sees.
+Each partition of casts (`batch` casts, in file order) is derived by the native engine (reasoner/native: the rules
+compiled to Python), each cast alone, and written as two files: `states-<part>.parquet` (cast, state, class, of,
+position, rule) and `judgments-<part>.parquet` (cast, judgment, rule, lines) — IRIs as plain strings, `rule` the
+IRI the result was derived from (prov:wasDerivedFrom), `position`/`lines` the line numbers 1–6: rows a data user
+reads without a join. No rule joins two casts, so partitions are independent: `jobs` of them are derived at once,
+each in a worker process of its own (the engine is Python: one process a core), or, with `cluster`, each on a Dask
+distributed worker (`local:N` starts a local cluster of N single-threaded workers; anything else is a scheduler
+address) that writes its own files, which is why DIR must be a directory every worker sees.
 
-Only one partition's casts and results are in memory at a time per worker (or job), and the parent holds at
-most 2 × workers (or jobs) partitions in flight, so memory does not grow with the file. A partition checks its
-casts against the SHACL shapes where it is derived, so the parent only reads the file.
+Only one partition's casts and rows are in memory at a time per worker, and the parent holds at most 2 × workers
+partitions in flight, so memory does not grow with the file. A partition checks its casts against the SHACL shapes
+where it is derived, so the parent only reads the file.
 
-Into a store, a partition's quads leave DuckDB as an N-Quads file (ColumnarEngine.write_inferred_nquads), which this
-process bulk-loads into the store in file order while the next partitions are derived (docs/loading.md).
+Into a store, a partition's asserted and inferred graphs are written as an N-Quads file, which this process
+bulk-loads into the store in file order while the next partitions are derived (docs/loading.md).
 """
 from __future__ import annotations
 
 import os
-import queue
 import shutil
 import tempfile
 import threading
 from collections import deque
+from functools import cache
 from pathlib import Path
 
 from liuyao_kg.loaders.batch import iter_numbered_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
 
-#: casts derived together (`liuyao load --partition N` sets another): the engine's fixed cost per batch (≈600
-#: statements after fusing, ~5 s of CPU) is then ~1 ms a cast; memory grows with the batch, ~0.35 GB per 1,000 casts
-#: (peak RSS 1.5 GB at 4,000); 10,000 was measured no faster at 1.7× the memory (docs/columnar.md)
-BATCH = 5_000
-#: the memory a job takes per cast of its partition (its engine's database and the partition: ~0.35 GB per 1,000
-#: casts, above), which bounds the default number of jobs (`default_jobs`)
-JOB_BYTES_PER_CAST = 350_000
+#: casts a partition derives (`liuyao load --partition N` sets another): each cast is derived alone, so a partition
+#: only bounds what a worker holds and how finely the work is shared out among the workers
+BATCH = 500
+#: the memory a job's worker process takes (its interpreter, engine and one partition: 149 MB at its peak for 500
+#: casts, measured), which bounds the default number of jobs (`default_jobs`)
+JOB_BYTES = 256 * 2**20
 
-#: this process's idle ColumnarEngines, by the rules they derive with (`RuleSource.key`): a partition takes one (or
-#: builds one) and puts it back, so there are as many as partitions were ever derived at once here — one in a Dask
-#: worker, `jobs` in a threaded load
-_POOLS: dict[tuple, queue.SimpleQueue] = {}
-_BUILDING = threading.Lock()  # engines are built one at a time (the build is Python, under the GIL anyway)
+#: this process's engines, by the rules they derive with (RuleSource.key): built once, used by every partition this
+#: process (a job's worker process, a Dask worker, the loading process) derives
+_ENGINES: dict = {}
+_BUILDING = threading.Lock()  # an engine is built once, whichever thread asks first
 
 
 class RuleSource:
@@ -60,17 +57,16 @@ class RuleSource:
 
     @classmethod
     def of_store(cls, kg) -> "RuleSource":
-        """The layers `kg` holds (read once, here); engines built from them are pooled by their content's digest."""
-        import hashlib
-
+        """The layers `kg` holds (read once, here); engines built from them are pooled by their content's digest. A
+        store holding the package's own rules and reference gets the package's source (which any process can build)."""
         from liuyao_kg import namespaces as ns
 
         layers = {g: quads for g, quads in kg.layers().items()
                   if g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES)}
-        digest = hashlib.sha256()
-        for g in sorted(layers):
-            digest.update(g.encode() + b"\n" + "\n".join(sorted(map(str, layers[g]))).encode() + b"\n")
-        return cls(kg.chapter_rules, layers, digest.hexdigest())
+        digest = _layers_digest(layers)
+        if digest == _package_digest():
+            return cls(kg.chapter_rules)
+        return cls(kg.chapter_rules, layers, digest)
 
     def __reduce__(self):  # to a Dask worker: the package's rules are its own; a store's layers are never sent
         if self.layers is not None:
@@ -78,35 +74,21 @@ class RuleSource:
         return (RuleSource, (self.chapter_rules,))
 
 
-_IDLE: queue.SimpleQueue = _POOLS.setdefault(RuleSource().key, queue.SimpleQueue())  # the package's, every rule
+def _layers_digest(layers: dict) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for g in sorted(layers):
+        digest.update(g.encode() + b"\n" + "\n".join(sorted(map(str, layers[g]))).encode() + b"\n")
+    return digest.hexdigest()
 
 
-def columnar_engine(threads: int | None = None, *, chapter_rules: bool = True, only: str | None = None,
-                    layers: dict | None = None):
-    """A ColumnarEngine over the package's rules and reference layers (what a load derives with), or over
-    `layers` ({graph: quads} of the ontology, reference and rules: a store's, `RuleSource.of_store`);
-    `chapter_rules=False`: the state and reading rules (no judgments), as KnowledgeGraph(chapter_rules=False);
-    `only` (a rule class IRI, `lyo:StateRule`): the rules of that class and what they read (`of_class`)."""
-    import pyoxigraph as ox
-
+@cache
+def _package_digest() -> str:
     from liuyao_kg import namespaces as ns
     from liuyao_kg.graph import layer_quads
-    from liuyao_kg.reasoner.columnar.engine import ColumnarEngine
-    from liuyao_kg.reasoner.columnar.wide import chapter_conditions
-    from liuyao_kg.reasoner.engine import load_rules
 
-    if layers is None:
-        layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES))  # not the passages: no rule reads them
-    store = ox.Store()
-    store.extend(layers[ns.GRAPH_RULES])
-    rules = [r for r in load_rules(store, ns.GRAPH_RULES) if chapter_rules or not r.chapter]
-    if only is not None:
-        from liuyao_kg.reasoner.engine import of_class
-
-        rules = of_class(rules, layers[ns.GRAPH_RULES], only)
-        chapter_rules = any(r.chapter for r in rules)
-    return ColumnarEngine(rules, layers[ns.GRAPH_ONTOLOGY] + layers[ns.GRAPH_REFERENCE], threads=threads,
-                          conditions=chapter_conditions(layers[ns.GRAPH_RULES]) if chapter_rules else None)
+    return _layers_digest(layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES)))
 
 
 def available_memory() -> int | None:
@@ -121,32 +103,12 @@ def available_memory() -> int | None:
     return None
 
 
-def default_jobs(batch: int) -> int:
-    """One job per CPU, as many as the available memory holds at JOB_BYTES_PER_CAST a cast of a partition: on a
-    machine of many cores and little memory a job per core would run out of memory, not go faster."""
+def default_jobs() -> int:
+    """One job per CPU, as many as the available memory holds at JOB_BYTES a job: on a machine of many cores and
+    little memory a job per core would run out of memory, not go faster."""
     cpus = os.cpu_count() or 1
     memory = available_memory()
-    return cpus if memory is None else max(1, min(cpus, memory // (JOB_BYTES_PER_CAST * batch)))
-
-
-def _take_engine(rules: RuleSource):
-    """An idle engine of this process's for `rules`, or a new one: one DuckDB thread each (a job or worker takes a
-    core)."""
-    try:
-        return _pool(rules).get_nowait()
-    except queue.Empty:
-        with _BUILDING:
-            return columnar_engine(threads=1, chapter_rules=rules.chapter_rules, layers=rules.layers)
-
-
-def _pool(rules: RuleSource) -> queue.SimpleQueue:
-    return _POOLS.setdefault(rules.key, queue.SimpleQueue())
-
-
-def _tid(engine, kind: str, iri: str) -> str:
-    from liuyao_kg.reasoner.columnar.translate import table_id
-
-    return table_id((kind, iri))
+    return cpus if memory is None else max(1, min(cpus, memory // JOB_BYTES))
 
 
 def derive_partition(records: list, out_dir: str | None, part: int, *, abort: bool = False, source: str = "the file",
@@ -159,7 +121,7 @@ def derive_partition(records: list, out_dir: str | None, part: int, *, abort: bo
     scan found none, so the file changed while loading). `rules`: what the engine derives with (the package's).
 
     The check runs here, where the partition is derived (a Dask worker, a job's thread), not in the client: it
-    was the client's one serial cost per cast (docs/columnar.md)."""
+    was the client's one serial cost per cast."""
     from liuyao_kg.batch import shape_rejections
     from liuyao_kg.loaders.rdf import cast_quads
 
@@ -176,12 +138,8 @@ def derive_partition(records: list, out_dir: str | None, part: int, *, abort: bo
         out |= {"casts": [], "nquads": None}
     if not good:
         return out  # no file: nothing to write
-    rules = rules or RuleSource()
-    engine = _take_engine(rules)
-    try:
-        derived = _derive_partition(engine, [q for i in good for q in quads[i]], out_dir, part, nquads=nquads)
-    finally:
-        _pool(rules).put(engine)  # not before: an engine derives one partition at a time
+    derived = _derive_partition(partition_engine(rules or RuleSource()), [quads[i] for i in good], out_dir, part,
+                                nquads=nquads)
     if nquads:
         import pyoxigraph as ox
 
@@ -192,62 +150,124 @@ def derive_partition(records: list, out_dir: str | None, part: int, *, abort: bo
     return out | derived
 
 
-def _derive_partition(engine, quads: list, out_dir: str | None, part: int, *, nquads: str | None = None,
-                      by_cast: bool = False) -> dict:
-    """Derive a partition's asserted quads with `engine` and write its two Parquet files (if `out_dir`); returns the
-    row counts, and with `nquads` (a directory) the file there that holds the inferred quads as N-Quads (`nquads`:
-    ColumnarEngine.write_inferred_nquads; `by_cast`: a cast's quads together) and their number (`inferred`)."""
-    from liuyao_kg.namespaces import LYO, PROV
+def partition_engine(rules: RuleSource):
+    """The engine a partition derives with: the native one (the rules compiled to Python), or the reference engine
+    for a store whose rules are not the compiled ones (liuyao_kg.derivation.build_engine chooses)."""
+    engine = _ENGINES.get(rules.key)
+    if engine is None:
+        from liuyao_kg.derivation import build_engine
 
-    counts = {}
+        with _BUILDING:
+            engine = _ENGINES.get(rules.key)
+            if engine is None:
+                engine = _ENGINES[rules.key] = build_engine(rules.layers, chapter_rules=rules.chapter_rules)
+    return engine
 
-    def sink(con):
-        if out_dir is not None:
-            parquet(con)
-        if nquads is not None:
-            path = counts["nquads"] = str(Path(nquads) / f"part-{part:06d}.nq")
-            counts["inferred"] = engine.write_inferred_nquads(con, {q.graph_name.value for q in quads}, path,
-                                                              by_cast=by_cast)
-        return []
 
-    def parquet(con):
-        out = Path(out_dir)
-        d = {name: f"({engine.derived_sql('p', iri)})" for name, iri in
-             (("stateOf", LYO + "stateOf"), ("rule", PROV + "wasDerivedFrom"), ("inCast", LYO + "inCast"),
-              ("judgmentOf", LYO + "judgmentOf"), ("matched", LYO + "matchedLine"))}
-        position = _tid(engine, "p", LYO + "position")
-        # joined as the tables spell terms (a cast's IRIs short: terms.compact), written in full
-        strip = "substr(nt_expand({0}), 2, length(nt_expand({0})) - 2)"
-        states = (f'SELECT {strip.format("c.o")} AS "cast", {strip.format("so.s")} AS "state", ty.class AS "class", '
-                  f'{strip.format("so.o")} AS "of", CAST(nt_int(p.o) AS TINYINT) AS "position", '
-                  f'{strip.format("r.o")} AS "rule" '
-                  f"FROM {d['stateOf']} AS so JOIN {d['rule']} AS r ON r.s = so.s "
-                  f"JOIN {d['inCast']} AS c ON c.s = so.s "
-                  f"JOIN ({engine.derived_sql('t')}) AS ty ON ty.s = so.s "
-                  f"LEFT JOIN c_{position} AS p ON p.s = so.o ORDER BY 1, 2, 3")
-        judgments = (f'SELECT {strip.format("j.o")} AS "cast", {strip.format("j.s")} AS "judgment", '
-                     f'{strip.format("r.o")} AS "rule", list(CAST(nt_int(p.o) AS TINYINT) ORDER BY nt_int(p.o)) '
-                     f'FILTER (WHERE p.o IS NOT NULL) AS "lines" '
-                     f"FROM {d['judgmentOf']} AS j JOIN {d['rule']} AS r ON r.s = j.s "
-                     f"LEFT JOIN {d['matched']} AS m ON m.s = j.s "
-                     f"LEFT JOIN c_{position} AS p ON p.s = m.o GROUP BY j.o, j.s, r.o ORDER BY 1, 2")
-        for name, sql in (("states", states), ("judgments", judgments)):
-            path = out / f"{name}-{part:06d}.parquet"
-            con.execute(f"COPY ({sql}) TO '{_sql_path(path)}' (FORMAT parquet)")
-            counts[name] = con.execute(f"SELECT count(*) FROM read_parquet('{_sql_path(path)}')").fetchone()[0]
+def _derive_partition(engine, casts: list, out_dir: str | None, part: int, *, nquads: str | None = None) -> dict:
+    """Derive a partition's casts (`casts`: the asserted quads of each) with `engine`, each alone, and write its two
+    Parquet files (if `out_dir`); returns the row counts, and with `nquads` (a directory) the file there that holds
+    the inferred graphs as N-Quads, a cast's quads together (`nquads`), and their number (`inferred`)."""
+    from liuyao_kg.reasoner.engine import inferred_graph
 
-    engine.derive_triples(quads, sink=sink)
+    counts: dict = {}
+    states: list[tuple] = []
+    judgments: list[tuple] = []
+    native = hasattr(engine, "derive_index")
+    text = open(Path(nquads) / f"part-{part:06d}.nq", "w", encoding="utf-8") if nquads else None
+    inferred = 0
+    try:
+        for quads in casts:
+            if native:
+                index, start = engine.derive_index(quads)
+                triples = index.added[start:]
+            else:  # the reference engine, for rules other than the compiled ones
+                index, triples = _index_of(quads, engine.derive(quads))
+            cast = quads[0].graph_name.value
+            _rows(index, triples, states, judgments)
+            if text is not None:
+                from liuyao_kg.reasoner.native.nquads import quads_text
+
+                text.write(quads_text(triples, inferred_graph(cast)))
+                inferred += len(triples)
+    finally:
+        if text is not None:
+            text.close()
+    if nquads:
+        counts |= {"nquads": str(Path(nquads) / f"part-{part:06d}.nq"), "inferred": inferred}
+    if out_dir is not None:
+        counts |= _write_rows(Path(out_dir), part, states, judgments)
     return counts
 
 
-def _sql_path(path: Path) -> str:
-    return str(path).replace("'", "''")
+def _index_of(asserted: list, inferred: list):
+    """A native index of a cast's asserted and inferred quads (the reference engine's output), and its inferred
+    triples."""
+    from liuyao_kg.reasoner.native.index import Index
+    from liuyao_kg.reasoner.native.terms import from_ox
+
+    index = Index()
+    index.extend([(from_ox(q.subject), from_ox(q.predicate), from_ox(q.object)) for q in asserted])
+    start = len(index.added)
+    index.extend([(from_ox(q.subject), from_ox(q.predicate), from_ox(q.object)) for q in inferred])
+    return index, index.added[start:]
 
 
-def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int = BATCH, cluster: str | None = None,
+def _rows(index, triples: list, states: list, judgments: list) -> None:
+    """The states rows (cast, state, class, of, position, rule) and judgments rows (cast, judgment, rule, lines) of one
+    cast's inferred triples: every derived type, cast and rule of a state, each combination a row."""
+    from liuyao_kg.namespaces import LYO, PROV, RDF
+
+    of, judged = LYO + "stateOf", LYO + "judgmentOf"
+    by = PROV + "wasDerivedFrom"
+    mine: dict = {}  # subject → {predicate: [objects]} of the inferred triples
+    for s, p, o in triples:
+        if p in (of, judged, by, RDF + "type", LYO + "inCast", LYO + "matchedLine"):
+            mine.setdefault(s, {}).setdefault(p, []).append(o)
+    sp = index.sp
+    position = LYO + "position"
+
+    def pos(node):
+        found = sp.get((node, position))
+        return int(found[0][0]) if found else None
+
+    for s, props in mine.items():
+        for o in props.get(of, ()):
+            for cast in props.get(LYO + "inCast", ()):
+                for cls in props.get(RDF + "type", ()):
+                    for rule in props.get(by, ()):
+                        states.append((cast, s, cls, o, pos(o), rule))
+        for cast in props.get(judged, ()):
+            lines = sorted(p for p in (pos(m) for m in props.get(LYO + "matchedLine", ())) if p is not None)
+            for rule in props.get(by, ()):
+                judgments.append((cast, s, rule, lines or None))  # null: no line matched
+
+
+def _write_rows(out: Path, part: int, states: list, judgments: list) -> dict:
+    """A partition's two Parquet files, sorted by their first three columns (the module's docstring lists them)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    text = pa.string()
+    schemas = {
+        "states": pa.schema([("cast", text), ("state", text), pa.field("class", text, nullable=False), ("of", text), ("position", pa.int8()),
+                             ("rule", text)]),
+        "judgments": pa.schema([("cast", text), ("judgment", text), ("rule", text), ("lines", pa.list_(pa.int8()))]),
+    }
+    counts = {}
+    for name, rows in (("states", states), ("judgments", judgments)):
+        rows.sort(key=lambda r: r[:3])  # cast, state or judgment, class or rule
+        schema = schemas[name]
+        table = pa.Table.from_pydict({f.name: [r[i] for r in rows] for i, f in enumerate(schema)}, schema=schema)
+        pq.write_table(table, out / f"{name}-{part:06d}.parquet")
+        counts[name] = len(rows)
+    return counts
+
+
+def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int | None = None, cluster: str | None = None,
                  format: str | None = None, progress=None, jobs: int | None = 1, stats: dict | None = None,
                  encoding: str | None = None, scanned: int | None = None) -> dict:
-    """Derive every good cast of a batch file with the columnar back end: into Parquet under `out_dir`, into the
+    """Derive every good cast of a batch file in partitions: into Parquet under `out_dir`, into the
     store `kg`, or both; the report is load_file's (with Parquet, also the `states` and `judgments` written).
 
     A cast earlier in the file (same content), or already in `kg`, is skipped; a bad record is rejected with its
@@ -258,11 +278,12 @@ def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int =
     the casts written into the store (the report's `loaded`), and a load that fails leaves the partitions written
     before it in the store and no Parquet file (running it again loads the rest; its files then hold the rest).
     The engine derives with the rules the store holds (`RuleSource.of_store`), else the package's.
-    Without `cluster`, `jobs` partitions are derived at once in threads of this process (None: `default_jobs`, one
-    per CPU as memory allows; never more than the file has partitions, so a small file builds one engine); `stats`
+    Without `cluster`, `jobs` partitions are derived at once in worker processes (None: `default_jobs`, one per CPU
+    as memory allows; never more than the file has partitions, so a small file derives in this process); `stats`
     receives the record count and the jobs used. `scanned`: the file's record count, when the caller has scanned it
     already (batch.scan: counted and, with on_error="abort", checked), so it is not read a third time.
     """
+    batch = batch or BATCH
     if cluster is not None and jobs not in (None, 1):
         raise BatchError(f"jobs={jobs} with a cluster: the cluster's workers derive (one partition each at a time)", [])
     if jobs is not None and jobs < 1:
@@ -275,7 +296,7 @@ def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int =
         from liuyao_kg.graph import KnowledgeGraph
 
         if not isinstance(kg, KnowledgeGraph):  # an endpoint is written one update a cast (load_file)
-            raise BatchError(f"the columnar back end loads into a store on disk or in memory, not {kg.location}", [])
+            raise BatchError(f"a load in partitions goes into a store on disk or in memory, not {kg.location}", [])
     from liuyao_kg.batch import check_store_writable, scan, shape_violation_of
     from liuyao_kg.shapes import ShapeViolation
 
@@ -288,15 +309,11 @@ def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int =
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
     report = {"loaded": [], "skipped": [], "rejected": []} | ({"states": 0, "judgments": 0} if out is not None else {})
-    jobs = 1 if cluster else min(jobs or default_jobs(batch), max(1, -(-total // batch)))
+    jobs = 1 if cluster else min(jobs or default_jobs(), max(1, -(-total // batch)))
     if stats is not None:
         stats.update(records=total, jobs=jobs)
     client, local = _client(cluster) if cluster else (None, None)
-    threads = None
-    if jobs > 1:
-        from concurrent.futures import ThreadPoolExecutor
-
-        threads = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="liuyao-parquet")
+    pool = None  # the jobs' worker processes (started at the first partition)
     seen: set[str] = set()
     skipped: dict[str, None] = {}  # the report's `skipped`, in file order; a dict: a twin leaves it in O(1)
     twins: dict[str, list[tuple[str, int]]] = {}  # a cast IRI → its later duplicates' (id, line), skipped
@@ -333,18 +350,25 @@ def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int =
         report["rejected"].append({"id": rid, "line": line, "reason": str(err)})
 
     def submit(records, part):
-        nonlocal rules
+        nonlocal rules, pool
         if rules is None:
             if kg is not None:
                 check_store_writable(kg)
             rules = RuleSource.of_store(kg) if kg is not None else RuleSource()
+            # the engine is Python, under the GIL: a process a job (spawned: this process may hold threads). A store
+            # holding rules other than the package's derives in this process, with those rules.
+            if jobs > 1 and rules.layers is None:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+
+                pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
         # the partition checks its records against the SHACL shapes where it is derived (derive_partition)
         args = (derive_partition, records, str(staging.resolve()) if staging is not None else None, part)
         options = {"abort": on_error == "abort", "source": Path(path).name, "rules": rules, "nquads": quads_dir}
         if client is not None:
             in_flight.append(client.submit(*args, pure=False, **options))
-        elif threads is not None:
-            in_flight.append(threads.submit(*args, **options))
+        elif pool is not None:
+            in_flight.append(pool.submit(*args, **options))
         else:
             in_flight.append(derive_partition(*args[1:], **options))
         limit = 2 * max(1, len(client.scheduler_info().get("workers", {})) if client is not None else jobs)
@@ -389,8 +413,8 @@ def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int =
         report["skipped"] = list(skipped)
         whole = True
     finally:
-        if threads is not None:  # a failed load waits for the partitions already deriving, and starts no other
-            threads.shutdown(wait=True, cancel_futures=True)
+        if pool is not None:  # a failed load waits for the partitions already deriving, and starts no other
+            pool.shutdown(wait=True, cancel_futures=True)
         if client is not None:
             client.close()
         if local is not None:

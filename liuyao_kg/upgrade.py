@@ -4,13 +4,12 @@
    quads that differ are removed and added (the graph is never empty, so a store interrupted here is
    still whole and still reported outdated).
 2. Every cast's ``<cast>/inferred`` graph is derived again from its asserted ``<cast>`` graph, which
-   is only read — casts are never reloaded from their input. With the pyoxigraph engine, casts are derived
-   in batches (one rule evaluation covers a batch) and each cast's inferred graph is replaced by one SPARQL
-   update (``DROP`` + ``INSERT DATA``). Through the columnar back end (the default from
-   ``batch.COLUMNAR_FROM`` casts, as for `liuyao load`), partitions of casts are derived by DuckDB into an
-   N-Quads file, read back a cast at a time, and each cast's graph is changed by one update deleting and
-   inserting only what differs (``KnowledgeGraph.replace_inferred``; docs/loading.md has the speed-up). Either
-   way a cast is wholly old or wholly new.
+   is only read — casts are never reloaded from their input. A small store's casts are derived in batches by
+   the store's engine and each cast's inferred graph is replaced by one SPARQL update (``DROP`` + ``INSERT
+   DATA``). In partitions (the default from ``batch.PARTITIONED_FROM`` casts, as for `liuyao load`), casts are
+   derived into an N-Quads file, read back a cast at a time, and each cast's graph is changed by one update
+   deleting and inserting only what differs (``KnowledgeGraph.replace_inferred``). Either way a cast is wholly
+   old or wholly new.
 3. Only then are the new layer versions recorded in ``…/graph/meta``. An interrupted upgrade leaves
    the store outdated, and running it again finishes it (every step is idempotent).
 """
@@ -77,23 +76,22 @@ def _rederive(kg, casts: list[str]) -> int:
     return sum(len(t) for t in by_graph.values())
 
 
-def _rederive_columnar(kg, casts: list[str], partition: int, report: dict, on_progress) -> None:
-    """Derive the casts again with the columnar back end, a partition at a time, with the rules the store now
-    holds; each cast's inferred graph rewritten from the N-Quads file DuckDB writes (replace_inferred)."""
+def _rederive_partitioned(kg, casts: list[str], partition: int, report: dict, on_progress) -> None:
+    """Derive the casts again a partition at a time, with the rules the store now holds; each cast's inferred graph
+    rewritten from the N-Quads file a partition writes, a cast's quads together (replace_inferred)."""
     import os
     import shutil
     import tempfile
 
-    from liuyao_kg.parquet_load import RuleSource, _derive_partition, _pool, _take_engine
+    from liuyao_kg.parquet_load import RuleSource, _derive_partition, partition_engine
 
-    rules = RuleSource.of_store(kg)
-    engine = _take_engine(rules)
+    engine = partition_engine(RuleSource.of_store(kg))
     directory = tempfile.mkdtemp(prefix="liuyao-upgrade-")
     try:
         for part, i in enumerate(range(0, len(casts), partition)):
             chunk = casts[i:i + partition]
-            asserted = [q for c in chunk for q in kg.store.quads_for_pattern(None, None, None, ox.NamedNode(c))]
-            derived = _derive_partition(engine, asserted, None, part, nquads=directory, by_cast=True)
+            asserted = [list(kg.store.quads_for_pattern(None, None, None, ox.NamedNode(c))) for c in chunk]
+            derived = _derive_partition(engine, asserted, None, part, nquads=directory)
             try:
                 report["changed"] += kg.replace_inferred(Path(derived["nquads"]), chunk)
             finally:
@@ -103,21 +101,20 @@ def _rederive_columnar(kg, casts: list[str], partition: int, report: dict, on_pr
             if on_progress is not None:
                 on_progress(report["casts"], len(casts))
     finally:
-        _pool(rules).put(engine)
         shutil.rmtree(directory, ignore_errors=True)
 
 
 def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
-                  on_progress: Callable[[int, int], None] | None = None, columnar: bool | None = None,
+                  on_progress: Callable[[int, int], None] | None = None, partitioned: bool | None = None,
                   partition: int | None = None) -> dict:
     """Upgrade an open KnowledgeGraph in place (see the module docstring). `force` re-derives even if current.
-    `columnar`: derive through the columnar back end (None: for an embedded store of COLUMNAR_FROM casts or more),
-    `partition` casts at a time (default parquet_load.BATCH); else with the pyoxigraph engine, `batch` at a time."""
-    from liuyao_kg.batch import COLUMNAR_FROM, columnar_capable
+    `partitioned`: derive in partitions (None: for an embedded store of PARTITIONED_FROM casts or more), `partition`
+    casts at a time (default parquet_load.BATCH); else with the store's engine, `batch` at a time."""
+    from liuyao_kg.batch import PARTITIONED_FROM, partitionable
     from liuyao_kg.graph import layer_quads
 
-    if columnar and not columnar_capable(kg):  # refused before anything is written
-        raise ValueError(f"the columnar back end upgrades an embedded store deriving with the default engine, not "
+    if partitioned and not partitionable(kg):  # refused before anything is written
+        raise ValueError(f"partitions upgrade an embedded store deriving with the default engine, not "
                          f"{getattr(kg, 'location', kg)}")
     t0 = time.perf_counter()
     outdated = dict(kg.outdated)
@@ -133,15 +130,15 @@ def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
         report["layers"][graph.rsplit("/", 1)[1]].update(removed=removed, added=added)
     kg.__dict__.pop("engine", None)  # the engine reads the (new) rules from the store
     casts = cast_iris(kg.store)
-    if columnar is None:
-        columnar = columnar_capable(kg) and len(casts) >= COLUMNAR_FROM
-    report["columnar"] = bool(columnar)
-    if columnar:
+    if partitioned is None:
+        partitioned = partitionable(kg) and len(casts) >= PARTITIONED_FROM
+    report["partitioned"] = bool(partitioned)
+    if partitioned:
         from liuyao_kg.parquet_load import BATCH as PARTITION
 
         report["changed"] = 0  # casts whose inferred graph differs now (the others are not written)
         if casts:
-            _rederive_columnar(kg, casts, partition or PARTITION, report, on_progress)
+            _rederive_partitioned(kg, casts, partition or PARTITION, report, on_progress)
     else:
         for i in range(0, len(casts), batch):
             report["inferred_quads"] += _rederive(kg, casts[i:i + batch])
@@ -160,7 +157,7 @@ def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
 
 
 def upgrade(path: str | Path, *, batch: int = BATCH, force: bool = False,
-            on_progress: Callable[[int, int], None] | None = None, columnar: bool | None = None,
+            on_progress: Callable[[int, int], None] | None = None, partitioned: bool | None = None,
             partition: int | None = None) -> dict:
     """Open the on-disk store at `path`, upgrade it, close it; return a report."""
     from liuyao_kg.graph import KnowledgeGraph
@@ -169,7 +166,7 @@ def upgrade(path: str | Path, *, batch: int = BATCH, force: bool = False,
         warnings.simplefilter("ignore", versioning.OutdatedStoreWarning)
         kg = KnowledgeGraph(path)
     try:
-        return upgrade_graph(kg, batch=batch, force=force, on_progress=on_progress, columnar=columnar,
+        return upgrade_graph(kg, batch=batch, force=force, on_progress=on_progress, partitioned=partitioned,
                              partition=partition)
     finally:
         kg.close()

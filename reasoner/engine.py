@@ -170,8 +170,7 @@ def run_strata(strata: Iterable[tuple[list[str], bool]], rules: dict[str, Rule],
     A rule is skipped when it is scoped to topics none of the casts has, or when the store has no
     triple for one of the keys it requires (`present`: the keys of every triple in the store, kept up
     to date here from the triples each `apply` returns as new), or, given `holders`, when no one node carries
-    the keys of one of its groups. Shared by both evaluators (pyoxigraph here, rdflib in rdflib_engine), so
-    they differ only in how one rule is evaluated.
+    the keys of one of its groups.
     """
     for stratum, recursive in strata:
         while True:

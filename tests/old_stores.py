@@ -25,7 +25,7 @@ def graph(store, g: str) -> set[ox.Quad]:
 
 def fresh_inferred(casts: list[dict]) -> dict[str, set[ox.Quad]]:
     """Each cast's inferred graph as a fresh in-memory store with this package's rules derives it."""
-    kg = KnowledgeGraph()
+    kg = KnowledgeGraph(backend="oxigraph")  # the reference: what a fresh store's engine must equal
     iris = kg.add_quads(asserted(casts))
     return {c: graph(kg.store, inferred_graph(c)) for c in iris}
 

@@ -278,33 +278,34 @@ def test_use_god_chosen_by_the_user_is_said_so(capsys):
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
-def test_cast_derived_on_sqlite_prints_what_the_default_engine_prints(capsys, fmt):
+def test_cast_derived_on_the_reference_prints_what_the_default_engine_prints(capsys, fmt):
     argv = ("cast", "大畜之小畜", "--month", "午", "--day", "己巳", "--topic", "婚姻", "--format", fmt)
     code, default, _ = run(capsys, *argv)
-    code_sqlite, sqlite, _ = run(capsys, *argv, "--backend", "sqlite")
-    assert code == code_sqlite == 0
+    code_reference, reference, _ = run(capsys, *argv, "--backend", "oxigraph")
+    assert code == code_reference == 0
     if fmt == "json":  # each run mints its own cast IRI
-        default, sqlite = json.loads(default), json.loads(sqlite)
-        default.pop("cast"), sqlite.pop("cast")
-    assert sqlite == default
+        default, reference = json.loads(default), json.loads(reference)
+        default.pop("cast"), reference.pop("cast")
+    assert reference == default
 
 
 def test_serve_and_load_open_their_store_with_the_backend_named(tmp_path):
     from liuyao_kg.cli import _graph, build_parser
+    from liuyao_kg.reasoner.engine import Engine
 
-    for argv in (["serve", "--backend", "sqlite"], ["load", "x.jsonl", "--store", str(tmp_path / "kg"), "--backend", "sqlite"]):
+    for argv in (["serve", "--backend", "oxigraph"], ["load", "x.jsonl", "--store", str(tmp_path / "kg"), "--backend", "oxigraph"]):
         args = build_parser().parse_args(argv)
         kg = _graph(args)
         try:
-            assert kg.backend == "sqlite" and kg.engine.__class__.__name__ == "SqliteEngine"
+            assert kg.backend == "oxigraph" and isinstance(kg.engine, Engine)
         finally:
             kg.close()
 
 
 def test_a_parquet_load_refuses_a_backend_it_would_not_use(capsys, tmp_path):
     batch = Path(__file__).parent / "data" / "batches" / "casts.jsonl"
-    code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--backend", "sqlite")
-    assert code == 2 and "--parquet derives with the rules' SQL on DuckDB" in err and not (tmp_path / "p").exists()
+    code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--backend", "oxigraph")
+    assert code == 2 and "--parquet derives natively" in err and not (tmp_path / "p").exists()
 
 
 def test_a_parquet_load_takes_jobs_or_a_cluster_not_both(capsys, tmp_path):
@@ -315,7 +316,7 @@ def test_a_parquet_load_takes_jobs_or_a_cluster_not_both(capsys, tmp_path):
     assert code == 2 and "--jobs 0: a number of jobs ≥ 1" in err and not (tmp_path / "p").exists()
 
 
-def test_a_partition_size_needs_the_columnar_back_end_and_at_least_one_cast(capsys, tmp_path):
+def test_a_partition_size_needs_the_native_engine_and_at_least_one_cast(capsys, tmp_path):
     batch = Path(__file__).parent / "data" / "batches" / "casts.jsonl"
     code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--partition", "0")
     assert code == 2 and "--partition 0: a number of casts ≥ 1" in err and not (tmp_path / "p").exists()

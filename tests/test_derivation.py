@@ -7,14 +7,13 @@ from liuyao_kg import batch
 from liuyao_kg.derivation import build_engine
 from liuyao_kg.reasoner.engine import Engine
 from liuyao_kg.reasoner.native import NativeEngine
-from liuyao_kg.reasoner.rdflib_engine import RdflibEngine
 from liuyao_kg.store import open_store
 
 
 def test_a_worker_process_builds_the_engine_of_the_backend_it_is_given():
-    batch._init_worker(False, "rdflib")
+    batch._init_worker(False, "oxigraph")
     try:
-        assert isinstance(batch._ENGINE, RdflibEngine)
+        assert isinstance(batch._ENGINE, Engine)
         assert not any(r.chapter for r in batch._ENGINE.rules.values())
     finally:
         batch._ENGINE = None
@@ -32,16 +31,15 @@ def test_the_loader_hands_the_stores_backend_to_its_workers(monkeypatch, tmp_pat
     path = tmp_path / "casts.jsonl"
     path.write_text("".join(f'{{"id": "c{i}", "spec": "787986", "month": "子", "day": "{d}"}}\n'
                             for i, d in enumerate(["甲子", "乙丑", "丙寅", "丁卯"])), encoding="utf-8")
-    kg = open_store("memory", backend="rdflib", chapter_rules=False)
+    kg = open_store("memory", backend="oxigraph", chapter_rules=False)
     with pytest.raises(RuntimeError, match="stop here"):
         batch.load_file(kg, path, jobs=2, chunk=2)
-    assert seen["initargs"] == (False, "rdflib")
+    assert seen["initargs"] == (False, "oxigraph")
 
 
 def test_every_adapter_takes_its_engine_from_derivation():
     assert isinstance(open_store("memory").engine, NativeEngine)
     assert isinstance(open_store("memory", backend="oxigraph").engine, Engine)
-    assert isinstance(open_store("memory", backend="rdflib").engine, RdflibEngine)
     with pytest.raises(ValueError, match="unknown backend"):
         build_engine(backend="jena")
 

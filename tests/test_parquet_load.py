@@ -1,16 +1,16 @@
-"""`liuyao load --parquet DIR`: the columnar back end's states and judgments as Parquet, equal to the store's.
+"""`liuyao load --parquet DIR`: the states and judgments of a batch as Parquet, equal to the store's.
 
 The judgments (rule, lines) and states (class, rule, line) read back from the Parquet files must be the
 ones the pyoxigraph engine puts in the RDF store for the same file; bad records are rejected with their
-reason and a directory holding an earlier load is refused. The Dask run (`--cluster local:2`) must write
-the same rows as the single-process run (marker `columnar_full`: it starts a local cluster).
+reason and a directory holding an earlier load is refused. Two worker processes and the Dask run (`--cluster
+local:2`) must write the same rows as the single-process run (marker `cluster`: it starts a local cluster).
 """
 from __future__ import annotations
 
 import json
 import sys
 
-import duckdb
+import pyarrow.parquet as pq
 import pytest
 
 from liuyao_kg import namespaces as ns
@@ -43,9 +43,13 @@ def batch(tmp_path):
 
 
 def rows(directory, name: str) -> list[tuple]:
-    cols = '"cast", "rule", array_to_string("lines", \',\')' if name == "judgments" else '"cast", "state", "class", "rule"'
-    return sorted(duckdb.sql(f"SELECT {cols} FROM '{directory}/{name}*.parquet'").fetchall(),
-                  key=lambda r: tuple("" if x is None else str(x) for x in r))
+    """The rows of every `name` file of a directory: (cast, rule, "lines,joined") or (cast, state, class, rule)."""
+    out = []
+    for path in sorted(directory.glob(f"{name}*.parquet")):
+        for r in pq.read_table(path).to_pylist():
+            out.append((r["cast"], r["rule"], None if r["lines"] is None else ",".join(map(str, r["lines"])))
+                       if name == "judgments" else (r["cast"], r["state"], r["class"], r["rule"]))
+    return sorted(out, key=lambda r: tuple("" if x is None else str(x) for x in r))
 
 
 def test_parquet_holds_the_judgments_and_states_the_store_holds(batch, tmp_path):
@@ -95,19 +99,15 @@ def test_a_load_that_fails_leaves_no_file_of_it(batch, tmp_path, monkeypatch, jo
     """Partitions are written into a hidden directory and moved into DIR once the whole load is done: a partition
     that fails (here the third of four: a full disk, say) leaves DIR without any file of the load, half-written or not."""
     from liuyao_kg import parquet_load
+    from partition_faults import full_disk_at_the_third
 
-    real = parquet_load._derive_partition
-
-    def failing(engine, quads, out_dir, part, **options):
-        if part == 2:
-            raise OSError(28, "No space left on device")
-        return real(engine, quads, out_dir, part, **options)
-
-    monkeypatch.setattr(parquet_load, "_derive_partition", failing)
+    real = parquet_load.derive_partition
+    # what the load submits to its worker processes, found there by its module's name
+    monkeypatch.setattr(parquet_load, "derive_partition", full_disk_at_the_third)
     with pytest.raises(OSError, match="No space left"):
         load_parquet(batch, tmp_path / "pq", batch=8, jobs=jobs)
     assert list((tmp_path / "pq").iterdir()) == []
-    monkeypatch.setattr(parquet_load, "_derive_partition", real)
+    monkeypatch.setattr(parquet_load, "derive_partition", real)
     report = load_parquet(batch, tmp_path / "pq", batch=8, jobs=jobs)  # DIR takes the same load again
     assert len(report["loaded"]) == 30 and sorted(p.name for p in (tmp_path / "pq").iterdir()) == [
         f"{name}-{part:06d}.parquet" for name in ("judgments", "states") for part in range(4)]
@@ -116,13 +116,13 @@ def test_a_load_that_fails_leaves_no_file_of_it(batch, tmp_path, monkeypatch, jo
 def test_a_load_does_not_replace_files_another_load_wrote_into_its_directory_meanwhile(batch, tmp_path, monkeypatch):
     from liuyao_kg import parquet_load
 
-    real = parquet_load._derive_partition
+    real = parquet_load.derive_partition
 
-    def meanwhile(engine, quads, out_dir, part, **options):  # another load of DIR finishes while this one derives
+    def meanwhile(records, out_dir, part, **options):  # another load of DIR finishes while this one derives
         (tmp_path / "pq" / f"states-{part:06d}.parquet").write_bytes(b"another load's")
-        return real(engine, quads, out_dir, part, **options)
+        return real(records, out_dir, part, **options)
 
-    monkeypatch.setattr(parquet_load, "_derive_partition", meanwhile)
+    monkeypatch.setattr(parquet_load, "derive_partition", meanwhile)
     with pytest.raises(BatchError, match="received another load's files while this one ran .*states-000000.parquet"):
         load_parquet(batch, tmp_path / "pq", jobs=1)
     assert (tmp_path / "pq" / "states-000000.parquet").read_bytes() == b"another load's"
@@ -134,15 +134,15 @@ def test_the_default_jobs_are_as_many_as_the_memory_holds(monkeypatch):
     from liuyao_kg import parquet_load
 
     monkeypatch.setattr(parquet_load.os, "cpu_count", lambda: 64)
-    per_job = parquet_load.JOB_BYTES_PER_CAST * 5_000
+    per_job = parquet_load.JOB_BYTES
     monkeypatch.setattr(parquet_load, "available_memory", lambda: 3 * per_job + per_job // 2)
-    assert parquet_load.default_jobs(5_000) == 3
+    assert parquet_load.default_jobs() == 3
     monkeypatch.setattr(parquet_load, "available_memory", lambda: per_job // 10)
-    assert parquet_load.default_jobs(5_000) == 1  # one job whatever the memory: the load runs, as before
+    assert parquet_load.default_jobs() == 1  # one job whatever the memory: the load runs, as before
     monkeypatch.setattr(parquet_load, "available_memory", lambda: None)
-    assert parquet_load.default_jobs(5_000) == 64
+    assert parquet_load.default_jobs() == 64
     monkeypatch.setattr(parquet_load, "available_memory", lambda: 1000 * per_job)
-    assert parquet_load.default_jobs(5_000) == 64
+    assert parquet_load.default_jobs() == 64
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="MemAvailable is Linux's (elsewhere: a job per CPU)")
@@ -170,7 +170,7 @@ def test_the_command_writes_partitions_of_the_size_asked_with_the_same_rows(batc
         assert rows(tmp_path / "by8", name) == rows(tmp_path / "whole", name)
 
 
-@pytest.mark.columnar_full
+@pytest.mark.cluster
 def test_a_local_dask_cluster_of_two_workers_writes_what_one_process_writes(batch, tmp_path):
     single = load_parquet(batch, tmp_path / "one", batch=8)
     spread = load_parquet(batch, tmp_path / "two", batch=8, cluster="local:2")

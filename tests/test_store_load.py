@@ -1,6 +1,6 @@
-"""`liuyao load FILE --store DIR` through the columnar back end (`--backend duckdb`, the default for large files).
+"""`liuyao load FILE --store DIR` in partitions (the default for large files), derived by the native engine.
 
-The store must end up holding, quad for quad, what the pyoxigraph engine's chunked load writes for the same file:
+The store must end up holding, quad for quad, what the reference engine's chunked load writes for the same file:
 every cast's asserted and inferred graph, with the same report (loaded in file order, duplicates skipped, bad
 records rejected with their reasons). A partition is written whole or not at all; `--parquet DIR` beside the store
 writes the rows a Parquet-only load writes for the same casts.
@@ -67,49 +67,50 @@ def cast_graphs(kg) -> set[str]:
 
 @pytest.fixture(scope="module")
 def reference(batch, tmp_path_factory):
-    """The file loaded by the pyoxigraph engine (chunks of 50 in this process): the store and report to match."""
-    kg = KnowledgeGraph(tmp_path_factory.mktemp("reference") / "kg")
-    report = load_file(kg, batch, columnar=False)
+    """The file loaded by the reference engine, SPARQL on pyoxigraph (chunks of 50 in this process): the store and
+    report to match."""
+    kg = KnowledgeGraph(tmp_path_factory.mktemp("reference") / "kg", backend="oxigraph")
+    report = load_file(kg, batch, partitioned=False)
     quads = cast_quads(kg)
     kg.close()
     return report, quads
 
 
 @pytest.fixture(scope="module")
-def columnar(batch, tmp_path_factory):
-    """The same file through the columnar back end, in partitions of 10 derived by two jobs, into a store on disk."""
-    path = tmp_path_factory.mktemp("columnar") / "kg"
+def partitioned(batch, tmp_path_factory):
+    """The same file in partitions of 10 derived by two worker processes, into a store on disk."""
+    path = tmp_path_factory.mktemp("partitioned") / "kg"
     stats: dict = {}
     kg = KnowledgeGraph(path)
-    report = load_file(kg, batch, columnar=True, partition=10, jobs=2, stats=stats)
+    report = load_file(kg, batch, partitioned=True, partition=10, jobs=2, stats=stats)
     return kg, report, stats, path
 
 
-def test_the_columnar_load_stores_the_quads_the_engine_stores(columnar, reference):
-    kg, _, _, _ = columnar
+def test_the_partitioned_load_stores_the_quads_the_reference_stores(partitioned, reference):
+    kg, _, _, _ = partitioned
     assert cast_quads(kg) == reference[1]
 
 
-def test_the_columnar_load_reports_what_the_engine_load_reports(columnar, reference):
-    _, report, stats, _ = columnar
+def test_the_partitioned_load_reports_what_the_reference_load_reports(partitioned, reference):
+    _, report, stats, _ = partitioned
     assert report == reference[0]
     assert report["skipped"] == ["again"] and [r["id"] for r in report["rejected"]] == ["bad-line", "bad-day"]
     assert "甲丑" in report["rejected"][1]["reason"]
-    assert stats == {"records": 39, "columnar": True, "jobs": 2}
+    assert stats == {"records": 39, "partitioned": True, "jobs": 2}
 
 
-def test_loading_the_file_again_loads_nothing_and_derives_nothing(columnar, batch, monkeypatch):
+def test_loading_the_file_again_loads_nothing_and_derives_nothing(partitioned, batch, monkeypatch):
     from liuyao_kg import parquet_load
 
-    kg, _, _, _ = columnar
+    kg, _, _, _ = partitioned
     monkeypatch.setattr(parquet_load, "derive_partition", None)  # any partition derived would fail
-    again = load_file(kg, batch, columnar=True, partition=10)
+    again = load_file(kg, batch, partitioned=True, partition=10)
     assert again["loaded"] == [] and len(again["skipped"]) == 37
 
 
 def test_the_in_memory_store_takes_the_same_quads(batch, reference):
     kg = KnowledgeGraph()
-    load_file(kg, batch, columnar=True, partition=40)
+    load_file(kg, batch, partitioned=True, partition=40)
     assert cast_quads(kg) == reference[1]
 
 
@@ -128,12 +129,12 @@ def test_a_partition_that_fails_to_be_written_leaves_the_ones_before_it_and_none
 
     monkeypatch.setattr(KnowledgeGraph, "write_derived", failing)
     with pytest.raises(OSError, match="No space left"):
-        load_file(kg, batch, columnar=True, partition=20, jobs=1)
+        load_file(kg, batch, partitioned=True, partition=20, jobs=1)
     first = cast_graphs(kg)
     assert len(first) == 2 * 20  # the first partition's 20 casts (bad records never enter one), two graphs each
     assert not any(p.exists() for p in writes)  # each partition's N-Quads file removed, loaded or not
     monkeypatch.setattr(KnowledgeGraph, "write_derived", real)
-    again = load_file(kg, batch, columnar=True, partition=20)
+    again = load_file(kg, batch, partitioned=True, partition=20)
     assert len(again["loaded"]) == 36 - 20
     assert cast_quads(kg) == reference[1]
 
@@ -153,7 +154,7 @@ def test_parquet_beside_the_store_holds_the_rows_a_parquet_load_writes(batch, tm
 def test_abort_with_a_bad_record_loads_nothing(batch, tmp_path):
     kg = KnowledgeGraph(tmp_path / "kg")
     with pytest.raises(BatchError, match="2 of 39 record"):
-        load_file(kg, batch, columnar=True, on_error="abort")
+        load_file(kg, batch, partitioned=True, on_error="abort")
     assert cast_quads(kg) == []
 
 
@@ -165,52 +166,31 @@ def test_an_outdated_store_is_refused_before_anything_is_derived(batch, tmp_path
     kg.outdated = {ns.GRAPH_RULES: ("sha256:old", "sha256:new")}
     monkeypatch.setattr(parquet_load, "derive_partition", None)
     with pytest.raises(OutdatedStoreError, match="liuyao upgrade"):
-        load_file(kg, batch, columnar=True)
+        load_file(kg, batch, partitioned=True)
 
 
-def test_the_size_of_the_file_chooses_the_columnar_back_end(batch, tmp_path, monkeypatch):
+def test_the_size_of_the_file_chooses_partitions(batch, tmp_path, monkeypatch):
     from liuyao_kg import batch as batch_module
 
     small: dict = {}
-    load_file(KnowledgeGraph(), batch, columnar=None, stats=small)
-    assert small["columnar"] is False  # 39 records: fewer than COLUMNAR_FROM
-    monkeypatch.setattr(batch_module, "COLUMNAR_FROM", 39)
+    load_file(KnowledgeGraph(), batch, partitioned=None, stats=small)
+    assert small["partitioned"] is False  # 39 records: fewer than PARTITIONED_FROM
+    monkeypatch.setattr(batch_module, "PARTITIONED_FROM", 39)
     large: dict = {}
-    load_file(KnowledgeGraph(), batch, columnar=None, stats=large)
-    assert large["columnar"] is True
+    load_file(KnowledgeGraph(), batch, partitioned=None, stats=large)
+    assert large["partitioned"] is True
     other: dict = {}
-    load_file(KnowledgeGraph(backend="sqlite"), batch, columnar=None, stats=other)
-    assert other["columnar"] is False  # a store opened for another engine derives with that one
-
-
-@pytest.mark.parametrize("construct, outside", [
-    ("CONSTRUCT { <http://example.org/elsewhere> ex:seen ?c } WHERE { ?c a ex:Cast }", "http://example.org/elsewhere"),
-    ("CONSTRUCT { <https://w3id.org/liuyao-kg/cast/other/line/1> ex:seen ?c } WHERE { ?c a ex:Cast }", "cast/other"),
-])
-def test_a_rule_writing_outside_its_casts_is_refused_as_derive_refuses_it(tmp_path, construct, outside):
-    from liuyao_kg.reasoner.columnar.engine import ColumnarEngine
-    from liuyao_kg.reasoner.dependencies import rule_io
-    from liuyao_kg.reasoner.engine import Rule, RuleScopeError
-
-    text = f"PREFIX ex: <http://example.org/>\n{construct}"
-    engine = ColumnarEngine([Rule(iri="http://example.org/rule/escape", construct=text, io=rule_io(text))], [])
-    cast = ox.NamedNode(ns.CAST + "c1")
-    asserted = [ox.Quad(cast, ox.NamedNode(ns.RDF + "type"), ox.NamedNode("http://example.org/Cast"), cast)]
-    with pytest.raises(RuleScopeError):
-        engine.derive(asserted)
-    with pytest.raises(RuleScopeError, match=outside):
-        engine.derive_triples(asserted, sink=lambda con: engine.write_inferred_nquads(
-            con, {cast.value}, str(tmp_path / "out.nq")))
-    assert not (tmp_path / "out.nq").exists()
+    load_file(KnowledgeGraph(backend="oxigraph"), batch, partitioned=None, stats=other)
+    assert other["partitioned"] is False  # a store opened for the reference engine derives with that one
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--store", "S", "--cluster", "local:2", "--parquet", "P"], "--cluster needs --parquet DIR and writes Parquet only"),
-    (["--store", "S", "--partition", "10", "--backend", "sqlite"], "--partition 10"),
+    (["--store", "S", "--partition", "10", "--backend", "oxigraph"], "--partition 10"),
     (["--store", "S", "--partition", "0"], "--partition 0"),
-    (["--endpoint", "http://127.0.0.1:9/sparql", "--backend", "duckdb"], "--backend duckdb loads into a store"),
+    (["--endpoint", "http://127.0.0.1:9/sparql", "--partition", "10"], "--partition 10"),
     (["--endpoint", "http://127.0.0.1:9/sparql", "--parquet", "P"], "not beside --endpoint"),
-    (["--parquet", "P", "--backend", "rdflib"], "not --backend rdflib"),
+    (["--parquet", "P", "--backend", "oxigraph"], "not --backend oxigraph"),
 ])
 def test_load_options_that_do_not_go_together_are_refused_by_name(batch, tmp_path, monkeypatch, capsys, argv, message):
     from liuyao_kg.cli import main

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import partial
 
 import pyoxigraph as ox
 
@@ -110,12 +111,13 @@ class NativeEngine:
         self._store = None  # pyoxigraph store of the reference, for the fallback rules
 
     def _groups(self, topics: frozenset) -> list:
-        """The plan's groups with the rules a cast of these topics runs: [(recursive, [(iri, function|None)])]."""
+        """The plan's groups with the rules a cast of these topics runs: [(recursive, [(iri, function)])], a function
+        of the index giving the rule's triples (the fallback's, on pyoxigraph, for a rule on its list)."""
         groups = self._by_topics.get(topics)
         if groups is None:
             groups = []
             for members, recursive in self.plan.groups:
-                run = [(iri, self.functions.get(iri)) for iri in members
+                run = [(iri, self.functions.get(iri) or partial(self._fallback, iri)) for iri in members
                        if self.rules[iri].topics is None or self.rules[iri].topics & topics]
                 if run:
                     groups.append((recursive, run))
@@ -133,24 +135,46 @@ class NativeEngine:
         return out
 
     def _derive_cast(self, graph, quads: list) -> list[ox.Quad]:
+        index, start = self.derive_index(quads)
+        return self._quads(index.added[start:], graph.value if isinstance(graph, ox.NamedNode) else None)
+
+    def derive_index(self, quads: list[ox.Quad]) -> tuple[Index, int]:
+        """One cast's index after derivation (its asserted quads given), and where its inferred triples start in
+        `index.added`: what a reader of native terms takes instead of quads (a load's rows, its N-Quads)."""
+        graph = quads[0].graph_name if quads else None
         cast = graph.value if isinstance(graph, ox.NamedNode) else None
         topics = frozenset(q.object.value for q in quads if q.predicate == _TOPIC)
         index = self._index.fork(self._keep)
         index.extend([(from_ox(q.subject), from_ox(q.predicate), from_ox(q.object)) for q in quads])
         start = len(index.added)
+        add, fallback = self._add, self._fallback
         for recursive, members in self._groups(topics):
+            # inlined (this loop runs ~400 rules a cast, most finding nothing): a function raises NotNative for a
+            # case it leaves to pyoxigraph
             if recursive:
                 while True:
                     added = 0
                     for iri, fn in members:
-                        added += self._add(index, iri, self._run(iri, fn, index), cast)
+                        try:
+                            triples = fn(index)
+                        except NotNative:
+                            triples = fallback(iri, index)
+                        if triples:
+                            added += add(index, iri, triples, cast)
                     if not added:
                         break
             else:  # a level's rules do not read each other: each sees the index as the level found it
-                results = [(iri, self._run(iri, fn, index)) for iri, fn in members]
+                results = []
+                for iri, fn in members:
+                    try:
+                        triples = fn(index)
+                    except NotNative:
+                        triples = fallback(iri, index)
+                    if triples:
+                        results.append((iri, triples))
                 for iri, triples in results:
-                    self._add(index, iri, triples, cast)
-        return self._quads(index.added[start:], cast)
+                    add(index, iri, triples, cast)
+        return index, start
 
     def _quads(self, triples: list, cast: str) -> list[ox.Quad]:
         """The inferred triples as quads of the cast's inferred graph (NamedNodes of IRIs outside any cast kept)."""
@@ -176,21 +200,9 @@ class NativeEngine:
             out.append(quad(S, P, O, g))
         return out
 
-    def _run(self, iri: str, fn, index: Index) -> list:
-        """A rule's triples: its function's, or pyoxigraph's for a rule on the fallback list or a case the
-        function leaves to it (NotNative)."""
-        if fn is not None:
-            try:
-                return fn(index)
-            except NotNative:
-                pass
-        return self._fallback(iri, index)
-
     @staticmethod
     def _add(index: Index, iri: str, triples, cast: str | None) -> int:
         """Add a rule's triples to the index; raise RuleScopeError for a new one about no node of the cast."""
-        if not triples:  # most rules, for most casts
-            return 0
         new = index.extend(triples)
         if new:
             prefix = None if cast is None else cast + "/"
