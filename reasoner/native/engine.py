@@ -132,7 +132,24 @@ class NativeEngine:
             out += self._derive_cast(graph, quads)
         return out
 
+    def derive_cast(self, cast_quads: Iterable[ox.Quad]) -> tuple[list[ox.Quad], Index]:
+        """One cast's inferred quads (its asserted quads given, all of one graph), and its index after the derivation:
+        the kept reference, the asserted and the inferred triples (what the compiled named queries read,
+        liuyao_kg.queries.native)."""
+        quads = list(cast_quads)
+        graphs = {q.graph_name for q in quads}
+        if len(graphs) > 1:
+            raise ValueError(f"derive_cast: the quads of {len(graphs)} graphs, not of one cast")
+        graph = next(iter(graphs), ox.DefaultGraph())
+        index, start, cast = self._derive_index(graph, quads)
+        return self._quads(index.added[start:], cast), index
+
     def _derive_cast(self, graph, quads: list) -> list[ox.Quad]:
+        index, start, cast = self._derive_index(graph, quads)
+        return self._quads(index.added[start:], cast)
+
+    def _derive_index(self, graph, quads: list) -> tuple[Index, int, str | None]:
+        """The cast's index after its derivation, where its inferred triples start in `index.added`, its IRI."""
         cast = graph.value if isinstance(graph, ox.NamedNode) else None
         topics = frozenset(q.object.value for q in quads if q.predicate == _TOPIC)
         index = self._index.fork(self._keep)
@@ -150,7 +167,7 @@ class NativeEngine:
                 results = [(iri, self._run(iri, fn, index)) for iri, fn in members]
                 for iri, triples in results:
                     self._add(index, iri, triples, cast)
-        return self._quads(index.added[start:], cast)
+        return index, start, cast
 
     def _quads(self, triples: list, cast: str) -> list[ox.Quad]:
         """The inferred triples as quads of the cast's inferred graph (NamedNodes of IRIs outside any cast kept)."""
