@@ -206,28 +206,6 @@ def compile_rules(rules, stats, progress: bool = False, query_stats=None, querie
     return "\n".join(lines), fallback
 
 
-def queries_source(named: list, stats) -> str:
-    """The source of a module holding only compiled named queries ([(name, NamedQuery)]), with QUERIES and
-    QUERY_READS as compiled.py has them (what a test compiles a query into, with another compiler or statistics)."""
-    from liuyao_kg.reasoner.native import runtime
-    from liuyao_kg.reasoner.native.compiler import Module, QueryCompiler
-
-    module = Module()
-    functions, table = [], []
-    for name, q in named:
-        fn = "q_" + re.sub(r"[^0-9A-Za-z_]", "_", name)
-        kinds = {p.name: "iri" if p.kind in ("iri", "state") else "lit" for p in q.params}
-        source, cols = QueryCompiler(module, stats, fn).compile(q.text, kinds)
-        functions.append(source)
-        table.append(f"    {name!r}: ({query_digest(q.text)!r}, {fn}, {tuple(cols)!r}),")
-    reads = module.reads
-    return "\n".join([
-        "from liuyao_kg.reasoner.native.runtime import (", *(f"    {n}," for n in runtime.GENERATED_NAMES), ")",
-        *module.constant_lines(), *module.helpers, *functions, "QUERIES = {", *table, "}",
-        "QUERY_READS = " + ("None" if reads is None else f"frozenset({{{', '.join(repr(p) for p in sorted(reads))}}})"),
-        ""])
-
-
 def _lookups_source(lookups: dict) -> str:
     parts = []
     for name, preds in lookups.items():

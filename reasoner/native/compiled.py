@@ -2,7 +2,7 @@
 # One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '101b88b860530f1f5c604269434a0e582ba80bb2f2110904af387fb92c1c276a'
-COMPILER = 'a68e8ae4753545b8df9c7f03c610801f7dd9d455f3dcf701389deb31c013f93d'
+COMPILER = '08abe03d66a20c5adffb3529bf3f905f8b66ac7aed8169331d594cd22278a458'
 QUERY_TEXTS = '7a71ad3f59ae096f825b33308b1e8d951deca944de94d6a2bcaff3e53d22b39f'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
