@@ -2,38 +2,39 @@
 
     python benchmarks/bench.py --sizes 1,100,1000,10000 --out benchmarks/results.json --budget-seconds 180
 
-Stacks (each size of each stack runs in its own subprocess, so its peak memory is its own):
+Stacks (each size of each stack runs in its own subprocess, so its peak memory is its own). The engine-* stacks are
+the reference Engine (SPARQL on pyoxigraph), asked for by name (`backend="oxigraph"`): the package derives with
+the native engine (the rules compiled to Python) unless told otherwise, and the native-* stacks measure that one.
 
-  engine-cast          liuyao_kg.cast: load → derive (state + chapter rules) → chart JSON, one cast at a time
-  engine-derive        Engine.derive, state + chapter rules (states and judgments), one cast per call
-  sqlite-derive        reasoner/columnar SqliteEngine.derive (the rules' generated SQL on SQLite), state + chapter
-                       rules, one cast per call
-  engine-batch         Engine.derive, state + chapter rules, CHUNK casts per call (best chunk from the sweep)
-  engine-states-batch  Engine.derive, state rules only (states, no judgments), CHUNK casts per call
-  engine-swrl-subset   Engine.derive with only the rules the SWRL-covered facts need (those rules and every
-                       rule they depend on): the same work as swrl-pellet, CHUNK casts per call
+  engine-cast          liuyao_kg.cast on a store deriving with the reference Engine (SPARQL on pyoxigraph): load →
+                       derive (state + chapter rules) → chart JSON, one cast at a time
+  engine-derive        the reference Engine's derive, state + chapter rules (states and judgments), one cast per call
+  engine-batch         the reference Engine's derive, state + chapter rules, CHUNK casts per call (best chunk from
+                       the sweep)
+  engine-states-batch  the reference Engine's derive, state rules only (states, no judgments), CHUNK casts per call
+  engine-swrl-subset   the reference Engine's derive with only the rules the SWRL-covered facts need (those rules and
+                       every rule they depend on): the same work as swrl-pellet, CHUNK casts per call
   engine-batch-2proc   engine-batch in two worker processes (2 cores): casts/s over the wall time
-  rdflib-derive        reasoner/rdflib_engine.RdflibEngine: the same rules and plan on rdflib, one cast per call
+  native-derive        NativeEngine.derive (reasoner/native: the rules compiled to Python, the package's default),
+                       state + chapter rules, one cast per call
+  native-states-batch  NativeEngine.derive, the state rules only (the same rule selection as engine-states-batch),
+                       CHUNK casts per call
   swrl-pellet          benchmarks/swrl_stack.py: the SWRL-expressible states, owlready2 + Pellet, 10 casts per run
   najia                benchmarks/najia_stack.py: najia's chart layer (palace, 納甲, 六親, 六神, 世應, 伏神)
   oracle               tests/oracle.py: the plain-Python chart and states (no judgments), one cast at a time
-  columnar-batch       reasoner/columnar ColumnarEngine.derive (rules as SQL on DuckDB), state + chapter rules,
-                       all casts of the size in one batch (at most 10,000); timed again with the triples left in
-                       DuckDB (sink_casts_per_s: derivation without handing the quads back to Python)
-  columnar-states-batch  the same, the state rules only (lyo:StateRule and the rules they read): the chart and
-                       states, what the oracle computes (engine-states-batch likewise)
-  columnar-reading-batch  the same, state and reading rules (use-god factors, verdicts, timing; no chapter rules):
-                       what columnar-states-batch ran until 2026-12-04 (evening)
-  columnar-cluster-N   liuyao_kg.parquet_load on a local Dask cluster of N workers (N = 1, 2), JSON Lines in,
-                       Parquet out, partitions of parquet_load.BATCH casts; casts/s over the wall time, cluster start excluded
-  columnar-jobs-N      the same load in one process, N partitions at once in N threads (liuyao load --parquet
-                       --jobs N: an engine, and a DuckDB database, per thread); engines built and warm first
+  load-jobs-N          liuyao_kg.parquet_load.load_parquet (liuyao load --parquet --jobs N): JSON Lines in, Parquet
+                       out, partitions of parquet_load.BATCH casts derived by the native engine in N worker processes
+                       (spawned by the load: their start and engine builds are in its time; a file of one partition
+                       derives in this process, whose engine is built and warm first); casts/s over the wall time
+  load-cluster-N       the same load on a local Dask cluster of N workers (N = 1, 2; --cluster local:N), workers warm
+                       first; casts/s over the wall time, cluster start excluded
 
-Equality, recorded under "checks" and per run under "digest": the engine's states equal the oracle's
-(first `--check` casts); the inferred quads of engine-derive, engine-batch, engine-cast, rdflib-derive,
-sqlite-derive and columnar-batch are hashed per cast (sorted N-Quads) and must agree wherever two of them ran on the same
-casts, as must engine-states-batch's and columnar-states-batch's (the states alone); swrl-pellet, engine-swrl-subset and engine-states-batch hash the SWRL-covered facts; najia is compared field by
-field with the engine and, over all 64×64 pairs, with the oracle.
+Equality, recorded under "checks" and per run under "digest": the states of the reference Engine and of the native
+engine equal the oracle's (first `--check` casts); the inferred quads of engine-derive, engine-batch, engine-cast,
+engine-batch-2proc and native-derive are hashed per cast (sorted N-Quads) and must agree wherever two of them ran on
+the same casts, as must engine-states-batch's and native-states-batch's (the states alone); swrl-pellet,
+engine-swrl-subset, engine-states-batch and native-states-batch hash the SWRL-covered facts; najia is compared field
+by field with the reference Engine and, over all 64×64 pairs, with the oracle.
 
 A stack is skipped at a size when its time projected from the previous size exceeds --budget-seconds:
 fixed cost per call (measured, e.g. a Pellet run on the reference data alone) × calls + per-cast cost × casts.
@@ -66,38 +67,42 @@ JIAZI = ["甲乙丙丁戊己庚辛壬癸"[i % 10] + BRANCHES[i % 12] for i in ra
 TOPICS = ["求財", "婚姻", "疾病", "身命", "產育", "田蠶", "天時", "國家", "征戰", "官事", "文書", "葬地", "出行", "自身"]
 
 STACKS = {
-    "engine-cast": "liuyao_kg.cast (load, derive states + judgments, chart JSON), one cast at a time",
-    "engine-derive": "Engine.derive, state + chapter rules, one cast per call",
-    "sqlite-derive": "SqliteEngine.derive (the columnar SQL on SQLite), state + chapter rules, one cast per call",
-    "engine-batch": "Engine.derive, state + chapter rules, CHUNK casts per call",
-    "engine-states-batch": "Engine.derive, the state rules (lyo:StateRule, and what they read) only, CHUNK casts per call",
-    "engine-swrl-subset": "Engine.derive, only the rules the SWRL-covered facts depend on, CHUNK casts per call",
-    "engine-batch-2proc": "Engine.derive, state + chapter rules, CHUNK casts per call, in 2 worker processes",
-    "rdflib-derive": "RdflibEngine.derive (same rules and plan on rdflib), state + chapter rules, one cast per call",
+    "engine-cast": "liuyao_kg.cast on a store deriving with the reference Engine (SPARQL on pyoxigraph): load, derive "
+                   "states + judgments, chart JSON, one cast at a time",
+    "engine-derive": "the reference Engine (SPARQL on pyoxigraph): Engine.derive, state + chapter rules, one cast per call",
+    "engine-batch": "the reference Engine (SPARQL on pyoxigraph): Engine.derive, state + chapter rules, CHUNK casts per call",
+    "engine-states-batch": "the reference Engine (SPARQL on pyoxigraph): Engine.derive, the state rules (lyo:StateRule, "
+                           "and what they read) only, CHUNK casts per call",
+    "engine-swrl-subset": "the reference Engine (SPARQL on pyoxigraph): Engine.derive, only the rules the SWRL-covered "
+                          "facts depend on, CHUNK casts per call",
+    "engine-batch-2proc": "the reference Engine (SPARQL on pyoxigraph): Engine.derive, state + chapter rules, CHUNK casts "
+                          "per call, in 2 worker processes",
+    "native-derive": "NativeEngine.derive (the rules compiled to Python), state + chapter rules, one cast per call",
+    "native-states-batch": "NativeEngine.derive (the rules compiled to Python), the state rules (lyo:StateRule, and what "
+                           "they read) only, CHUNK casts per call",
     "swrl-pellet": "owlready2 + Pellet, SWRL rules for the SWRL-expressible states, 10 casts per reasoner run",
     "najia": "najia 2.0.1 chart layer (palace, 納甲, 六親, 六神, 世應, 伏神), one cast at a time",
     "oracle": "tests/oracle.py plain-Python chart and states (no judgments), one cast at a time",
-    "columnar-batch": "ColumnarEngine.derive (rules as SQL on DuckDB), state + chapter rules, one batch per size",
-    "columnar-states-batch": "ColumnarEngine.derive (rules as SQL on DuckDB), the state rules (lyo:StateRule, and what they read) only, one batch per size",
-    "columnar-reading-batch": "ColumnarEngine.derive (rules as SQL on DuckDB), state and reading rules (no chapter rules), one batch per size",
-    "columnar-cluster-1": "liuyao load --parquet --cluster local:1 (Dask, 1 worker), JSON Lines to Parquet",
-    "columnar-cluster-2": "liuyao load --parquet --cluster local:2 (Dask, 2 workers), JSON Lines to Parquet",
-    "columnar-jobs-1": "liuyao load --parquet --jobs 1 (one process, one thread), JSON Lines to Parquet",
-    "columnar-jobs-2": "liuyao load --parquet --jobs 2 (one process, two threads), JSON Lines to Parquet",
+    "load-cluster-1": "liuyao load --parquet --cluster local:1 (Dask, 1 worker), JSON Lines to Parquet, native engine",
+    "load-cluster-2": "liuyao load --parquet --cluster local:2 (Dask, 2 workers), JSON Lines to Parquet, native engine",
+    "load-jobs-1": "liuyao load --parquet --jobs 1 (one process), JSON Lines to Parquet, native engine",
+    "load-jobs-2": "liuyao load --parquet --jobs 2 (two worker processes), JSON Lines to Parquet, native engine",
 }
-WORK = {"engine-cast": "states+judgments+chart", "engine-derive": "states+judgments", "sqlite-derive": "states+judgments", "engine-batch": "states+judgments",
+WORK = {"engine-cast": "states+judgments+chart", "engine-derive": "states+judgments", "engine-batch": "states+judgments",
         "engine-states-batch": "states", "engine-swrl-subset": "SWRL subset of states",
-        "engine-batch-2proc": "states+judgments", "rdflib-derive": "states+judgments", "swrl-pellet": "SWRL subset of states",
-        "najia": "chart layer", "oracle": "chart+states", "columnar-batch": "states+judgments",
-        "columnar-states-batch": "states", "columnar-reading-batch": "states+reading",
-        "columnar-cluster-1": "states+judgments (Parquet)", "columnar-cluster-2": "states+judgments (Parquet)",
-        "columnar-jobs-1": "states+judgments (Parquet)", "columnar-jobs-2": "states+judgments (Parquet)"}
-#: the engine stack each stack's ratio is taken against (same work, or the engine doing more)
+        "engine-batch-2proc": "states+judgments", "native-derive": "states+judgments", "native-states-batch": "states",
+        "swrl-pellet": "SWRL subset of states", "najia": "chart layer", "oracle": "chart+states",
+        "load-cluster-1": "states+judgments (Parquet)", "load-cluster-2": "states+judgments (Parquet)",
+        "load-jobs-1": "states+judgments (Parquet)", "load-jobs-2": "states+judgments (Parquet)"}
 #: (stack, base) pairs: the ratio of a stack to an engine stack doing the same work (or more)
-RATIO_BASE = {"rdflib-derive": ("engine-derive",), "swrl-pellet": ("engine-swrl-subset", "engine-states-batch"),
-              "oracle": ("engine-states-batch", "columnar-states-batch"), "najia": ("engine-states-batch",), "engine-cast": ("engine-batch",),
-              "engine-derive": ("engine-batch",), "columnar-batch": ("engine-batch",),
-              "sqlite-derive": ("engine-derive",)}
+RATIO_BASE = {"swrl-pellet": ("engine-swrl-subset", "engine-states-batch"),
+              "oracle": ("engine-states-batch", "native-states-batch"), "najia": ("engine-states-batch",),
+              "engine-cast": ("engine-batch",), "engine-derive": ("engine-batch",),
+              "native-derive": ("engine-derive",), "native-states-batch": ("engine-states-batch",)}
+#: the stacks deriving one cast per call
+ONE_PER_CALL = ("engine-cast", "engine-derive", "native-derive", "oracle", "najia")
+#: the stacks deriving the state rules only (states stacks) or a subset of them: no chapter rules, no topics
+STATE_STACKS = ("engine-states-batch", "native-states-batch", "engine-swrl-subset")
 SWRL_CHUNK = 10
 
 
@@ -186,13 +191,15 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
             timed(lambda: najia_stack.chart(v, d), 1)
     elif stack == "engine-cast":
         import liuyao_kg
+        from liuyao_kg.graph import KnowledgeGraph
 
-        kg = liuyao_kg.default_graph()
+        # the reference Engine by name: a store's default engine is the native one
+        kg = KnowledgeGraph(backend="oxigraph")
         v, m, d, t = warm_item[0]
-        liuyao_kg.cast(v, month=m, day=d, topic=t)  # warm: rule plan, working store, queries
+        liuyao_kg.cast(v, month=m, day=d, topic=t, kg=kg)  # warm: rule plan, working store, queries
         iris = []
         for v, m, d, t in items:
-            iris.append(timed(lambda: liuyao_kg.cast(v, month=m, day=d, topic=t), 1)["cast"])
+            iris.append(timed(lambda: liuyao_kg.cast(v, month=m, day=d, topic=t, kg=kg), 1)["cast"])
         from liuyao_kg.reasoner.engine import inferred_graph
         import pyoxigraph as ox
 
@@ -200,24 +207,26 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
         for iri in dict.fromkeys(iris):
             per.update(quad_digest(kg.store.quads_for_pattern(None, None, None, ox.NamedNode(inferred_graph(iri)))))
         digest = combine(per)
-    elif stack in ("engine-derive", "engine-batch", "engine-states-batch", "engine-swrl-subset", "rdflib-derive",
-                   "sqlite-derive"):
+    elif stack in ("engine-derive", "engine-batch", "engine-states-batch", "engine-swrl-subset", "native-derive",
+                   "native-states-batch"):
         from liuyao_kg.batch import chunks_by_topic
         from liuyao_kg.graph import KnowledgeGraph
 
-        kg = KnowledgeGraph(chapter_rules=stack not in ("engine-states-batch", "engine-swrl-subset"),
-                            backend="sqlite" if stack == "sqlite-derive" else "oxigraph")
+        native = stack.startswith("native-")
+        # the reference Engine (SPARQL on pyoxigraph) by name: without it a store derives with the native engine
+        kg = KnowledgeGraph(chapter_rules=stack not in STATE_STACKS, backend="native" if native else "oxigraph")
         engine = kg.engine
-        if stack == "engine-states-batch":
-            from liuyao_kg.reasoner.engine import Engine
+        if native:
+            from liuyao_kg.reasoner.native.engine import NativeEngine
 
+            if not isinstance(engine, NativeEngine):  # the compiled rules are not the package's rules as they are now
+                raise SystemExit(f"{stack}: the store derives with {type(engine).__name__}, not the native engine "
+                                 "(python -m liuyao_kg.reasoner.native.build)")
+        extra["engine"] = type(engine).__name__
+        if stack in ("engine-states-batch", "native-states-batch"):
             subset = state_rules(list(engine.rules.values()))
             extra["rules"] = f"{len(subset)} of {len(engine.rules)} state and reading rules"
-            engine = Engine(subset, engine._reference)
-        if stack == "rdflib-derive":
-            from liuyao_kg.reasoner.rdflib_engine import RdflibEngine
-
-            engine = RdflibEngine(list(engine.rules.values()), engine._reference)
+            engine = type(engine)(subset, engine._reference)  # Engine or NativeEngine, on the same rules
         elif stack == "engine-swrl-subset":
             from liuyao_kg.reasoner.engine import Engine
             from swrl_stack import engine_rules_for_swrl_facts
@@ -226,11 +235,11 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
             extra["rules"] = f"{len(subset)} of {len(engine.rules)} state rules"
             engine = Engine(subset, engine._reference)
         inputs = _inputs(items)
-        engine.derive(_inputs(warm_item)[0])  # warm (and, for rdflib, prepares the queries of that topic)
-        size = 1 if stack in ("engine-derive", "rdflib-derive", "sqlite-derive") else chunk
+        engine.derive(_inputs(warm_item)[0])  # warm
+        size = 1 if stack in ONE_PER_CALL else chunk
         # chunked as `liuyao load` chunks (liuyao_kg.batch.chunks_by_topic): one topic per chunk where chapter
         # rules run; the state rules ignore topics
-        by_topic = stack not in ("engine-states-batch", "engine-swrl-subset")
+        by_topic = stack not in STATE_STACKS
         groups = list(chunks_by_topic(enumerate(inputs), size, topic=lambda item: items[item[0]][3] if by_topic else None))
         per: dict[str, str] = {}
         swrl_facts = set()
@@ -238,80 +247,51 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
             quads = [q for _, c in group for q in c]
             out = timed(lambda: engine.derive(quads), len(group))
             per.update(quad_digest(out))
-            if stack in ("engine-states-batch", "engine-swrl-subset"):
+            if stack in STATE_STACKS:
                 from swrl_stack import engine_facts
 
                 # the SWRL-covered facts, numbered by position in the whole run as swrl-pellet numbers them
                 facts = engine_facts([c for _, c in group], out)
                 swrl_facts |= {((group[k][0], node), kind, val) for ((k, node), kind, val) in facts}
         digest = combine(per)
-        if stack in ("engine-states-batch", "engine-swrl-subset"):
+        if stack in STATE_STACKS:
             extra["swrl_facts_digest"] = facts_digest(swrl_facts)
             extra["swrl_facts"] = len(swrl_facts)
         extra["chunk"] = size
-    elif stack in ("columnar-batch", "columnar-states-batch", "columnar-reading-batch"):
-        from liuyao_kg.parquet_load import columnar_engine
-
-        # what liuyao load --parquet derives with (DuckDB's default threads here)
-        engine = columnar_engine(chapter_rules=stack == "columnar-batch",
-                                 only=LYO_STATE_RULE if stack == "columnar-states-batch" else None)
-        extra["rules"] = len(engine.rules)
-        inputs = _inputs(items)
-        t = time.perf_counter()
-        engine.derive(_inputs(warm_item)[0])  # a one-cast batch: its time is the batch's fixed cost
-        fixed = time.perf_counter() - t
-        per = {}
-        for i in range(0, len(inputs), 10_000):
-            quads = [q for c in inputs[i:i + 10_000] for q in c]
-            per.update(quad_digest(timed(lambda: engine.derive(quads), len(inputs[i:i + 10_000]))))
-        digest = combine(per)
-        extra["paths"] = engine.paths
-        # the same batches again, their triples left in DuckDB (as a Parquet load writes them): derivation alone,
-        # without the ~600 quads a cast handed back to Python as objects
-        sink = 0.0
-        for i in range(0, len(inputs), 10_000):
-            quads = [q for c in inputs[i:i + 10_000] for q in c]
-            t = time.perf_counter()
-            engine.derive_triples(quads, sink=lambda con: con.execute("SELECT count(*) FROM out").fetchone())
-            sink += time.perf_counter() - t
-        extra["sink_casts_per_s"] = len(inputs) / sink
-        extra["sink_ms_per_cast"] = 1000 * sink / len(inputs)
-    elif stack.startswith("columnar-jobs-"):
+    elif stack.startswith("load-jobs-"):
         import tempfile
-        from concurrent.futures import ThreadPoolExecutor
 
         from liuyao_kg import parquet_load
-        from liuyao_kg.loaders.cast_input import make_cast_input
-        from liuyao_kg.loaders.rdf import cast_quads
 
         jobs = int(stack.rsplit("-", 1)[1])
         with tempfile.TemporaryDirectory() as tmp:
             src = _write_jsonl(Path(tmp), items)
-            warm = cast_quads(make_cast_input(warm_item[0][0], month=warm_item[0][1], day=warm_item[0][2], topic=warm_item[0][3]))
-            engines = [parquet_load.columnar_engine(threads=1) for _ in range(jobs)]  # built before the clock starts
+            # this process's engine built and warm first (a file of one partition derives here); then the start-up a
+            # load with `jobs` worker processes pays (their spawn and engine builds: `jobs` one-cast partitions), not
+            # taken off the time below, which includes its own
+            parquet_load.load_parquet(_write_jsonl(Path(tmp) / "warm", warm_item), Path(tmp) / "warm-out", jobs=1)
             t = time.perf_counter()
-            with ThreadPoolExecutor(jobs) as pool:  # each warm on a one-cast partition of its own: its fixed cost
-                list(pool.map(lambda e: parquet_load._derive_partition(e, warm, tempfile.mkdtemp(dir=tmp), 0), engines))
+            parquet_load.load_parquet(_write_jsonl(Path(tmp) / "start", casts(jobs, seed=99)), Path(tmp) / "start-out",
+                                      jobs=jobs, batch=1)
             fixed = time.perf_counter() - t
-            for e in engines:
-                parquet_load._IDLE.put(e)  # what the load's partitions take
             stats: dict = {}
             t = time.perf_counter()
             report = parquet_load.load_parquet(src, Path(tmp) / "out", jobs=jobs, stats=stats)
             dt = time.perf_counter() - t
         calls.append(dt)
         times.extend([dt / n] * n)
-        extra.update(jobs=stats["jobs"], states=report["states"], judgments=report["judgments"])
-    elif stack.startswith("columnar-cluster-"):
+        extra.update(jobs=stats["jobs"], partition=parquet_load.BATCH, states=report["states"],
+                     judgments=report["judgments"])
+    elif stack.startswith("load-cluster-"):
         import tempfile
 
-        from liuyao_kg.parquet_load import _client, load_parquet
+        from liuyao_kg.parquet_load import BATCH, _client, load_parquet
 
         workers = int(stack.rsplit("-", 1)[1])
         with tempfile.TemporaryDirectory() as tmp:
             src = _write_jsonl(Path(tmp), items)
             client, cluster = _client(f"local:{workers}")
-            try:  # workers built and warm before the clock starts (a one-cast load on each)
+            try:  # workers built and warm before the clock starts (a one-cast partition on each)
                 from liuyao_kg.parquet_load import derive_partition
                 from liuyao_kg.loaders.cast_input import make_cast_input
 
@@ -319,7 +299,7 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
                                                  topic=warm_item[0][3]), 1)]  # a record: (id, CastInput, line)
                 t = time.perf_counter()
                 # one cast per worker, each into its own directory (client.run calls every worker with the same
-                # arguments: two writing one file conflict on DuckDB's lock): a partition's fixed cost
+                # arguments: two writing one file would conflict): a partition's fixed cost
                 client.run(_warm_partition, derive_partition, warm, tmp)
                 fixed = time.perf_counter() - t
                 address = client.scheduler.address
@@ -331,7 +311,7 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
                 cluster.close()
         calls.append(dt)
         times.extend([dt / n] * n)
-        extra.update(workers=workers, states=report["states"], judgments=report["judgments"])
+        extra.update(workers=workers, partition=BATCH, states=report["states"], judgments=report["judgments"])
     elif stack == "engine-batch-2proc":
         from multiprocessing import get_context
 
@@ -392,7 +372,7 @@ def _worker_init() -> None:
     global _WORKER_ENGINE
     from liuyao_kg.graph import KnowledgeGraph
 
-    _WORKER_ENGINE = KnowledgeGraph().engine
+    _WORKER_ENGINE = KnowledgeGraph(backend="oxigraph").engine  # the reference Engine, as engine-batch
     _WORKER_ENGINE.derive(_inputs(casts(1, seed=99))[0])
 
 
@@ -421,32 +401,33 @@ def peak_rss_kb() -> int:
 # checks (parent)
 
 
-def check_oracle(n: int) -> dict:
-    """The engine's chart and states equal the oracle's on the first n casts."""
+def check_oracle(n: int, backend: str = "oxigraph") -> dict:
+    """The chart and states of a store deriving with `backend` (the reference Engine, or "native") equal the
+    oracle's on the first n casts."""
     from oracle import first_difference, normalize_production, oracle_chart
 
     import liuyao_kg
     from liuyao_kg.graph import KnowledgeGraph
 
-    kg = KnowledgeGraph(chapter_rules=False)
+    kg = KnowledgeGraph(chapter_rules=False, backend=backend)
     bad = []
     for v, m, d, _ in casts(n):
         diff = first_difference(oracle_chart(tuple(int(c) for c in v), m, d),
                                 normalize_production(liuyao_kg.cast(v, month=m, day=d, kg=kg)))
         if diff:
             bad.append(f"{v} {m} {d}: {diff}")
-    return {"casts": n, "equal": not bad, "differences": bad[:20]}
+    return {"casts": n, "engine": type(kg.engine).__name__, "equal": not bad, "differences": bad[:20]}
 
 
 def check_najia(n: int) -> dict:
-    """najia's chart layer against the engine (first n casts) and the oracle (all 64×64 pairs)."""
+    """najia's chart layer against the reference Engine (first n casts) and the oracle (all 64×64 pairs)."""
     import najia_stack
     from oracle import BRANCHES as OB, JIAZI as OJ, KING_WEN, oracle_chart, values_for_pair
 
     import liuyao_kg
     from liuyao_kg.graph import KnowledgeGraph
 
-    kg = KnowledgeGraph(chapter_rules=False)
+    kg = KnowledgeGraph(chapter_rules=False, backend="oxigraph")
     vs_engine = []
     for v, m, d, _ in casts(n):
         diff = najia_stack.differences(najia_stack.chart(v, d), najia_stack.ours(liuyao_kg.cast(v, month=m, day=d, kg=kg)))
@@ -487,10 +468,9 @@ def cross_checks(runs: dict) -> dict:
     for size, row in runs.items():
         got = {s: r for s, r in row.items() if isinstance(r, dict) and "digest" in r}
         quads = {s: r["digest"] for s, r in got.items()
-                 if s in ("engine-cast", "engine-derive", "engine-batch", "engine-batch-2proc", "rdflib-derive",
-                          "columnar-batch", "sqlite-derive")
+                 if s in ("engine-cast", "engine-derive", "engine-batch", "engine-batch-2proc", "native-derive")
                  and r.get("digest")}
-        states = {s: got[s]["digest"] for s in ("engine-states-batch", "columnar-states-batch")
+        states = {s: got[s]["digest"] for s in ("engine-states-batch", "native-states-batch")
                   if s in got and got[s].get("digest")}
         swrl = {s: r["swrl_facts_digest"] for s, r in got.items() if r.get("swrl_facts_digest")}
         out[size] = {
@@ -509,7 +489,8 @@ def cross_checks(runs: dict) -> dict:
 
 
 def profile(n: int, chunk: int) -> dict:
-    """Where engine-batch's time goes: cProfile top functions and time per rule / stratum / rule file."""
+    """Where engine-batch's time goes (the reference Engine): cProfile top functions and time per rule / stratum /
+    rule file."""
     from importlib import resources
 
     import pyoxigraph as ox
@@ -517,7 +498,7 @@ def profile(n: int, chunk: int) -> dict:
     from liuyao_kg.graph import KnowledgeGraph
     from liuyao_kg.reasoner import engine as eng
 
-    kg = KnowledgeGraph()
+    kg = KnowledgeGraph(backend="oxigraph")
     engine = kg.engine
     inputs = _inputs(casts(n))
     per_rule: dict[str, float] = {}
@@ -625,6 +606,7 @@ def project(prev: dict, n: int, chunk: int) -> float:
 
 def _write_jsonl(directory: Path, items) -> Path:
     """The casts as the JSON Lines file a load reads."""
+    directory.mkdir(parents=True, exist_ok=True)
     src = directory / "casts.jsonl"
     src.write_text("".join(json.dumps({"id": f"c{i}", "lines": v, "month": m, "day": d, "topic": t},
                                       ensure_ascii=False) + "\n" for i, (v, m, d, t) in enumerate(items)),
@@ -680,7 +662,8 @@ def main() -> None:
         "stacks": {s: {"what": STACKS[s], "work": WORK[s], "ratio_base": list(RATIO_BASE.get(s, ()))} for s in stacks},
     }
     print("checks …", file=sys.stderr)
-    results["checks"] = {"engine_vs_oracle": check_oracle(args.check)}
+    results["checks"] = {"engine_vs_oracle": check_oracle(args.check),
+                         "native_vs_oracle": check_oracle(args.check, backend="native")}
     if "najia" in stacks:
         results["checks"]["najia"] = check_najia(args.check)
     print(json.dumps(results["checks"], ensure_ascii=False)[:600], file=sys.stderr)
@@ -701,12 +684,9 @@ def main() -> None:
     for n in sizes:
         row = {}
         for s in stacks:
-            c = SWRL_CHUNK if s == "swrl-pellet" else (1 if s in ("engine-cast", "engine-derive", "rdflib-derive", "sqlite-derive",
-                                                                  "oracle", "najia") else chunk)
-            if s.startswith("columnar-"):  # casts per call: one batch of up to 10,000, or partitions of BATCH
-                from liuyao_kg.parquet_load import BATCH
-
-                c = 10_000 if s in ("columnar-batch", "columnar-states-batch", "columnar-reading-batch") else BATCH
+            c = SWRL_CHUNK if s == "swrl-pellet" else (1 if s in ONE_PER_CALL else chunk)
+            if s.startswith("load-"):  # one load a call, its fixed cost (start-up) paid once
+                c = n
             prev = last.get(s)
             if prev is not None and "total_s" in prev:
                 proj = project(prev, n, c)
@@ -754,29 +734,27 @@ def targets(runs: dict) -> dict:
         return None, None
 
     out = {}
-    for name, stack, base, goal in (("rdflib slower than engine (>= 30x)", "rdflib-derive", "engine-derive", 30),
-                                    ("owlready2+Pellet slower than engine on the same facts (>= 100x)", "swrl-pellet",
+    for name, stack, base, goal in (("owlready2+Pellet slower than engine on the same facts (>= 100x)", "swrl-pellet",
                                      "engine-swrl-subset", 100),
                                     ("owlready2+Pellet slower than engine deriving every state (>= 100x)", "swrl-pellet",
                                      "engine-states-batch", 100)):
         size, ratio = best(stack, base, "ratio_to_" + base)
         out[name] = {"size": size, "ratio": ratio, "met": ratio is not None and ratio >= goal}
-    size, ratio = best("oracle", "engine-states-batch", "ratio_to_engine-states-batch")
-    out["engine within 10x of plain Python (states)"] = {"size": size, "engine_over_oracle": 1 / ratio if ratio else None,
-                                                         "met": ratio is not None and 1 / ratio <= 10}
-    size, ratio = best("oracle", "columnar-states-batch", "ratio_to_columnar-states-batch")
-    sink = runs.get(str(size), {}).get("columnar-states-batch", {}).get("sink_ms_per_cast") if size else None
-    oracle_ms = runs.get(str(size), {}).get("oracle", {}).get("ms_per_cast_median") if size else None
-    out["columnar within 10x of plain Python (states)"] = {
-        "size": size, "columnar_over_oracle": 1 / ratio if ratio else None,
-        # the derivation alone: its triples left in DuckDB, not handed back to Python as quads
-        "columnar_sink_over_oracle": sink / oracle_ms if sink and oracle_ms else None,
-        "met": bool(sink and oracle_ms and sink / oracle_ms <= 10)}
-    for stack in ("engine-batch-2proc", "engine-batch", "engine-states-batch", "columnar-jobs-2", "columnar-cluster-2"):
+    for name, base in (("engine", "engine-states-batch"), ("native", "native-states-batch")):
+        size, ratio = best("oracle", base, "ratio_to_" + base)
+        out[f"{name} within 10x of plain Python (states)"] = {"size": size, f"{name}_over_oracle": 1 / ratio if ratio else None,
+                                                              "met": ratio is not None and 1 / ratio <= 10}
+    for name, stack, base in (("native faster than engine (states+judgments, one cast per call)", "native-derive",
+                               "engine-derive"),
+                              ("native faster than engine (states)", "native-states-batch", "engine-states-batch")):
+        size, ratio = best(stack, base, "ratio_to_" + base)
+        out[name] = {"size": size, "engine_over_native": 1 / ratio if ratio else None,
+                     "met": ratio is not None and ratio < 1}
+    for stack in ("engine-batch-2proc", "engine-batch", "engine-states-batch", "native-derive", "native-states-batch",
+                  "load-jobs-2", "load-cluster-2"):
         size, cps = best(stack, stack, "casts_per_s")
         out[f">= 1000 casts/s ({stack})"] = {"size": size, "casts_per_s": cps, "met": cps is not None and cps >= 1000}
     return out
-
 
 if __name__ == "__main__":
     main()

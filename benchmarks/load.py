@@ -1,6 +1,6 @@
 """Peak memory and throughput of `liuyao load` for generated batches of different sizes.
 
-    python benchmarks/load.py --sizes 1000 10000 --jobs 2 [--backend duckdb oxigraph] [--partition N]
+    python benchmarks/load.py --sizes 1000 10000 --jobs 2 [--backend native oxigraph] [--partition N]
     python benchmarks/load.py --sizes 100000 --parquet [--cluster local:2] [--partition N]
 
 Each size: a seeded random batch (JSON Lines) is written to a temporary directory (nothing is kept),
@@ -8,15 +8,17 @@ then `liuyao load FILE --store TMP --quiet --jobs J` runs in a fresh subprocess,
 peak RSS (resource.getrusage RUSAGE_SELF: the parent, reader and single writer) and the largest of its
 children's (RUSAGE_CHILDREN: the derivation workers). Then, in the same store: the same load again (must
 load nothing) and the named query "casts whose use-god is 月破 and 回頭克" (median of 5 runs). The subprocess's
-whole process tree is also sampled every `--sample-s` seconds (below). `--backend duckdb oxigraph` runs the load
-once with each (`liuyao load --backend`) on the same file and reports the ratio of their casts/s. Prints one JSON
-object per run.
+whole process tree is also sampled every `--sample-s` seconds (below). `--backend native oxigraph` runs the load
+once with each (`liuyao load --backend`) on the same file and reports the ratio of their casts/s: native, the rules
+compiled to Python (in partitions for a file of batch.PARTITIONED_FROM records or more, or with `--partition`; else
+in chunks), oxigraph, the reference engine (the rules' SPARQL on pyoxigraph, in chunks). Prints one JSON object per
+run.
 
-With `--parquet`: `liuyao load FILE --parquet TMP --quiet [--cluster ADDRESS]` instead (the columnar back end,
-every rule; docs/columnar.md), and memory is sampled every `--sample-s` seconds as the summed RSS of the command's
-whole process tree (a local Dask cluster's scheduler, nannies and workers are its descendants; a remote cluster's
-are not counted): its peak, and the samples over the run's tenths, show whether memory is bounded as the load
-proceeds. Reported: casts/s end to end (the command's wall time from start to exit, start-up included), the rows
+With `--parquet`: `liuyao load FILE --parquet TMP --quiet [--cluster ADDRESS]` instead (partitions derived by the
+native engine, every rule; docs/loading.md), and memory is sampled every `--sample-s` seconds as the summed RSS of
+the command's whole process tree (its job worker processes, or a local Dask cluster's scheduler, nannies and workers,
+are its descendants; a remote cluster's are not counted): its peak, and the samples over the run's tenths, show
+whether memory is bounded as the load proceeds. Reported: casts/s end to end (the command's wall time from start to exit, start-up included), the rows
 written, the Parquet bytes.
 """
 from __future__ import annotations
@@ -37,15 +39,16 @@ JIAZI = ["甲乙丙丁戊己庚辛壬癸"[i % 10] + BRANCHES[i % 12] for i in ra
 _CHILD = r"""
 import json, os, resource, sys, time
 argv, states_only = json.loads(sys.argv[1]), sys.argv[2] == "1"
+backend = argv[argv.index("--backend") + 1] if "--backend" in argv else "native"
 t0 = time.perf_counter()
 if states_only:  # the library, chart-state rules only (KnowledgeGraph(chapter_rules=False))
     from liuyao_kg.batch import load_file
     from liuyao_kg.graph import KnowledgeGraph
-    kg = KnowledgeGraph(argv[3], chapter_rules=False)
-    backend = argv[argv.index("--backend") + 1] if "--backend" in argv else None
     partition = int(argv[argv.index("--partition") + 1]) if "--partition" in argv else None
-    load_file(kg, argv[1], jobs=int(argv[6]), columnar={"duckdb": True, "oxigraph": False}.get(backend),
-              partition=partition)
+    kg = KnowledgeGraph(argv[3], chapter_rules=False, backend=backend)
+    # as `liuyao load`: --partition asks for partitions; the reference engine derives in chunks; else the size chooses
+    partitioned = True if partition is not None else False if backend == "oxigraph" else None
+    load_file(kg, argv[1], jobs=int(argv[6]), partitioned=partitioned, partition=partition)
     kg.close()
     code = 0
 else:  # the command as a user runs it (every rule, chapter judgments included)
@@ -59,7 +62,7 @@ seconds = time.perf_counter() - t0
 from liuyao_kg import queries
 from liuyao_kg.batch import load_file
 from liuyao_kg.graph import KnowledgeGraph
-kg = KnowledgeGraph(argv[3], chapter_rules=states_only is False)
+kg = KnowledgeGraph(argv[3], chapter_rules=states_only is False, backend=backend)
 t1 = time.perf_counter()
 again = load_file(kg, argv[1], jobs=1)
 rerun_s = time.perf_counter() - t1
@@ -146,7 +149,7 @@ def _tenths(samples: list[tuple[float, float]], seconds: float) -> list[float | 
 
 def parquet_run(n: int, seed: int, cluster: str | None, sample_s: float, partition: int | None = None) -> dict:
     """One `liuyao load --parquet` of a generated batch of `n` casts, its process tree's memory sampled."""
-    import duckdb
+    import pyarrow.parquet as pq
 
     with tempfile.TemporaryDirectory() as tmp:
         batch, out = Path(tmp) / "casts.jsonl", Path(tmp) / "corpus"
@@ -157,7 +160,7 @@ def parquet_run(n: int, seed: int, cluster: str | None, sample_s: float, partiti
         seconds, samples, _ = _sampled(cmd, Path(tmp), sample_s)
 
         def count(kind: str) -> int:
-            return duckdb.sql(f"SELECT count(*) FROM '{out}/{kind}*.parquet'").fetchall()[0][0]
+            return sum(pq.read_metadata(f).num_rows for f in out.glob(f"{kind}*.parquet"))
 
         tenths = _tenths(samples, seconds)
         return {"casts": n, "cluster": cluster, "partition": partition or "default", "rules": "all",
@@ -188,10 +191,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--states-only", action="store_true",
                     help="derive the chart states only (no chapter judgments): about 5x cheaper per cast")
-    ap.add_argument("--parquet", action="store_true", help="load into Parquet with the columnar back end (all rules)")
+    ap.add_argument("--parquet", action="store_true",
+                    help="load into Parquet (liuyao load --parquet: partitions derived natively, all rules)")
     ap.add_argument("--cluster", help="with --parquet: liuyao load's --cluster (local:N or a scheduler address)")
-    ap.add_argument("--partition", type=int, help="liuyao load's --partition (casts a partition of the columnar back end)")
-    ap.add_argument("--backend", choices=["duckdb", "oxigraph"], nargs="+",
+    ap.add_argument("--partition", type=int, help="liuyao load's --partition (casts a partition derives)")
+    ap.add_argument("--backend", choices=["native", "oxigraph"], nargs="+",
                     help="into a store: liuyao load's --backend, each in turn on the same file (default: the "
                          "command's own choice by the file's size); with two, the ratio of their casts/s")
     ap.add_argument("--sample-s", type=float, default=2.0, help="seconds between memory samples of the load's process tree")
@@ -202,7 +206,7 @@ def main() -> None:
     if args.cluster and not args.parquet:
         ap.error("--cluster needs --parquet")
     if args.backend and args.parquet:
-        ap.error("--backend is for loads into a store (--parquet always derives on DuckDB)")
+        ap.error("--backend is for loads into a store (--parquet always derives natively)")
     for n in args.sizes:
         if args.parquet:
             runs.append(parquet_run(n, args.seed, args.cluster, args.sample_s, args.partition))
@@ -230,9 +234,9 @@ def main() -> None:
                 runs.append(result)
                 by_backend[backend] = result
                 print(json.dumps(result), flush=True)
-        if {"duckdb", "oxigraph"} <= by_backend.keys():
-            ratio = {"casts": n, "duckdb_over_oxigraph_casts_per_s":
-                     round(by_backend["duckdb"]["casts_per_s"] / by_backend["oxigraph"]["casts_per_s"], 2)}
+        if {"native", "oxigraph"} <= by_backend.keys():
+            ratio = {"casts": n, "native_over_oxigraph_casts_per_s":
+                     round(by_backend["native"]["casts_per_s"] / by_backend["oxigraph"]["casts_per_s"], 2)}
             runs.append(ratio)
             print(json.dumps(ratio), flush=True)
     if args.out:

@@ -9,8 +9,8 @@ the median and mean wall ms of `derive` (the reference's default two threads; th
 median process CPU ms (what a shared machine does not inflate), and the reference/native ratios; then a whole
 new cast, parameters to inferred N-Quads text (`make_cast_input`, `cast_quads`, `derive`, serialise), and each
 engine's construction. The two engines' outputs are compared on every cast (`equal`); times are never asserted.
-`--others N`: also the SQLite (the rules' SQL) and rdflib engines, on the first N casts, interleaved with the two
-(`others`: their median ms a cast and the ratio to the native engine's on the same casts).
+(results-native.json's `others`, SQLite's and rdflib's engines on 20 of the casts, was measured by this script's
+`--others` before those engines were retired, 2026-12-06: benchmarks/JOURNAL.md.)
 """
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def _timed(fn):
     return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def compare(casts: list[dict], chapter_rules: bool, others: int = 0) -> dict:
+def compare(casts: list[dict], chapter_rules: bool) -> dict:
     import pyoxigraph as ox
 
     from liuyao_kg.derivation import build_engine
@@ -99,8 +99,6 @@ def compare(casts: list[dict], chapter_rules: bool, others: int = 0) -> dict:
         "engine_start_ms": {"pyoxigraph": round(ref_start * 1000, 1), "native": round(nat_start * 1000, 1)},
         "reference_threads": reference.threads,
     }
-    if others:
-        out["others"] = _others(inputs[:others], chapter_rules, native)
     out["ratio_pyoxigraph_over_native"] = {
         "median": round(out["median_ms"]["pyoxigraph"] / out["median_ms"]["native"], 1),
         "mean": round(out["mean_ms"]["pyoxigraph"] / out["mean_ms"]["native"], 1),
@@ -111,31 +109,13 @@ def compare(casts: list[dict], chapter_rules: bool, others: int = 0) -> dict:
     return out
 
 
-def _others(inputs: list, chapter_rules: bool, native) -> dict:
-    """The SQLite and rdflib engines against the native one, cast by cast on the same casts."""
-    from liuyao_kg.derivation import build_engine
-
-    engines = {"native": native}
-    for name in ("sqlite", "rdflib"):
-        engines[name], start, _ = _timed(lambda: build_engine(chapter_rules=chapter_rules, backend=name))
-    for e in engines.values():
-        e.derive(inputs[0])
-    wall: dict = {name: [] for name in engines}
-    for quads in inputs:
-        for name, e in engines.items():
-            wall[name].append(_timed(lambda: e.derive(quads))[1])
-    med = {n: statistics.median(w) * 1000 for n, w in wall.items()}
-    return {"casts": len(inputs), "median_ms": {n: round(v, 3) for n, v in med.items()},
-            "ratio_over_native": {n: round(v / med["native"], 1) for n, v in med.items() if n != "native"}}
-
-
-def measure(casts: int = 300, others: int = 0) -> dict:
+def measure(casts: int = 300) -> dict:
     from liuyao_kg.reasoner.native import compiled
 
     sample = seeded(casts)
     return {
         "compiled": {"native": len(compiled.RULES), "on_pyoxigraph": len(compiled.FALLBACK)},
-        "all_rules": compare(sample, chapter_rules=True, others=others),
+        "all_rules": compare(sample, chapter_rules=True),
         "state_and_reading_rules": compare(sample, chapter_rules=False),
     }
 
@@ -144,12 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--casts", type=int, default=300, help="new casts derived by each engine (default 300)")
     ap.add_argument("--out", type=Path, help="write the results as JSON here")
-    ap.add_argument("--others", type=int, default=0, help="also SQLite and rdflib, on this many of the casts")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from results_file import emit
 
-    emit(measure(args.casts, args.others), args.out)
+    emit(measure(args.casts), args.out)
     return 0
 
 

@@ -35,13 +35,20 @@ CHART_QUERIES = ("cast-judgments", "cast-states", "chart-lines", "chart-use-god"
                  "chart-hexagrams", "chart-question", "chart-roles")
 
 
-def chart(kg, cast_iri: str, horizon: str | None = None, *, reading: bool = True) -> dict:
+#: every named query `chart` asks (the native back end compiles these: reasoner/native/build.py)
+NATIVE_QUERIES = (*CHART_QUERIES, *READING_QUERIES, "judgment-editions")
+
+
+def chart(kg, cast_iri: str, horizon: str | None = None, *, reading: bool = True, answers=None) -> dict:
     """Assemble the chart dict of a cast already derived in `kg`, with its reading (liuyao_kg.reading) unless
-    `reading=False` (what benchmarks/reading.py compares)."""
+    `reading=False` (what benchmarks/reading.py compares). `answers`: an object with `ask(name, **params)` answering
+    the named queries (as `queries.Answers`: the native ones, `queries.native`) instead of `kg`'s store."""
     p = {"cast": cast_iri}
-    # every query the chart (and its reading) reads, asked at once: on the embedded store they run in parallel
-    names = list(CHART_QUERIES) + (list(READING_QUERIES) if reading else [])
-    ask = queries.Answers(kg, [(n, p) for n in names] + [("judgment-editions", {"judged": cast_iri})]).ask
+    if answers is None:
+        # every query the chart (and its reading) reads, asked at once: on the embedded store they run in parallel
+        names = list(CHART_QUERIES) + (list(READING_QUERIES) if reading else [])
+        answers = queries.Answers(kg, [(n, p) for n in names] + [("judgment-editions", {"judged": cast_iri})])
+    ask = answers.ask
     hex_rows = ask("chart-hexagrams", **p)
     hexes = {r["which"]: _hexagram(r) for r in hex_rows}
     sex = next((r["sex"] for r in hex_rows if r["sex"]), None)
@@ -195,3 +202,23 @@ def _time_notes(month, day) -> list[str]:
 
 def _endpoint(kind: str, pos) -> str:
     return f"{kind}:{pos}" if kind in ("line", "change") else kind
+
+
+def native_chart(engine, cast, horizon: str | None = None, *, reading: bool = True) -> tuple[dict, list]:
+    """A new cast's chart (and reading) by the native back end alone: derived by `engine` (a NativeEngine), its chart
+    assembled from the compiled named queries (liuyao_kg.queries.native) on the cast's index, no store involved.
+    `cast`: a CastInput or the cast's asserted quads. Returns (the chart dict, the inferred quads)."""
+    from liuyao_kg.queries.native import answers_for
+
+    if hasattr(cast, "iri") and hasattr(cast, "values"):  # a CastInput
+        from liuyao_kg.loaders.rdf import cast_quads
+
+        quads = cast_quads(cast)
+    else:
+        quads = list(cast)
+    if not quads:
+        raise ValueError("native_chart: no asserted quads")
+    inferred, index = engine.derive_cast(quads)
+    out = chart(None, quads[0].graph_name.value, horizon, reading=reading,
+                answers=answers_for(engine, index))
+    return out, inferred

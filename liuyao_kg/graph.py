@@ -383,17 +383,24 @@ class KnowledgeGraph:
         if fresh:
             self._check_writable()
             self._check_current()
-            inferred = derive_quads(self.engine, fresh)
-            if self._deferred:
-                from liuyao_kg.lazy_layers import fits
-
-                if not fits(fresh) or not fits(inferred):
-                    self._complete()  # lazy_build's analysis assumed no cast names a layer's node so
-            try:
-                self._ox.extend(fresh + inferred)  # one transaction: every cast in completely or not at all
-            except OSError as exc:
-                raise self._write_error(exc) from None
+            self.write_cast(fresh, derive_quads(self.engine, fresh))
         return list(by_cast)
+
+    def write_cast(self, asserted: list[ox.Quad], inferred: list[ox.Quad]) -> None:
+        """Store casts derived by this store's engine: their asserted and inferred quads, in one transaction (every
+        cast in completely or not at all). `add_quads` derives and writes; `liuyao_kg.cast` derives natively and
+        reads the chart off the native result before it writes."""
+        self._check_writable()
+        self._check_current()
+        if self._deferred:
+            from liuyao_kg.lazy_layers import fits
+
+            if not fits(asserted) or not fits(inferred):
+                self._complete()  # lazy_build's analysis assumed no cast names a layer's node so
+        try:
+            self._ox.extend(asserted + inferred)
+        except OSError as exc:
+            raise self._write_error(exc) from None
 
     def write_derived(self, nquads: bytes | Path, casts: list[str] | None = None) -> None:
         """Store casts derived elsewhere (asserted and inferred quads as N-Quads, of the casts `casts`; bytes, or the

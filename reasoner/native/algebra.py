@@ -1,4 +1,5 @@
-"""A rule's SPARQL algebra, read from rdflib's (parseQuery + translateQuery) into a few plain classes.
+"""A rule's or a named SELECT's SPARQL algebra, read from rdflib's (parseQuery + translateQuery) into a few plain
+classes.
 
 Only the constructs the compiler emits code for have a class here; anything else raises `Unsupported` with
 what it is, and that rule runs on pyoxigraph (`engine.NativeEngine`'s fallback list). rdflib's own quirks are
@@ -7,6 +8,7 @@ undone here: an EXISTS keeps its translated pattern as an attribute (the item is
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -23,6 +25,15 @@ class Var:
 
 
 # ---- graph patterns -------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PathOp:
+    """A triple pattern's predicate that is `p*` (zero or more) or `p?` (zero or one) of one IRI: its solutions are
+    distinct pairs (SPARQL 1.1 §18.4: ALP). A sequence `p1/p2` is expanded into triple patterns instead."""
+
+    kind: str  # '*' or '?'
+    pred: str
+
 
 @dataclass(eq=False)
 class BGP:
@@ -108,6 +119,16 @@ class Exists:
     negated: bool
 
 
+@dataclass(eq=False)
+class Select:
+    """A SELECT query: its WHERE pattern, projected variables, DISTINCT, and ORDER BY [(expression, descending)]."""
+
+    where: object
+    project: list[str]
+    distinct: bool
+    order: list  # [(expression, bool)]
+
+
 # ---- reading rdflib ------------------------------------------------------------------------------------------
 
 @lru_cache(maxsize=None)
@@ -134,6 +155,88 @@ def read_construct(text: str):
     if getattr(where, "name", "") == "Project":  # a CONSTRUCT's projection is all its variables
         where = where["p"]
     return pattern(where), template
+
+
+@lru_cache(maxsize=None)
+def read_select(text: str) -> Select:
+    """The algebra of a SELECT query text (prologue included); memoised as `read_construct`."""
+    from rdflib.plugins.sparql.algebra import translateQuery
+    from rdflib.plugins.sparql.parser import parseQuery
+
+    try:
+        parsed = parseQuery(text)
+        _refuse_constant_filters(parsed)
+        algebra = translateQuery(parsed).algebra
+    except Unsupported:
+        raise
+    except Exception as e:
+        raise Unsupported(f"rdflib cannot read it: {type(e).__name__}: {str(e).splitlines()[0][:200]}") from e
+    if algebra.name != "SelectQuery":
+        raise Unsupported(f"a {algebra.name}, not a SELECT")
+    if algebra.get("datasetClause"):
+        raise Unsupported("FROM / FROM NAMED")
+    node = algebra["p"]
+    distinct = False
+    if getattr(node, "name", None) == "Distinct":
+        distinct, node = True, node["p"]
+    if getattr(node, "name", None) != "Project":
+        raise Unsupported(f"a SELECT whose solution modifier is {getattr(node, 'name', node)}")
+    project = [str(v) for v in node.get("PV") or []]
+    node = node["p"]
+    order = []
+    if getattr(node, "name", None) == "OrderBy":
+        for c in node["expr"]:
+            if getattr(c, "name", None) == "OrderCondition":
+                order.append((expression(c["expr"]), c.get("order") == "DESC"))
+            else:
+                order.append((expression(c), False))
+        node = node["p"]
+    if getattr(node, "name", None) in ("Slice", "Distinct", "Reduced", "Project", "OrderBy", "AggregateJoin"):
+        raise Unsupported(f"a SELECT's {node.name} under its projection")
+    return Select(_pin_predicates(pattern(node)), project, distinct, order)
+
+
+def _pin_predicates(node):
+    """A group's FILTER(?p IN (iri, …)) on a variable its triple patterns bind as a predicate, also a VALUES ?p
+    joined with the group: the same solutions (a triple pattern binds ?p to an IRI, and an IRI equals each option or
+    not, never errs), and the pattern then reads the index by those predicates, never by any."""
+    if isinstance(node, Filter):
+        inner = _pin_predicates(node.p)
+        pinned = []
+        for c in _conjuncts(node.expr):
+            if (isinstance(c, Call) and c.op == "IN" and isinstance(c.args[0], Var)
+                    and all(isinstance(x, Const) and type(x.term) is str for x in c.args[1])
+                    and c.args[0].name in _group_predicates(inner)):
+                pinned.append(Values([c.args[0].name], [(x.term,) for x in c.args[1]]))
+        for v in pinned:
+            inner = Join(v, inner)
+        return Filter(node.expr, inner)
+    for attr in ("p", "a", "b"):
+        if hasattr(node, attr) and not isinstance(node, SubSelect):
+            setattr(node, attr, _pin_predicates(getattr(node, attr)))
+    if isinstance(node, Union):
+        node.branches = [_pin_predicates(b) for b in node.branches]
+    return node
+
+
+def _conjuncts(e) -> list:
+    if isinstance(e, Call) and e.op == "&&":
+        return _conjuncts(e.args[0]) + _conjuncts(e.args[1])
+    return [e]
+
+
+def _group_predicates(node) -> set[str]:
+    """The variables the triple patterns of a group (not of its OPTIONAL, UNION, MINUS or nested parts) bind as a
+    predicate: every solution of the group binds them."""
+    if isinstance(node, BGP):
+        return {t[1].name for t in node.triples if isinstance(t[1], Var)}
+    if isinstance(node, Join):
+        return _group_predicates(node.a) | _group_predicates(node.b)
+    if isinstance(node, (Filter, Extend)):
+        return _group_predicates(node.p)
+    if isinstance(node, (LeftJoin, Minus)):
+        return _group_predicates(node.a)
+    return set()
 
 
 #: the parse tree's one-operand levels of an expression (what `1` parses into)
@@ -175,9 +278,12 @@ def pattern(node):
     if name == "BGP":
         triples = []
         for t in node.get("triples") or []:
-            if len(t) != 3 or not all(_is_term(x) for x in t):
-                raise Unsupported("a property path")
-            triples.append(tuple(_term(x) for x in t))
+            if len(t) != 3 or not _is_term(t[0]) or not _is_term(t[2]):
+                raise Unsupported("a triple pattern of no three terms")
+            if _is_term(t[1]):
+                triples.append(tuple(_term(x) for x in t))
+            else:
+                triples += _path_triples(_term(t[0]), t[1], _term(t[2]))
         return BGP(triples)
     if name == "Join":
         return Join(pattern(node["p1"]), pattern(node["p2"]))
@@ -208,6 +314,31 @@ def pattern(node):
     if name == "values":
         return _values(node)
     raise Unsupported(f"the graph pattern {name}")
+
+
+_FRESH = itertools.count()
+
+
+def _path_triples(s, path, o) -> list:
+    """A property path as triple patterns: a sequence joined through fresh variables (never projected: their
+    names are no SPARQL variable's), `p*` and `p?` of an IRI as a PathOp predicate; any other path Unsupported."""
+    from rdflib import URIRef
+    from rdflib.paths import MulPath, SequencePath
+
+    if isinstance(path, URIRef):
+        return [(s, str(path), o)]
+    if isinstance(path, SequencePath):
+        steps = list(path.args)
+        out = []
+        here = s
+        for i, step in enumerate(steps):
+            there = o if i == len(steps) - 1 else Var(f"path {next(_FRESH)}")
+            out += _path_triples(here, step, there)
+            here = there
+        return out
+    if isinstance(path, MulPath) and isinstance(path.path, URIRef) and path.mod in ("*", "?"):
+        return [(s, PathOp(path.mod, str(path.path)), o)]
+    raise Unsupported(f"the property path {path.n3() if hasattr(path, 'n3') else path}")
 
 
 def _is_term(x) -> bool:
@@ -286,7 +417,8 @@ def _rdflib_var():
 
 _RELATIONAL = {"=", "!=", "<", ">", "<=", ">=", "IN", "NOT IN"}
 _BUILTINS = {"STR": 1, "IRI": 1, "URI": 1, "CONCAT": None, "STRAFTER": 2, "STRBEFORE": 2, "IF": 3, "BOUND": 1,
-             "COALESCE": None}
+             "COALESCE": None, "LANG": 1, "LANGMATCHES": 2, "STRENDS": 2}
+XSD_BOOLEAN_IRI = "http://www.w3.org/2001/XMLSchema#boolean"
 
 
 def expression(e):
@@ -324,6 +456,13 @@ def expression(e):
     if name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
         # the translated pattern is an attribute; the item "graph" is the parsed group (no nested FILTERs)
         return Exists(pattern(vars(e)["graph"]), negated=name == "Builtin_NOTEXISTS")
+    if name == "Function":
+        if str(e["iri"]) != XSD_BOOLEAN_IRI:
+            raise Unsupported(f"the function <{e['iri']}>")
+        args = e.get("expr") or []
+        if len(args) != 1:
+            raise Unsupported("xsd:boolean of other than one argument")
+        return Call("xsd:boolean", [expression(args[0])])
     if name and name.startswith("Builtin_"):
         fn = name.removeprefix("Builtin_")
         if fn not in _BUILTINS:

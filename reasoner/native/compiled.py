@@ -2,7 +2,8 @@
 # One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '101b88b860530f1f5c604269434a0e582ba80bb2f2110904af387fb92c1c276a'
-COMPILER = '7ffb652ee7dbfb1cadc3d50004493e04676621673f57772d359958cfc9770ff5'
+COMPILER = '08abe03d66a20c5adffb3529bf3f905f8b66ac7aed8169331d594cd22278a458'
+QUERY_TEXTS = 'b25c097096b90caddabddf3e4913efd88a3a0d6cea4c017bc95ee5c6499e8cf1'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
     _E,
@@ -45,6 +46,14 @@ from liuyao_kg.reasoner.native.runtime import (
     coalesce,
     count,
     NotNative,
+    to_boolean,
+    lang,
+    langmatches,
+    strends,
+    _lang_in,
+    _star,
+    _opt_step,
+    _rows,
 )
 
 _c0 = 'https://w3id.org/liuyao-kg/rule/ChangeAdvanceLater'
@@ -1937,6 +1946,70 @@ _c1886 = 'https://w3id.org/liuyao-kg/rule/ch/004b-zhengzhan/war-wood-overcome-bo
 _c1887 = 'https://w3id.org/liuyao-kg/rule/ch/004b-zhengzhan/war-wood-overcome-boats-stuck-month'
 _c1888 = 'https://w3id.org/liuyao-kg/rule/ch/004b-zhengzhan/war-wood-overcome-boats-stuck-moving'
 _c1889 = 'https://w3id.org/liuyao-kg/rule/ch/004b-zhengzhan/war-wood-void-no-boat'
+_c1890 = 'https://w3id.org/liuyao-kg/ontology#polarity'
+_c1891 = 'https://w3id.org/liuyao-kg/ontology#citesSource'
+_c1892 = 'https://w3id.org/liuyao-kg/ontology#conclusion'
+_c1893 = (None, )
+_c1894 = 'https://w3id.org/liuyao-kg/ontology#schoolName'
+_c1895 = (None, None, )
+_c1896 = 'https://w3id.org/liuyao-kg/ontology#work'
+_c1897 = 'http://www.w3.org/2000/01/rdf-schema#label'
+_c1898 = 'https://w3id.org/liuyao-kg/ontology#chapter'
+_c1899 = 'https://w3id.org/liuyao-kg/ontology#quote'
+_c1900 = 'https://w3id.org/liuyao-kg/ontology#koreanRendering'
+_c1901 = 'https://w3id.org/liuyao-kg/ontology#seedFile'
+_c1902 = 'http://www.w3.org/ns/oa#hasSelector'
+_c1903 = 'http://www.w3.org/ns/oa#end'
+_c1904 = ('/position', 'http://www.w3.org/2001/XMLSchema#string')
+_c1905 = 'http://www.w3.org/ns/oa#start'
+_c1906 = 'http://www.w3.org/ns/oa#TextPositionSelector'
+_c1907 = (None, None, None, None, )
+_c1908 = ('神煞', 'http://www.w3.org/2001/XMLSchema#string')
+_c1909 = 'http://www.w3.org/2000/01/rdf-schema#subClassOf'
+_c1910 = 'https://w3id.org/liuyao-kg/ontology#ShenShaState'
+_c1911 = ('https://w3id.org/liuyao-kg/ref/School', 'http://www.w3.org/2001/XMLSchema#string')
+_c1912 = 'https://w3id.org/liuyao-kg/ontology#provenanceNote'
+_c1913 = 'https://w3id.org/liuyao-kg/ontology#State'
+_c1914 = ('line', 'http://www.w3.org/2001/XMLSchema#string')
+_c1915 = ('change', 'http://www.w3.org/2001/XMLSchema#string')
+_c1916 = ('hidden', 'http://www.w3.org/2001/XMLSchema#string')
+_c1917 = ('hidden_palace', 'http://www.w3.org/2001/XMLSchema#string')
+_c1918 = 'https://w3id.org/liuyao-kg/ontology#helperRelative'
+_c1919 = 'http://www.w3.org/2004/02/skos/core#definition'
+_c1920 = (('https://w3id.org/liuyao-kg/ontology#generates',), ('https://w3id.org/liuyao-kg/ontology#overcomes',), ('https://w3id.org/liuyao-kg/ontology#clashes',), ('https://w3id.org/liuyao-kg/ontology#combines',), ('https://w3id.org/liuyao-kg/ontology#punishes',), ('https://w3id.org/liuyao-kg/ontology#harms',), )
+_c1921 = frozenset(('https://w3id.org/liuyao-kg/ontology#clashes', 'https://w3id.org/liuyao-kg/ontology#combines', 'https://w3id.org/liuyao-kg/ontology#generates', 'https://w3id.org/liuyao-kg/ontology#harms', 'https://w3id.org/liuyao-kg/ontology#overcomes', 'https://w3id.org/liuyao-kg/ontology#punishes', ))
+_c1922 = ('生', 'http://www.w3.org/2001/XMLSchema#string')
+_c1923 = ('克', 'http://www.w3.org/2001/XMLSchema#string')
+_c1924 = ('沖', 'http://www.w3.org/2001/XMLSchema#string')
+_c1925 = ('合', 'http://www.w3.org/2001/XMLSchema#string')
+_c1926 = ('刑', 'http://www.w3.org/2001/XMLSchema#string')
+_c1927 = ('害', 'http://www.w3.org/2001/XMLSchema#string')
+_c1928 = ('month', 'http://www.w3.org/2001/XMLSchema#string')
+_c1929 = ('day', 'http://www.w3.org/2001/XMLSchema#string')
+_c1930 = ('year', 'http://www.w3.org/2001/XMLSchema#string')
+_c1931 = (('https://w3id.org/liuyao-kg/ontology#hasMonth', ('month', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#hasDay', ('day', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#hasYear', ('year', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#hasHour', ('hour', 'http://www.w3.org/2001/XMLSchema#string')), )
+_c1932 = (None, None, None, )
+_c1933 = (('https://w3id.org/liuyao-kg/ontology#primaryHexagram', ('primary', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#changedHexagram', ('changed', 'http://www.w3.org/2001/XMLSchema#string')), )
+_c1934 = 'https://w3id.org/liuyao-kg/ontology#timingUnit'
+_c1935 = (None, None, None, None, None, )
+_c1936 = ('Factor_', 'http://www.w3.org/2001/XMLSchema#string')
+_c1937 = ('false', 'http://www.w3.org/2001/XMLSchema#boolean')
+_c1938 = ('Verdict_', 'http://www.w3.org/2001/XMLSchema#string')
+_c1939 = (None, None, None, None, None, None, None, )
+_c1940 = 'https://w3id.org/liuyao-kg/ontology#castAt'
+_c1941 = 'https://w3id.org/liuyao-kg/ontology#timingPriority'
+_c1942 = 'https://w3id.org/liuyao-kg/ontology#immediate'
+_c1943 = 'https://w3id.org/liuyao-kg/passage/ConventionTimingOrder'
+_c1944 = 'https://w3id.org/liuyao-kg/ontology#fileName'
+_c1945 = 'https://w3id.org/liuyao-kg/ontology#alignedPassage'
+_c1946 = 'http://www.w3.org/ns/oa#hasSource'
+_c1947 = ('/ko-position', 'http://www.w3.org/2001/XMLSchema#string')
+_c1948 = 'http://www.w3.org/ns/oa#exact'
+_c1949 = 'https://w3id.org/liuyao-kg/ontology#alignmentMethod'
+_c1950 = 'https://w3id.org/liuyao-kg/ontology#alignmentScore'
+_c1951 = ('quoted', 'http://www.w3.org/2001/XMLSchema#string')
+_c1952 = ('1', 'http://www.w3.org/2001/XMLSchema#decimal')
+_c1953 = 'https://w3id.org/liuyao-kg/ontology#unalignedReason'
 
 
 def r0022_DoubledGrounds_ex0(X, v_cast):
@@ -6999,6 +7072,722 @@ def r1439_war_spy_ghost_overcome_by_shi_no_leak_ex572(X, v_ss3):
     if (v_ss3, _c7) in SP:
         return True
     return False
+
+def q_cast_judgments_opt573(X, v_rule):
+    SP = X.sp
+    rows = []
+    for v_zh in SP.get((v_rule, _c1892), _E):
+        if _lang_in(v_zh, 'zh-hant'):
+            rows.append((v_zh, ))
+    return rows
+
+def q_cast_judgments_opt574(X, v_rule):
+    SP = X.sp
+    rows = []
+    for v_en in SP.get((v_rule, _c1892), _E):
+        if _lang_in(v_en, 'en'):
+            rows.append((v_en, ))
+    return rows
+
+def q_cast_judgments_opt575(X, v_rule):
+    SP = X.sp
+    rows = []
+    for v_ko in SP.get((v_rule, _c1892), _E):
+        if _lang_in(v_ko, 'ko'):
+            rows.append((v_ko, ))
+    return rows
+
+def q_cast_judgments_opt576(X, v_rule):
+    SP = X.sp
+    rows = []
+    for v_school in SP.get((v_rule, _c1894), _E):
+        rows.append((v_school, ))
+    return rows
+
+def q_cast_judgments_opt577(X, v_judgment):
+    SP = X.sp
+    rows = []
+    for v_line in SP.get((v_judgment, _c488), _E):
+        for v_position in SP.get((v_line, _c46), _E):
+            rows.append((v_line, v_position, ))
+    return rows
+
+def q_cast_judgments_opt578(X, v_passage):
+    SP = X.sp
+    rows = []
+    for v259410882 in SP.get((v_passage, _c1896), _E):
+        for v_work in SP.get((v259410882, _c1897), _E):
+            if _lang_in(v_work, 'zh-hant'):
+                rows.append((v259410882, v_work, ))
+    return rows
+
+def q_cast_judgments_opt579(X, v_passage):
+    SP = X.sp
+    rows = []
+    for v_chapter in SP.get((v_passage, _c1898), _E):
+        rows.append((v_chapter, ))
+    return rows
+
+def q_cast_judgments_opt580(X, v_passage):
+    SP = X.sp
+    rows = []
+    for v_quote in SP.get((v_passage, _c1899), _E):
+        rows.append((v_quote, ))
+    return rows
+
+def q_cast_judgments_opt581(X, v_passage):
+    SP = X.sp
+    rows = []
+    for v_korean in SP.get((v_passage, _c1900), _E):
+        rows.append((v_korean, ))
+    return rows
+
+def q_cast_judgments_opt582(X, v_passage):
+    SP = X.sp
+    rows = []
+    for v_seed in SP.get((v_passage, _c1901), _E):
+        rows.append((v_seed, ))
+    return rows
+
+def q_cast_judgments_opt584(X, v_sel):
+    SP = X.sp
+    rows = []
+    for v_end in SP.get((v_sel, _c1903), _E):
+        if strends(str_(v_sel), _c1904):
+            rows.append((v_end, ))
+    return rows
+
+def q_cast_judgments_opt585(X, v_sel):
+    SP = X.sp
+    rows = []
+    for v_start in SP.get((v_sel, _c1905), _E):
+        rows.append((v_start, ))
+    return rows
+
+def q_cast_judgments_opt586(X, v_sel):
+    SP = X.sp
+    rows = []
+    for v_selType in SP.get((v_sel, _c5), _E):
+        if (v_selType == _c1906):
+            rows.append((v_selType, ))
+    return rows
+
+def q_cast_judgments_opt583(X, v_passage):
+    SP = X.sp
+    rows = []
+    for v_sel in SP.get((v_passage, _c1902), _E):
+        _o0 = q_cast_judgments_opt584(X, v_sel)
+        for v_end, in _o0 or (_c1893,):
+            _o1 = q_cast_judgments_opt585(X, v_sel)
+            for v_start, in _o1 or (_c1893,):
+                _o2 = q_cast_judgments_opt586(X, v_sel)
+                for v_selType, in _o2 or (_c1893,):
+                    if (((v_end is not None) and (v_start is not None)) and (v_selType is not None)):
+                        rows.append((v_end, v_sel, v_selType, v_start, ))
+    return rows
+
+def q_cast_states_opt587(X, v_class):
+    SPO = X.spo
+    rows = []
+    v_shensha = _c1908
+    if (v_class, _c1909, _c1910) in SPO:
+        rows.append((v_shensha, ))
+    return rows
+
+def q_cast_states_opt588(X, v_subject):
+    SP = X.sp
+    rows = []
+    for v_subjectPos in SP.get((v_subject, _c46), _E):
+        rows.append((v_subjectPos, ))
+    return rows
+
+def q_cast_states_opt589(X, v_state):
+    SP = X.sp
+    rows = []
+    for v_s in SP.get((v_state, _c7), _E):
+        v_school = strafter(str_(v_s), _c1911)
+        rows.append((v_s, v_school, ))
+    return rows
+
+def q_cast_states_opt590(X, v_state):
+    SP = X.sp
+    rows = []
+    for v_inv in SP.get((v_state, _c56), _E):
+        for v_involvedPos in SP.get((v_inv, _c46), _E):
+            rows.append((v_inv, v_involvedPos, ))
+    return rows
+
+def q_cast_states_opt591(X, v_state):
+    SP = X.sp
+    rows = []
+    for v2020703060 in SP.get((v_state, _c428), _E):
+        for v_relative in SP.get((v2020703060, _c1897), _E):
+            if _lang_in(v_relative, 'zh-hant'):
+                rows.append((v2020703060, v_relative, ))
+    return rows
+
+def q_cast_states_opt592(X, v_state):
+    SP = X.sp
+    rows = []
+    for v3782748910 in SP.get((v_state, _c289), _E):
+        for v_variant in SP.get((v3782748910, _c1897), _E):
+            if _lang_in(v_variant, 'zh-hant'):
+                rows.append((v3782748910, v_variant, ))
+    return rows
+
+def q_cast_states_opt593(X, v_state):
+    SP = X.sp
+    rows = []
+    for v2524912248 in SP.get((v_state, _c75), _E):
+        for v_strength in SP.get((v2524912248, _c1897), _E):
+            if _lang_in(v_strength, 'zh-hant'):
+                rows.append((v2524912248, v_strength, ))
+    return rows
+
+def q_cast_states_opt594(X, v_state):
+    SP = X.sp
+    rows = []
+    for v136024027 in SP.get((v_state, _c32), _E):
+        for v_stage in SP.get((v136024027, _c1897), _E):
+            if _lang_in(v_stage, 'zh-hant'):
+                rows.append((v136024027, v_stage, ))
+    return rows
+
+def q_cast_states_opt596(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_seed in SP.get((v_source, _c1901), _E):
+        rows.append((v_seed, ))
+    return rows
+
+def q_cast_states_opt597(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_quote in SP.get((v_source, _c1899), _E):
+        rows.append((v_quote, ))
+    return rows
+
+def q_cast_states_opt598(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_note in SP.get((v_source, _c1912), _E):
+        rows.append((v_note, ))
+    return rows
+
+def q_cast_states_opt595(X, v_rule):
+    SP = X.sp
+    rows = []
+    for v_source in SP.get((v_rule, _c1891), _E):
+        _o0 = q_cast_states_opt596(X, v_source)
+        for v_seed, in _o0 or (_c1893,):
+            _o1 = q_cast_states_opt597(X, v_source)
+            for v_quote, in _o1 or (_c1893,):
+                _o2 = q_cast_states_opt598(X, v_source)
+                for v_note, in _o2 or (_c1893,):
+                    rows.append((v_note, v_quote, v_seed, v_source, ))
+    return rows
+
+def q_cast_states_ex599(X, v_class):
+    SP = X.sp
+    if _c1913 in _star(SP, v_class, _c1909, True):
+        return True
+    return False
+
+def q_chart_lines_opt600(X, v_e):
+    SP = X.sp
+    rows = []
+    for v2132590413 in SP.get((v_e, _c124), _E):
+        for v_stem in SP.get((v2132590413, _c1897), _E):
+            if _lang_in(v_stem, 'zh-hant'):
+                rows.append((v2132590413, v_stem, ))
+    return rows
+
+def q_chart_lines_opt601(X, v_e):
+    SP = X.sp
+    rows = []
+    for v3860197111 in SP.get((v_e, _c2), _E):
+        for v_branch in SP.get((v3860197111, _c1897), _E):
+            if _lang_in(v_branch, 'zh-hant'):
+                rows.append((v_branch, v3860197111, ))
+    return rows
+
+def q_chart_lines_opt602(X, v_e):
+    SP = X.sp
+    rows = []
+    for v2433932897 in SP.get((v_e, _c30), _E):
+        for v_element in SP.get((v2433932897, _c1897), _E):
+            if _lang_in(v_element, 'zh-hant'):
+                rows.append((v_element, v2433932897, ))
+    return rows
+
+def q_chart_lines_opt603(X, v_e):
+    SP = X.sp
+    rows = []
+    for v28165104 in SP.get((v_e, _c123), _E):
+        for v_nayin in SP.get((v28165104, _c1897), _E):
+            if _lang_in(v_nayin, 'zh-hant'):
+                rows.append((v_nayin, v28165104, ))
+    return rows
+
+def q_chart_lines_opt604(X, v_e):
+    SP = X.sp
+    rows = []
+    for v1990914918 in SP.get((v_e, _c251), _E):
+        for v_relative in SP.get((v1990914918, _c1897), _E):
+            if _lang_in(v_relative, 'zh-hant'):
+                rows.append((v1990914918, v_relative, ))
+    return rows
+
+def q_chart_lines_opt605(X, v_e):
+    SP = X.sp
+    rows = []
+    for v2560965559 in SP.get((v_e, _c371), _E):
+        for v_spirit in SP.get((v2560965559, _c1897), _E):
+            if _lang_in(v_spirit, 'zh-hant'):
+                rows.append((v2560965559, v_spirit, ))
+    return rows
+
+def q_chart_lines_opt606(X, v_e):
+    SP = X.sp
+    rows = []
+    for v4020374305 in SP.get((v_e, _c292), _E):
+        for v_stageDay in SP.get((v4020374305, _c1897), _E):
+            if _lang_in(v_stageDay, 'zh-hant'):
+                rows.append((v4020374305, v_stageDay, ))
+    return rows
+
+def q_chart_lines_opt607(X, v_e):
+    SP = X.sp
+    rows = []
+    for v1990941339 in SP.get((v_e, _c374), _E):
+        for v_stageMonth in SP.get((v1990941339, _c1897), _E):
+            if _lang_in(v_stageMonth, 'zh-hant'):
+                rows.append((v1990941339, v_stageMonth, ))
+    return rows
+
+def q_chart_lines_opt608(X, v_e):
+    SP = X.sp
+    rows = []
+    for v28076557 in SP.get((v_e, _c75), _E):
+        for v_strength in SP.get((v28076557, _c1897), _E):
+            if _lang_in(v_strength, 'zh-hant'):
+                rows.append((v28076557, v_strength, ))
+    return rows
+
+def q_chart_lines_ex609(X, v_line):
+    SPO = X.spo
+    if (v_line, _c5, _c45) in SPO:
+        return True
+    return False
+
+def q_chart_use_god_opt610(X, v_choice):
+    SP = X.sp
+    rows = []
+    for v_s in SP.get((v_choice, _c7), _E):
+        v_school = strafter(str_(v_s), _c1911)
+        rows.append((v_s, v_school, ))
+    return rows
+
+def q_chart_use_god_opt611(X, v_choice):
+    SP = X.sp
+    rows = []
+    for v2680749998 in SP.get((v_choice, _c1918), _E):
+        for v_helper in SP.get((v2680749998, _c1897), _E):
+            if _lang_in(v_helper, 'zh-hant'):
+                rows.append((v_helper, v2680749998, ))
+    return rows
+
+def q_chart_use_god_opt612(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_seed in SP.get((v_source, _c1901), _E):
+        rows.append((v_seed, ))
+    return rows
+
+def q_chart_use_god_opt613(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_quote in SP.get((v_source, _c1899), _E):
+        rows.append((v_quote, ))
+    return rows
+
+def q_chart_use_god_opt614(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_note in SP.get((v_source, _c1912), _E):
+        rows.append((v_note, ))
+    return rows
+
+def q_chart_use_god_opt615(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_gloss in SP.get((v_source, _c1919), _E):
+        if _lang_in(v_gloss, 'en'):
+            rows.append((v_gloss, ))
+    return rows
+
+def q_chart_pillars_opt616(X, v_e):
+    SP = X.sp
+    rows = []
+    for v1908842114 in SP.get((v_e, _c124), _E):
+        for v_stem in SP.get((v1908842114, _c1897), _E):
+            if _lang_in(v_stem, 'zh-hant'):
+                rows.append((v1908842114, v_stem, ))
+    return rows
+
+def q_chart_pillars_opt617(X, v_e):
+    SP = X.sp
+    rows = []
+    for v113356308 in SP.get((v_e, _c30), _E):
+        for v_element in SP.get((v113356308, _c1897), _E):
+            if _lang_in(v_element, 'zh-hant'):
+                rows.append((v_element, v113356308, ))
+    return rows
+
+def q_chart_pillars_opt618(X, v_e):
+    SP = X.sp
+    rows = []
+    for v2524885893 in SP.get((v_e, _c251), _E):
+        for v_relative in SP.get((v2524885893, _c1897), _E):
+            if _lang_in(v_relative, 'zh-hant'):
+                rows.append((v2524885893, v_relative, ))
+    return rows
+
+def q_chart_pillars_opt619(X, v_e):
+    SP = X.sp
+    rows = []
+    for v_vb in SP.get((v_e, _c41), _E):
+        for v_vi in SP.get((v_vb, _c247), _E):
+            for v_void in SP.get((v_vb, _c1897), _E):
+                if _lang_in(v_void, 'zh-hant'):
+                    rows.append((v_vb, v_vi, v_void, ))
+    return rows
+
+def q_chart_hexagrams_ex620(X, v_hex):
+    SPO = X.spo
+    if (v_hex, _c5, _c356) in SPO:
+        return True
+    return False
+
+def q_chart_hexagrams_ex621(X, v_hex):
+    SPO = X.spo
+    if (v_hex, _c5, _c359) in SPO:
+        return True
+    return False
+
+def q_chart_hexagrams_opt622(X, v_cast):
+    SP = X.sp
+    rows = []
+    for v_sex in SP.get((v_cast, _c450), _E):
+        rows.append((v_sex, ))
+    return rows
+
+def q_chart_hexagrams_opt623(X, v_cast):
+    SP = X.sp
+    rows = []
+    for v3012061300 in SP.get((v_cast, _c412), _E):
+        for v_birth in SP.get((v3012061300, _c1897), _E):
+            if _lang_in(v_birth, 'zh-hant'):
+                rows.append((v_birth, v3012061300, ))
+    return rows
+
+def q_chart_question_opt624(X, v_cast):
+    SP = X.sp
+    rows = []
+    for v_topic in SP.get((v_cast, _c484), _E):
+        rows.append((v_topic, ))
+    return rows
+
+def q_chart_question_opt625(X, v_cast):
+    SP = X.sp
+    rows = []
+    for v_about in SP.get((v_cast, _c536), _E):
+        rows.append((v_about, ))
+    return rows
+
+def q_chart_question_opt626(X, v_cast):
+    SP = X.sp
+    rows = []
+    for v_q in SP.get((v_cast, _c446), _E):
+        for v_unit in SP.get((v_q, _c1934), _E):
+            rows.append((v_q, v_unit, ))
+    return rows
+
+def q_chart_question_opt627(X, v_cast):
+    SP = X.sp
+    rows = []
+    for v_s in SP.get((v_cast, _c453), _E):
+        v_school = strafter(str_(v_s), _c1911)
+        rows.append((v_s, v_school, ))
+    return rows
+
+def q_chart_question_opt628(X, v_cast):
+    SP = X.sp
+    rows = []
+    for v_chosen in SP.get((v_cast, _c95), _E):
+        rows.append((v_chosen, ))
+    return rows
+
+def q_chart_question_opt629(X):
+    PO = X.po
+    rows = []
+    for v_default in PO.get((_c97, _c98), _E):
+        rows.append((v_default, ))
+    return rows
+
+def q_reading_factors_opt630(X, v_factor):
+    SP = X.sp
+    rows = []
+    for v_st in SP.get((v_factor, _c226), _E):
+        rows.append((v_st, ))
+    return rows
+
+def q_reading_factors_opt631(X, v_u):
+    SP = X.sp
+    rows = []
+    for v_p0 in SP.get((v_u, _c46), _E):
+        rows.append((v_p0, ))
+    return rows
+
+def q_reading_factors_opt632(X, v_u):
+    SP = X.sp
+    PO = X.po
+    rows = []
+    for v_fly in PO.get((_c204, v_u), _E):
+        for v_p1 in SP.get((v_fly, _c46), _E):
+            rows.append((v_fly, v_p1, ))
+    return rows
+
+def q_reading_factors_opt633(X, v_u):
+    SP = X.sp
+    PO = X.po
+    rows = []
+    for v_rl in PO.get((_c281, v_u), _E):
+        for v_readRule in SP.get((v_rl, _c9), _E):
+            rows.append((v_readRule, v_rl, ))
+    return rows
+
+def q_reading_factors_opt634(X, v_factor):
+    SP = X.sp
+    rows = []
+    for v_s in SP.get((v_factor, _c7), _E):
+        rows.append((v_s, ))
+    return rows
+
+def q_reading_factors_opt635(X, v_factor):
+    SP = X.sp
+    rows = []
+    for v_other in SP.get((v_factor, _c130), _E):
+        for v_otherPos in SP.get((v_other, _c46), _E):
+            rows.append((v_other, v_otherPos, ))
+    return rows
+
+def q_reading_factors_opt637(X, v_w):
+    SP = X.sp
+    rows = []
+    for v_work in SP.get((v_w, _c1897), _E):
+        if _lang_in(v_work, 'zh-hant'):
+            rows.append((v_work, ))
+    return rows
+
+def q_reading_factors_opt636(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_w in SP.get((v_source, _c1896), _E):
+        _o0 = q_reading_factors_opt637(X, v_w)
+        for v_work, in _o0 or (_c1893,):
+            if (v_work is not None):
+                rows.append((v_w, v_work, ))
+    return rows
+
+def q_reading_factors_opt638(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_chapter in SP.get((v_source, _c1898), _E):
+        rows.append((v_chapter, ))
+    return rows
+
+def q_reading_factors_opt639(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_quote in SP.get((v_source, _c1899), _E):
+        rows.append((v_quote, ))
+    return rows
+
+def q_reading_factors_opt640(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_seed in SP.get((v_source, _c1901), _E):
+        rows.append((v_seed, ))
+    return rows
+
+def q_reading_factors_opt641(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_note in SP.get((v_source, _c1912), _E):
+        rows.append((v_note, ))
+    return rows
+
+def q_reading_factors_opt642(X, v_factor):
+    SP = X.sp
+    PO = X.po
+    rows = []
+    for v_o in PO.get((_c225, v_factor), _E):
+        for v_precedence in SP.get((v_o, _c272), _E):
+            for v_outweighedBy in SP.get((v_o, _c271), _E):
+                for v_precedenceSource in SP.get((v_precedence, _c1891), _E):
+                    for v_precedenceZh in SP.get((v_precedence, _c1897), _E):
+                        if _lang_in(v_precedenceZh, 'zh-hant'):
+                            rows.append((v_o, v_outweighedBy, v_precedence, v_precedenceSource, v_precedenceZh, ))
+    return rows
+
+def q_reading_verdict_opt644(X, v_source):
+    SP = X.sp
+    rows = []
+    for v3297728738 in SP.get((v_source, _c1896), _E):
+        for v_work in SP.get((v3297728738, _c1897), _E):
+            if _lang_in(v_work, 'zh-hant'):
+                rows.append((v3297728738, v_work, ))
+    return rows
+
+def q_reading_verdict_opt645(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_chapter in SP.get((v_source, _c1898), _E):
+        rows.append((v_chapter, ))
+    return rows
+
+def q_reading_verdict_opt646(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_quote in SP.get((v_source, _c1899), _E):
+        rows.append((v_quote, ))
+    return rows
+
+def q_reading_verdict_opt647(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_seed in SP.get((v_source, _c1901), _E):
+        rows.append((v_seed, ))
+    return rows
+
+def q_reading_verdict_opt648(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_note in SP.get((v_source, _c1912), _E):
+        rows.append((v_note, ))
+    return rows
+
+def q_reading_verdict_opt643(X, v_rule):
+    SP = X.sp
+    rows = []
+    for v_source in SP.get((v_rule, _c1891), _E):
+        _o0 = q_reading_verdict_opt644(X, v_source)
+        for v3297728738, v_work in _o0 or (_c1895,):
+            _o1 = q_reading_verdict_opt645(X, v_source)
+            for v_chapter, in _o1 or (_c1893,):
+                _o2 = q_reading_verdict_opt646(X, v_source)
+                for v_quote, in _o2 or (_c1893,):
+                    _o3 = q_reading_verdict_opt647(X, v_source)
+                    for v_seed, in _o3 or (_c1893,):
+                        _o4 = q_reading_verdict_opt648(X, v_source)
+                        for v_note, in _o4 or (_c1893,):
+                            rows.append((v_chapter, v_note, v3297728738, v_quote, v_seed, v_source, v_work, ))
+    return rows
+
+def q_reading_verdict_opt649(X, v_verdict):
+    SP = X.sp
+    rows = []
+    v_role = _c458
+    for v_factor in SP.get((v_verdict, _c471), _E):
+        rows.append((v_factor, v_role, ))
+    v_role = _c459
+    for v_factor in SP.get((v_verdict, _c469), _E):
+        rows.append((v_factor, v_role, ))
+    return rows
+
+def q_reading_timing_opt650(X, v_rule):
+    SP = X.sp
+    rows = []
+    for v_imm in SP.get((v_rule, _c1942), _E):
+        rows.append((v_imm, ))
+    return rows
+
+def q_reading_timing_opt651(X, v_u):
+    SP = X.sp
+    rows = []
+    for v_p0 in SP.get((v_u, _c46), _E):
+        rows.append((v_p0, ))
+    return rows
+
+def q_reading_timing_opt652(X, v_u):
+    SP = X.sp
+    PO = X.po
+    rows = []
+    for v_fly in PO.get((_c204, v_u), _E):
+        for v_p1 in SP.get((v_fly, _c46), _E):
+            rows.append((v_fly, v_p1, ))
+    return rows
+
+def q_reading_timing_opt653(X, v_source):
+    SP = X.sp
+    rows = []
+    for v1569065304 in SP.get((v_source, _c1896), _E):
+        for v_work in SP.get((v1569065304, _c1897), _E):
+            if _lang_in(v_work, 'zh-hant'):
+                rows.append((v1569065304, v_work, ))
+    return rows
+
+def q_reading_timing_opt654(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_chapter in SP.get((v_source, _c1898), _E):
+        rows.append((v_chapter, ))
+    return rows
+
+def q_reading_timing_opt655(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_quote in SP.get((v_source, _c1899), _E):
+        rows.append((v_quote, ))
+    return rows
+
+def q_reading_timing_opt656(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_seed in SP.get((v_source, _c1901), _E):
+        rows.append((v_seed, ))
+    return rows
+
+def q_reading_timing_opt657(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_note in SP.get((v_source, _c1912), _E):
+        rows.append((v_note, ))
+    return rows
+
+def q_reading_timing_ex658(X, v_rule, v_source):
+    SP = X.sp
+    for v_other in SP.get((v_rule, _c1891), _E):
+        if (v_other != _c1943):
+            if less(str_(v_other), str_(v_source)):
+                return True
+                break
+    return False
+
+def q_judgment_editions_opt659(X, v_anchor):
+    SP = X.sp
+    rows = []
+    for v_m in SP.get((v_anchor, _c1949), _E):
+        rows.append((v_m, ))
+    return rows
+
+def q_judgment_editions_opt660(X, v_anchor):
+    SP = X.sp
+    rows = []
+    for v_s in SP.get((v_anchor, _c1950), _E):
+        rows.append((v_s, ))
+    return rows
 
 def r0000_ChangeAdvanceLater(X):
     SP = X.sp
@@ -48158,6 +48947,619 @@ def r1451_war_wood_void_no_boat(X):
                                     _add((v_j, _c488, v_L_m))
     return out
 
+def q_cast_judgments(X, v_cast):
+    SP = X.sp
+    PO = X.po
+    rows = []
+    _row = rows.append
+    def _k9(v259410882, v_cast, v_chapter, v_en, v_judgment, v_ko, v_korean, v_line, v_passage, v_polarity, v_position, v_quote, v_rule, v_school, v_work, v_zh):
+        _o10 = q_cast_judgments_opt582(X, v_passage)
+        for v_seed, in _o10 or (_c1893,):
+            _o11 = q_cast_judgments_opt583(X, v_passage)
+            for v_end, v_sel, v_selType, v_start in _o11 or (_c1907,):
+                _row(((v_cast, v_judgment, v_rule, v_zh, v_en, v_ko, v_polarity, v_school, v_position, v_passage, v_work, v_chapter, v_quote, v_korean, v_seed, v_start, v_end, ), (v_rule, v_position, v_judgment, v_passage, )))
+    for v_judgment in PO.get((_c487, v_cast), _E):
+        for v_rule in SP.get((v_judgment, _c9), _E):
+            for v_polarity in SP.get((v_rule, _c1890), _E):
+                for v_passage in SP.get((v_rule, _c1891), _E):
+                    _o0 = q_cast_judgments_opt573(X, v_rule)
+                    for v_zh, in _o0 or (_c1893,):
+                        _o1 = q_cast_judgments_opt574(X, v_rule)
+                        for v_en, in _o1 or (_c1893,):
+                            _o2 = q_cast_judgments_opt575(X, v_rule)
+                            for v_ko, in _o2 or (_c1893,):
+                                _o3 = q_cast_judgments_opt576(X, v_rule)
+                                for v_school, in _o3 or (_c1893,):
+                                    _o4 = q_cast_judgments_opt577(X, v_judgment)
+                                    for v_line, v_position in _o4 or (_c1895,):
+                                        _o5 = q_cast_judgments_opt578(X, v_passage)
+                                        for v259410882, v_work in _o5 or (_c1895,):
+                                            _o6 = q_cast_judgments_opt579(X, v_passage)
+                                            for v_chapter, in _o6 or (_c1893,):
+                                                _o7 = q_cast_judgments_opt580(X, v_passage)
+                                                for v_quote, in _o7 or (_c1893,):
+                                                    _o8 = q_cast_judgments_opt581(X, v_passage)
+                                                    for v_korean, in _o8 or (_c1893,):
+                                                        _k9(v259410882, v_cast, v_chapter, v_en, v_judgment, v_ko, v_korean, v_line, v_passage, v_polarity, v_position, v_quote, v_rule, v_school, v_work, v_zh)
+    return _rows(rows, (False, False, False, False), False)
+
+def q_cast_states(X, v_cast):
+    SP = X.sp
+    PP = X.pp
+    SPO = X.spo
+    rows = []
+    _row = rows.append
+    def _k8(v136024027, v2020703060, v2524912248, v3782748910, v_cast, v_class, v_inv, v_involvedPos, v_relative, v_rule, v_s, v_school, v_shensha, v_stage, v_state, v_strength, v_subject, v_subjectPos, v_term, v_variant):
+        _o9 = q_cast_states_opt595(X, v_rule)
+        for v_note, v_quote, v_seed, v_source in _o9 or (_c1907,):
+            if q_cast_states_ex599(X, v_class):
+                if _lang_in(v_term, 'zh-hant'):
+                    _row(((v_cast, v_state, v_class, v_term, v_shensha, v_subjectPos, v_school, v_variant, v_involvedPos, v_relative, v_stage, v_strength, v_rule, v_source, v_seed, v_quote, v_note, ), (v_subjectPos, v_term, v_involvedPos, v_school, v_rule, v_source, v_relative, )))
+    for v_state, v_subject in PP.get(_c11, _E):
+        if (v_state, _c10, v_cast) in SPO:
+            for v_rule in SP.get((v_state, _c9), _E):
+                for v_class in SP.get((v_state, _c5), _E):
+                    for v_term in SP.get((v_class, _c1897), _E):
+                        _o0 = q_cast_states_opt587(X, v_class)
+                        for v_shensha, in _o0 or (_c1893,):
+                            _o1 = q_cast_states_opt588(X, v_subject)
+                            for v_subjectPos, in _o1 or (_c1893,):
+                                _o2 = q_cast_states_opt589(X, v_state)
+                                for v_s, v_school in _o2 or (_c1895,):
+                                    _o3 = q_cast_states_opt590(X, v_state)
+                                    for v_inv, v_involvedPos in _o3 or (_c1895,):
+                                        _o4 = q_cast_states_opt591(X, v_state)
+                                        for v2020703060, v_relative in _o4 or (_c1895,):
+                                            _o5 = q_cast_states_opt592(X, v_state)
+                                            for v3782748910, v_variant in _o5 or (_c1895,):
+                                                _o6 = q_cast_states_opt593(X, v_state)
+                                                for v2524912248, v_strength in _o6 or (_c1895,):
+                                                    _o7 = q_cast_states_opt594(X, v_state)
+                                                    for v136024027, v_stage in _o7 or (_c1895,):
+                                                        _k8(v136024027, v2020703060, v2524912248, v3782748910, v_cast, v_class, v_inv, v_involvedPos, v_relative, v_rule, v_s, v_school, v_shensha, v_stage, v_state, v_strength, v_subject, v_subjectPos, v_term, v_variant)
+    return _rows(rows, (False, False, False, False, False, False, False), False)
+
+def q_chart_lines(X, v_cast):
+    SP = X.sp
+    PP = X.pp
+    SPO = X.spo
+    rows = []
+    _row = rows.append
+    def _k9(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28076557, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_strength, v_value):
+        if (v_stem is not None):
+            if (v_branch is not None):
+                if (v_element is not None):
+                    if (v_nayin is not None):
+                        if (v_relative is not None):
+                            v_moving = (_TRUE if q_chart_lines_ex609(X, v_line) else _FALSE)
+                            _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
+    def _k18(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_value):
+        _o19 = q_chart_lines_opt608(X, v_e)
+        for v28076557, v_strength in _o19 or (_c1895,):
+            if (v_stem is not None):
+                if (v_branch is not None):
+                    if (v_element is not None):
+                        if (v_nayin is not None):
+                            if (v_relative is not None):
+                                v_moving = (_TRUE if q_chart_lines_ex609(X, v_line) else _FALSE)
+                                _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
+    def _k28(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_value):
+        _o29 = q_chart_lines_opt608(X, v_e)
+        for v28076557, v_strength in _o29 or (_c1895,):
+            if (v_stem is not None):
+                if (v_branch is not None):
+                    if (v_element is not None):
+                        if (v_nayin is not None):
+                            if (v_relative is not None):
+                                v_moving = (_TRUE if q_chart_lines_ex609(X, v_line) else _FALSE)
+                                _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
+    def _k38(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_value):
+        _o39 = q_chart_lines_opt608(X, v_e)
+        for v28076557, v_strength in _o39 or (_c1895,):
+            if (v_stem is not None):
+                if (v_branch is not None):
+                    if (v_element is not None):
+                        if (v_nayin is not None):
+                            if (v_relative is not None):
+                                v_moving = (_TRUE if q_chart_lines_ex609(X, v_line) else _FALSE)
+                                _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
+    for v_line, v_value in PP.get(_c260, _E):
+        if (v_cast, _c3, v_line) in SPO:
+            for v_position in SP.get((v_line, _c46), _E):
+                v_kind = _c1914
+                if (v_cast, _c3, v_line) in SPO:
+                    v_e = v_line
+                    _o0 = q_chart_lines_opt600(X, v_e)
+                    for v2132590413, v_stem in _o0 or (_c1895,):
+                        _o1 = q_chart_lines_opt601(X, v_e)
+                        for v_branch, v3860197111 in _o1 or (_c1895,):
+                            _o2 = q_chart_lines_opt602(X, v_e)
+                            for v_element, v2433932897 in _o2 or (_c1895,):
+                                _o3 = q_chart_lines_opt603(X, v_e)
+                                for v_nayin, v28165104 in _o3 or (_c1895,):
+                                    _o4 = q_chart_lines_opt604(X, v_e)
+                                    for v1990914918, v_relative in _o4 or (_c1895,):
+                                        _o5 = q_chart_lines_opt605(X, v_e)
+                                        for v2560965559, v_spirit in _o5 or (_c1895,):
+                                            _o6 = q_chart_lines_opt606(X, v_e)
+                                            for v4020374305, v_stageDay in _o6 or (_c1895,):
+                                                _o7 = q_chart_lines_opt607(X, v_e)
+                                                for v1990941339, v_stageMonth in _o7 or (_c1895,):
+                                                    _o8 = q_chart_lines_opt608(X, v_e)
+                                                    for v28076557, v_strength in _o8 or (_c1895,):
+                                                        _k9(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28076557, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_strength, v_value)
+                v_kind = _c1915
+                if (v_cast, _c3, v_line) in SPO:
+                    for v_e in SP.get((v_line, _c1), _E):
+                        _o10 = q_chart_lines_opt600(X, v_e)
+                        for v2132590413, v_stem in _o10 or (_c1895,):
+                            _o11 = q_chart_lines_opt601(X, v_e)
+                            for v_branch, v3860197111 in _o11 or (_c1895,):
+                                _o12 = q_chart_lines_opt602(X, v_e)
+                                for v_element, v2433932897 in _o12 or (_c1895,):
+                                    _o13 = q_chart_lines_opt603(X, v_e)
+                                    for v_nayin, v28165104 in _o13 or (_c1895,):
+                                        _o14 = q_chart_lines_opt604(X, v_e)
+                                        for v1990914918, v_relative in _o14 or (_c1895,):
+                                            _o15 = q_chart_lines_opt605(X, v_e)
+                                            for v2560965559, v_spirit in _o15 or (_c1895,):
+                                                _o16 = q_chart_lines_opt606(X, v_e)
+                                                for v4020374305, v_stageDay in _o16 or (_c1895,):
+                                                    _o17 = q_chart_lines_opt607(X, v_e)
+                                                    for v1990941339, v_stageMonth in _o17 or (_c1895,):
+                                                        _k18(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_value)
+                v_kind = _c1916
+                if (v_cast, _c3, v_line) in SPO:
+                    for v_e in SP.get((v_line, _c204), _E):
+                        _o20 = q_chart_lines_opt600(X, v_e)
+                        for v2132590413, v_stem in _o20 or (_c1895,):
+                            _o21 = q_chart_lines_opt601(X, v_e)
+                            for v_branch, v3860197111 in _o21 or (_c1895,):
+                                _o22 = q_chart_lines_opt602(X, v_e)
+                                for v_element, v2433932897 in _o22 or (_c1895,):
+                                    _o23 = q_chart_lines_opt603(X, v_e)
+                                    for v_nayin, v28165104 in _o23 or (_c1895,):
+                                        _o24 = q_chart_lines_opt604(X, v_e)
+                                        for v1990914918, v_relative in _o24 or (_c1895,):
+                                            _o25 = q_chart_lines_opt605(X, v_e)
+                                            for v2560965559, v_spirit in _o25 or (_c1895,):
+                                                _o26 = q_chart_lines_opt606(X, v_e)
+                                                for v4020374305, v_stageDay in _o26 or (_c1895,):
+                                                    _o27 = q_chart_lines_opt607(X, v_e)
+                                                    for v1990941339, v_stageMonth in _o27 or (_c1895,):
+                                                        _k28(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_value)
+                v_kind = _c1917
+                if (v_cast, _c3, v_line) in SPO:
+                    for v_e in SP.get((v_line, _c250), _E):
+                        _o30 = q_chart_lines_opt600(X, v_e)
+                        for v2132590413, v_stem in _o30 or (_c1895,):
+                            _o31 = q_chart_lines_opt601(X, v_e)
+                            for v_branch, v3860197111 in _o31 or (_c1895,):
+                                _o32 = q_chart_lines_opt602(X, v_e)
+                                for v_element, v2433932897 in _o32 or (_c1895,):
+                                    _o33 = q_chart_lines_opt603(X, v_e)
+                                    for v_nayin, v28165104 in _o33 or (_c1895,):
+                                        _o34 = q_chart_lines_opt604(X, v_e)
+                                        for v1990914918, v_relative in _o34 or (_c1895,):
+                                            _o35 = q_chart_lines_opt605(X, v_e)
+                                            for v2560965559, v_spirit in _o35 or (_c1895,):
+                                                _o36 = q_chart_lines_opt606(X, v_e)
+                                                for v4020374305, v_stageDay in _o36 or (_c1895,):
+                                                    _o37 = q_chart_lines_opt607(X, v_e)
+                                                    for v1990941339, v_stageMonth in _o37 or (_c1895,):
+                                                        _k38(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_value)
+    return _rows(rows, (False, False), False)
+
+def q_chart_use_god(X, v_cast):
+    SP = X.sp
+    SPO = X.spo
+    rows = []
+    _row = rows.append
+    if (v_cast, _c5, _c126) in SPO:
+        for v_choice in SP.get((v_cast, _c430), _E):
+            for v_label in SP.get((v_choice, _c1897), _E):
+                _o0 = q_chart_use_god_opt610(X, v_choice)
+                for v_s, v_school in _o0 or (_c1895,):
+                    _o1 = q_chart_use_god_opt611(X, v_choice)
+                    for v_helper, v2680749998 in _o1 or (_c1895,):
+                        for v_source in SP.get((v_choice, _c1891), _E):
+                            _o2 = q_chart_use_god_opt612(X, v_source)
+                            for v_seed, in _o2 or (_c1893,):
+                                _o3 = q_chart_use_god_opt613(X, v_source)
+                                for v_quote, in _o3 or (_c1893,):
+                                    _o4 = q_chart_use_god_opt614(X, v_source)
+                                    for v_note, in _o4 or (_c1893,):
+                                        _o5 = q_chart_use_god_opt615(X, v_source)
+                                        for v_gloss, in _o5 or (_c1893,):
+                                            if _lang_in(v_label, 'zh-hant'):
+                                                _row(((v_cast, v_choice, v_label, v_school, v_helper, None, v_source, v_seed, v_quote, v_note, v_gloss, ), (v_choice, )))
+        for v_userChoice in SP.get((v_cast, _c439), _E):
+            _row(((v_cast, None, None, None, None, v_userChoice, None, None, None, None, None, ), (None, )))
+        for v_userChoice in SP.get((v_cast, _c443), _E):
+            _row(((v_cast, None, None, None, None, v_userChoice, None, None, None, None, None, ), (None, )))
+    return _rows(rows, (False,), False)
+
+def q_chart_relations(X, v_cast):
+    SP = X.sp
+    SPO = X.spo
+    rows = []
+    _row = rows.append
+    for v_p, in _c1920:
+        for v_a in SP.get((v_cast, _c106), _E):
+            v_from = _c1914
+            if (v_cast, _c3, v_a) in SPO:
+                for v_fromPos in SP.get((v_a, _c46), _E):
+                    for v_b in SP.get((v_a, v_p), _E):
+                        if (v_p in _c1921):
+                            v_relation = (_c1922 if (v_p == _c113) else (_c1923 if (v_p == _c118) else (_c1924 if (v_p == _c22) else (_c1925 if (v_p == _c27) else (_c1926 if (v_p == _c121) else _c1927)))))
+                            if (v_cast, _c106, v_b) in SPO:
+                                v_to = _c1914
+                                if (v_cast, _c3, v_b) in SPO:
+                                    for v_toPos in SP.get((v_b, _c46), _E):
+                                        _row((v_cast, v_from, v_fromPos, v_to, v_toPos, v_relation, ))
+                                v_to = _c1915
+                                if (v_b, _c5, _c49) in SPO:
+                                    for v_toPos in SP.get((v_b, _c46), _E):
+                                        _row((v_cast, v_from, v_fromPos, v_to, v_toPos, v_relation, ))
+                                v_to = _c1928
+                                if (v_cast, _c20, v_b) in SPO:
+                                    _row((v_cast, v_from, v_fromPos, v_to, None, v_relation, ))
+                                v_to = _c1929
+                                if (v_cast, _c39, v_b) in SPO:
+                                    _row((v_cast, v_from, v_fromPos, v_to, None, v_relation, ))
+                                v_to = _c1930
+                                if (v_cast, _c127, v_b) in SPO:
+                                    _row((v_cast, v_from, v_fromPos, v_to, None, v_relation, ))
+            v_from = _c1915
+            if (v_a, _c5, _c49) in SPO:
+                for v_fromPos in SP.get((v_a, _c46), _E):
+                    for v_b in SP.get((v_a, v_p), _E):
+                        if (v_p in _c1921):
+                            v_relation = (_c1922 if (v_p == _c113) else (_c1923 if (v_p == _c118) else (_c1924 if (v_p == _c22) else (_c1925 if (v_p == _c27) else (_c1926 if (v_p == _c121) else _c1927)))))
+                            if (v_cast, _c106, v_b) in SPO:
+                                v_to = _c1914
+                                if (v_cast, _c3, v_b) in SPO:
+                                    for v_toPos in SP.get((v_b, _c46), _E):
+                                        _row((v_cast, v_from, v_fromPos, v_to, v_toPos, v_relation, ))
+                                v_to = _c1915
+                                if (v_b, _c5, _c49) in SPO:
+                                    for v_toPos in SP.get((v_b, _c46), _E):
+                                        _row((v_cast, v_from, v_fromPos, v_to, v_toPos, v_relation, ))
+                                v_to = _c1928
+                                if (v_cast, _c20, v_b) in SPO:
+                                    _row((v_cast, v_from, v_fromPos, v_to, None, v_relation, ))
+                                v_to = _c1929
+                                if (v_cast, _c39, v_b) in SPO:
+                                    _row((v_cast, v_from, v_fromPos, v_to, None, v_relation, ))
+                                v_to = _c1930
+                                if (v_cast, _c127, v_b) in SPO:
+                                    _row((v_cast, v_from, v_fromPos, v_to, None, v_relation, ))
+            v_from = _c1928
+            if (v_cast, _c20, v_a) in SPO:
+                for v_b in SP.get((v_a, v_p), _E):
+                    if (v_p in _c1921):
+                        v_relation = (_c1922 if (v_p == _c113) else (_c1923 if (v_p == _c118) else (_c1924 if (v_p == _c22) else (_c1925 if (v_p == _c27) else (_c1926 if (v_p == _c121) else _c1927)))))
+                        if (v_cast, _c106, v_b) in SPO:
+                            v_to = _c1914
+                            if (v_cast, _c3, v_b) in SPO:
+                                for v_toPos in SP.get((v_b, _c46), _E):
+                                    _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
+                            v_to = _c1915
+                            if (v_b, _c5, _c49) in SPO:
+                                for v_toPos in SP.get((v_b, _c46), _E):
+                                    _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
+                            v_to = _c1928
+                            if (v_cast, _c20, v_b) in SPO:
+                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
+                            v_to = _c1929
+                            if (v_cast, _c39, v_b) in SPO:
+                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
+                            v_to = _c1930
+                            if (v_cast, _c127, v_b) in SPO:
+                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
+            v_from = _c1929
+            if (v_cast, _c39, v_a) in SPO:
+                for v_b in SP.get((v_a, v_p), _E):
+                    if (v_p in _c1921):
+                        v_relation = (_c1922 if (v_p == _c113) else (_c1923 if (v_p == _c118) else (_c1924 if (v_p == _c22) else (_c1925 if (v_p == _c27) else (_c1926 if (v_p == _c121) else _c1927)))))
+                        if (v_cast, _c106, v_b) in SPO:
+                            v_to = _c1914
+                            if (v_cast, _c3, v_b) in SPO:
+                                for v_toPos in SP.get((v_b, _c46), _E):
+                                    _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
+                            v_to = _c1915
+                            if (v_b, _c5, _c49) in SPO:
+                                for v_toPos in SP.get((v_b, _c46), _E):
+                                    _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
+                            v_to = _c1928
+                            if (v_cast, _c20, v_b) in SPO:
+                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
+                            v_to = _c1929
+                            if (v_cast, _c39, v_b) in SPO:
+                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
+                            v_to = _c1930
+                            if (v_cast, _c127, v_b) in SPO:
+                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
+            v_from = _c1930
+            if (v_cast, _c127, v_a) in SPO:
+                for v_b in SP.get((v_a, v_p), _E):
+                    if (v_p in _c1921):
+                        v_relation = (_c1922 if (v_p == _c113) else (_c1923 if (v_p == _c118) else (_c1924 if (v_p == _c22) else (_c1925 if (v_p == _c27) else (_c1926 if (v_p == _c121) else _c1927)))))
+                        if (v_cast, _c106, v_b) in SPO:
+                            v_to = _c1914
+                            if (v_cast, _c3, v_b) in SPO:
+                                for v_toPos in SP.get((v_b, _c46), _E):
+                                    _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
+                            v_to = _c1915
+                            if (v_b, _c5, _c49) in SPO:
+                                for v_toPos in SP.get((v_b, _c46), _E):
+                                    _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
+                            v_to = _c1928
+                            if (v_cast, _c20, v_b) in SPO:
+                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
+                            v_to = _c1929
+                            if (v_cast, _c39, v_b) in SPO:
+                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
+                            v_to = _c1930
+                            if (v_cast, _c127, v_b) in SPO:
+                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
+    return rows
+
+def q_chart_pillars(X, v_cast):
+    SP = X.sp
+    rows = []
+    _row = rows.append
+    for v_link, v_which, in _c1931:
+        for v_e in SP.get((v_cast, v_link), _E):
+            for v3905933112 in SP.get((v_e, _c2), _E):
+                for v_branch in SP.get((v3905933112, _c1897), _E):
+                    _o0 = q_chart_pillars_opt616(X, v_e)
+                    for v1908842114, v_stem in _o0 or (_c1895,):
+                        _o1 = q_chart_pillars_opt617(X, v_e)
+                        for v_element, v113356308 in _o1 or (_c1895,):
+                            _o2 = q_chart_pillars_opt618(X, v_e)
+                            for v2524885893, v_relative in _o2 or (_c1895,):
+                                _o3 = q_chart_pillars_opt619(X, v_e)
+                                for v_vb, v_vi, v_void in _o3 or (_c1932,):
+                                    if _lang_in(v_branch, 'zh-hant'):
+                                        _row(((v_cast, v_which, v_stem, v_branch, v_element, v_relative, v_void, ), (v_which, v_vi, )))
+    return _rows(rows, (False, False), False)
+
+def q_chart_hexagrams(X, v_cast):
+    SP = X.sp
+    rows = []
+    _row = rows.append
+    def _k2(v3012061300, v3782837011, v_birth, v_cast, v_g, v_generation, v_hex, v_link, v_name, v_p, v_palace, v_palaceElement, v_sex, v_shi, v_sixClash, v_sixCombine, v_which, v_ying):
+        if _lang_in(v_name, 'zh-hant'):
+            if _lang_in(v_palace, 'zh-hant'):
+                if _lang_in(v_palaceElement, 'zh-hant'):
+                    if _lang_in(v_generation, 'zh-hant'):
+                        _row((v_cast, v_which, v_name, v_palace, v_palaceElement, v_generation, v_shi, v_ying, v_sixClash, v_sixCombine, v_sex, v_birth, ))
+    for v_link, v_which, in _c1933:
+        for v_hex in SP.get((v_cast, v_link), _E):
+            for v_p in SP.get((v_hex, _c274), _E):
+                for v_g in SP.get((v_hex, _c275), _E):
+                    for v_shi in SP.get((v_hex, _c243), _E):
+                        for v_ying in SP.get((v_hex, _c482), _E):
+                            for v3782837011 in SP.get((v_p, _c30), _E):
+                                for v_name in SP.get((v_hex, _c1897), _E):
+                                    v_sixClash = (_TRUE if q_chart_hexagrams_ex620(X, v_hex) else _FALSE)
+                                    v_sixCombine = (_TRUE if q_chart_hexagrams_ex621(X, v_hex) else _FALSE)
+                                    for v_palaceElement in SP.get((v3782837011, _c1897), _E):
+                                        for v_palace in SP.get((v_p, _c1897), _E):
+                                            for v_generation in SP.get((v_g, _c1897), _E):
+                                                _o0 = q_chart_hexagrams_opt622(X, v_cast)
+                                                for v_sex, in _o0 or (_c1893,):
+                                                    _o1 = q_chart_hexagrams_opt623(X, v_cast)
+                                                    for v_birth, v3012061300 in _o1 or (_c1895,):
+                                                        _k2(v3012061300, v3782837011, v_birth, v_cast, v_g, v_generation, v_hex, v_link, v_name, v_p, v_palace, v_palaceElement, v_sex, v_shi, v_sixClash, v_sixCombine, v_which, v_ying)
+    return rows
+
+def q_chart_question(X, v_cast):
+    SPO = X.spo
+    rows = []
+    _row = rows.append
+    if (v_cast, _c5, _c126) in SPO:
+        _o0 = q_chart_question_opt624(X, v_cast)
+        for v_topic, in _o0 or (_c1893,):
+            _o1 = q_chart_question_opt625(X, v_cast)
+            for v_about, in _o1 or (_c1893,):
+                _o2 = q_chart_question_opt626(X, v_cast)
+                for v_q, v_unit in _o2 or (_c1895,):
+                    _o3 = q_chart_question_opt627(X, v_cast)
+                    for v_s, v_school in _o3 or (_c1895,):
+                        _o4 = q_chart_question_opt628(X, v_cast)
+                        for v_chosen, in _o4 or (_c1893,):
+                            _o5 = q_chart_question_opt629(X)
+                            for v_default, in _o5 or (_c1893,):
+                                v_readingSchool = strafter(str_(coalesce(v_chosen, v_default)), _c1911)
+                                _row((v_cast, v_topic, v_about, v_school, v_readingSchool, v_unit, ))
+    return rows
+
+def q_chart_roles(X, v_cast):
+    SP = X.sp
+    PP = X.pp
+    SPO = X.spo
+    rows = []
+    _row = rows.append
+    for v_line, v_r in PP.get(_c53, _E):
+        if (v_cast, _c3, v_line) in SPO:
+            for v_position in SP.get((v_line, _c46), _E):
+                for v_role in SP.get((v_r, _c1897), _E):
+                    if _lang_in(v_role, 'zh-hant'):
+                        _row(((v_cast, v_position, v_role, ), (v_position, v_role, )))
+    return _rows(rows, (False, False), False)
+
+def q_reading_factors(X, v_cast):
+    SP = X.sp
+    PO = X.po
+    SPO = X.spo
+    rows = []
+    _row = rows.append
+    def _k3(v_cast, v_factor, v_fly, v_k, v_kindEn, v_kindKo, v_kindZh, v_p0, v_p1, v_polarity, v_rule, v_source, v_st, v_u):
+        _o4 = q_reading_factors_opt633(X, v_u)
+        for v_readRule, v_rl in _o4 or (_c1895,):
+            _o5 = q_reading_factors_opt634(X, v_factor)
+            for v_s, in _o5 or (_c1893,):
+                _o6 = q_reading_factors_opt635(X, v_factor)
+                for v_other, v_otherPos in _o6 or (_c1895,):
+                    _o7 = q_reading_factors_opt636(X, v_source)
+                    for v_w, v_work in _o7 or (_c1895,):
+                        _o8 = q_reading_factors_opt638(X, v_source)
+                        for v_chapter, in _o8 or (_c1893,):
+                            _o9 = q_reading_factors_opt639(X, v_source)
+                            for v_quote, in _o9 or (_c1893,):
+                                _o10 = q_reading_factors_opt640(X, v_source)
+                                for v_seed, in _o10 or (_c1893,):
+                                    _o11 = q_reading_factors_opt641(X, v_source)
+                                    for v_note, in _o11 or (_c1893,):
+                                        _o12 = q_reading_factors_opt642(X, v_factor)
+                                        for v_o, v_outweighedBy, v_precedence, v_precedenceSource, v_precedenceZh in _o12 or (_c1935,):
+                                            if _lang_in(v_kindZh, 'zh-hant'):
+                                                if _lang_in(v_kindEn, 'en'):
+                                                    if _lang_in(v_kindKo, 'ko'):
+                                                        v_kind = strafter(str_(v_k), _c1936)
+                                                        v_stands = coalesce(v_st, _c1937)
+                                                        v_position = coalesce(v_p0, v_p1)
+                                                        v_hidden = (_TRUE if (v_p1 is not None) else _FALSE)
+                                                        v_read = (_TRUE if (v_readRule is not None) else _FALSE)
+                                                        v_school = strafter(str_(v_s), _c1911)
+                                                        _row(((v_cast, v_factor, v_stands, v_position, v_hidden, v_read, v_readRule, v_kind, v_kindZh, v_kindEn, v_kindKo, v_polarity, v_school, v_otherPos, v_rule, v_source, v_work, v_chapter, v_quote, v_seed, v_note, v_outweighedBy, v_precedence, v_precedenceZh, v_precedenceSource, ), (v_position, v_hidden, v_factor, v_outweighedBy, v_readRule, v_precedenceSource, )))
+    for v_factor in PO.get((_c5, _c134), _E):
+        if (v_factor, _c136, v_cast) in SPO:
+            for v_k in SP.get((v_factor, _c128), _E):
+                for v_rule in SP.get((v_factor, _c9), _E):
+                    for v_u in SP.get((v_factor, _c131), _E):
+                        for v_polarity in SP.get((v_k, _c265), _E):
+                            for v_source in SP.get((v_k, _c1891), _E):
+                                for v_kindEn in SP.get((v_k, _c1897), _E):
+                                    for v_kindKo in SP.get((v_k, _c1897), _E):
+                                        for v_kindZh in SP.get((v_k, _c1897), _E):
+                                            _o0 = q_reading_factors_opt630(X, v_factor)
+                                            for v_st, in _o0 or (_c1893,):
+                                                _o1 = q_reading_factors_opt631(X, v_u)
+                                                for v_p0, in _o1 or (_c1893,):
+                                                    _o2 = q_reading_factors_opt632(X, v_u)
+                                                    for v_fly, v_p1 in _o2 or (_c1895,):
+                                                        _k3(v_cast, v_factor, v_fly, v_k, v_kindEn, v_kindKo, v_kindZh, v_p0, v_p1, v_polarity, v_rule, v_source, v_st, v_u)
+    return _rows(rows, (False, False, False, False, False, False), False)
+
+def q_reading_verdict(X, v_cast):
+    SP = X.sp
+    PO = X.po
+    SPO = X.spo
+    rows = []
+    _row = rows.append
+    def _k2(v3297728738, v_cast, v_chapter, v_factor, v_favourable, v_note, v_quote, v_role, v_rule, v_seed, v_source, v_t, v_term, v_termEn, v_termKo, v_termZh, v_verdict, v_work):
+        _row(((v_cast, v_verdict, v_term, v_termZh, v_termEn, v_termKo, v_favourable, v_rule, v_source, v_work, v_chapter, v_quote, v_seed, v_note, v_role, v_factor, ), (v_source, v_role, v_factor, )))
+    for v_verdict in PO.get((_c5, _c460), _E):
+        if (v_verdict, _c136, v_cast) in SPO:
+            for v_t in SP.get((v_verdict, _c461), _E):
+                for v_rule in SP.get((v_verdict, _c9), _E):
+                    for v_favourable in SP.get((v_t, _c467), _E):
+                        for v_termEn in SP.get((v_t, _c1897), _E):
+                            for v_termKo in SP.get((v_t, _c1897), _E):
+                                for v_termZh in SP.get((v_t, _c1897), _E):
+                                    v_term = strafter(str_(v_t), _c1938)
+                                    _o0 = q_reading_verdict_opt643(X, v_rule)
+                                    for v_chapter, v_note, v3297728738, v_quote, v_seed, v_source, v_work in _o0 or (_c1939,):
+                                        _o1 = q_reading_verdict_opt649(X, v_verdict)
+                                        for v_factor, v_role in _o1 or (_c1895,):
+                                            if _lang_in(v_termZh, 'zh-hant'):
+                                                if _lang_in(v_termEn, 'en'):
+                                                    if _lang_in(v_termKo, 'ko'):
+                                                        _k2(v3297728738, v_cast, v_chapter, v_factor, v_favourable, v_note, v_quote, v_role, v_rule, v_seed, v_source, v_t, v_term, v_termEn, v_termKo, v_termZh, v_verdict, v_work)
+    return _rows(rows, (False, False, False), False)
+
+def q_cast_instant(X, v_cast):
+    SP = X.sp
+    rows = []
+    _row = rows.append
+    for v_at in SP.get((v_cast, _c1940), _E):
+        _row((v_cast, v_at, ))
+    return rows
+
+def q_reading_timing(X, v_cast):
+    SP = X.sp
+    PO = X.po
+    SPO = X.spo
+    rows = []
+    _row = rows.append
+    def _k4(v1569065304, v_b, v_branch, v_branchIndex, v_candidate, v_cast, v_fly, v_imm, v_p0, v_p1, v_priority, v_rule, v_source, v_u, v_work):
+        _o5 = q_reading_timing_opt654(X, v_source)
+        for v_chapter, in _o5 or (_c1893,):
+            _o6 = q_reading_timing_opt655(X, v_source)
+            for v_quote, in _o6 or (_c1893,):
+                _o7 = q_reading_timing_opt656(X, v_source)
+                for v_seed, in _o7 or (_c1893,):
+                    _o8 = q_reading_timing_opt657(X, v_source)
+                    for v_note, in _o8 or (_c1893,):
+                        if _lang_in(v_branch, 'zh-hant'):
+                            if (v_source != _c1943):
+                                if (not q_reading_timing_ex658(X, v_rule, v_source)):
+                                    v_immediate = coalesce(v_imm, _c1937)
+                                    v_position = coalesce(v_p0, v_p1)
+                                    v_hidden = (_TRUE if (v_p1 is not None) else _FALSE)
+                                    _row(((v_cast, v_candidate, v_branch, v_branchIndex, v_rule, v_priority, v_immediate, v_position, v_hidden, v_source, v_work, v_chapter, v_quote, v_seed, v_note, ), (v_priority, v_rule, v_branchIndex, v_position, )))
+    for v_candidate in PO.get((_c5, _c384), _E):
+        if (v_candidate, _c136, v_cast) in SPO:
+            for v_rule in SP.get((v_candidate, _c9), _E):
+                for v_b in SP.get((v_candidate, _c385), _E):
+                    for v_branchIndex in SP.get((v_b, _c247), _E):
+                        for v_priority in SP.get((v_rule, _c1941), _E):
+                            for v_source in SP.get((v_rule, _c1891), _E):
+                                for v_u in SP.get((v_candidate, _c386), _E):
+                                    for v_branch in SP.get((v_b, _c1897), _E):
+                                        _o0 = q_reading_timing_opt650(X, v_rule)
+                                        for v_imm, in _o0 or (_c1893,):
+                                            _o1 = q_reading_timing_opt651(X, v_u)
+                                            for v_p0, in _o1 or (_c1893,):
+                                                _o2 = q_reading_timing_opt652(X, v_u)
+                                                for v_fly, v_p1 in _o2 or (_c1895,):
+                                                    _o3 = q_reading_timing_opt653(X, v_source)
+                                                    for v1569065304, v_work in _o3 or (_c1895,):
+                                                        _k4(v1569065304, v_b, v_branch, v_branchIndex, v_candidate, v_cast, v_fly, v_imm, v_p0, v_p1, v_priority, v_rule, v_source, v_u, v_work)
+    return _rows(rows, (False, False, False, False), False)
+
+def q_judgment_editions(X, v_judged):
+    SP = X.sp
+    PO = X.po
+    PP = X.pp
+    SPO = X.spo
+    rows = []
+    _row = rows.append
+    def _k0(v_anchor, v_edition, v_end, v_exact, v_file, v_judged, v_judgment, v_p, v_passage, v_q, v_rule, v_start):
+        _o1 = q_judgment_editions_opt659(X, v_anchor)
+        for v_m, in _o1 or (_c1893,):
+            _o2 = q_judgment_editions_opt660(X, v_anchor)
+            for v_s, in _o2 or (_c1893,):
+                v_method = coalesce(v_m, _c1951)
+                v_score = coalesce(v_s, _c1952)
+                _row(((v_judged, v_passage, v_edition, v_file, v_exact, v_start, v_end, v_method, v_score, None, ), (v_passage, boolean(equals(v_method, _c1951)), v_edition, )))
+    for v_edition, v_file in PP.get(_c1944, _E):
+        for v_judgment in PO.get((_c487, v_judged), _E):
+            for v_rule in SP.get((v_judgment, _c9), _E):
+                for v_passage in SP.get((v_rule, _c1891), _E):
+                    for v_anchor in _opt_step(PO, v_passage, _c1945, False):
+                        if (v_anchor, _c1946, v_edition) in SPO:
+                            for v_p in SP.get((v_anchor, _c1902), _E):
+                                for v_end in SP.get((v_p, _c1903), _E):
+                                    for v_start in SP.get((v_p, _c1905), _E):
+                                        if not_(strends(str_(v_p), _c1947)):
+                                            for v_q in SP.get((v_anchor, _c1902), _E):
+                                                for v_exact in SP.get((v_q, _c1948), _E):
+                                                    if not_(_lang_in(v_exact, 'ko')):
+                                                        _k0(v_anchor, v_edition, v_end, v_exact, v_file, v_judged, v_judgment, v_p, v_passage, v_q, v_rule, v_start)
+                            for v_reason in SP.get((v_anchor, _c1953), _E):
+                                _o3 = q_judgment_editions_opt659(X, v_anchor)
+                                for v_m, in _o3 or (_c1893,):
+                                    _o4 = q_judgment_editions_opt660(X, v_anchor)
+                                    for v_s, in _o4 or (_c1893,):
+                                        v_method = coalesce(v_m, _c1951)
+                                        v_score = coalesce(v_s, _c1952)
+                                        _row(((v_judged, v_passage, v_edition, v_file, None, None, None, v_method, v_score, v_reason, ), (v_passage, boolean(equals(v_method, _c1951)), v_edition, )))
+    return _rows(rows, (False, True, False), True)
+
 #: {rule IRI: (digest of the IRI and text it was compiled from, function)}
 RULES = {
     'https://w3id.org/liuyao-kg/rule/ChangeAdvanceLater': ('3b2ec3631a13c9809c506998b811295c3c68dc2d86907ccc2b2121ff361c6b6e', r0000_ChangeAdvanceLater),
@@ -49614,7 +51016,26 @@ RULES = {
     'https://w3id.org/liuyao-kg/rule/ch/004b-zhengzhan/war-wood-void-no-boat': ('bb75a36b6ff1411b0eb90e47b8f8b86980e089a2b03f878d9e848e95176bd2d3', r1451_war_wood_void_no_boat),
 }
 #: the predicates some rule looks up by object, and scans whole (None: any): the indexes a cast keeps
-LOOKUPS = {'po': frozenset({'http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'https://w3id.org/liuyao-kg/ontology#advancesTo', 'https://w3id.org/liuyao-kg/ontology#askerSex', 'https://w3id.org/liuyao-kg/ontology#atBranch', 'https://w3id.org/liuyao-kg/ontology#branchClashes', 'https://w3id.org/liuyao-kg/ontology#branchIndex', 'https://w3id.org/liuyao-kg/ontology#branchPunishes', 'https://w3id.org/liuyao-kg/ontology#changedHexagram', 'https://w3id.org/liuyao-kg/ontology#chosenUseGod', 'https://w3id.org/liuyao-kg/ontology#clashes', 'https://w3id.org/liuyao-kg/ontology#combines', 'https://w3id.org/liuyao-kg/ontology#elementGenerates', 'https://w3id.org/liuyao-kg/ontology#elementOvercomes', 'https://w3id.org/liuyao-kg/ontology#factorKind', 'https://w3id.org/liuyao-kg/ontology#factorOf', 'https://w3id.org/liuyao-kg/ontology#factorStands', 'https://w3id.org/liuyao-kg/ontology#forElement', 'https://w3id.org/liuyao-kg/ontology#forStem', 'https://w3id.org/liuyao-kg/ontology#generates', 'https://w3id.org/liuyao-kg/ontology#generation', 'https://w3id.org/liuyao-kg/ontology#harms', 'https://w3id.org/liuyao-kg/ontology#hasBranch', 'https://w3id.org/liuyao-kg/ontology#hasChange', 'https://w3id.org/liuyao-kg/ontology#hasHidden', 'https://w3id.org/liuyao-kg/ontology#hasLine', 'https://w3id.org/liuyao-kg/ontology#hasRole', 'https://w3id.org/liuyao-kg/ontology#inCast', 'https://w3id.org/liuyao-kg/ontology#inFactorGroup', 'https://w3id.org/liuyao-kg/ontology#keyBranch', 'https://w3id.org/liuyao-kg/ontology#keyStem', 'https://w3id.org/liuyao-kg/ontology#monthBranch', 'https://w3id.org/liuyao-kg/ontology#overcomes', 'https://w3id.org/liuyao-kg/ontology#position', 'https://w3id.org/liuyao-kg/ontology#primaryHexagram', 'https://w3id.org/liuyao-kg/ontology#punishes', 'https://w3id.org/liuyao-kg/ontology#readsLine', 'https://w3id.org/liuyao-kg/ontology#relative', 'https://w3id.org/liuyao-kg/ontology#spirit', 'https://w3id.org/liuyao-kg/ontology#spiritOrder', 'https://w3id.org/liuyao-kg/ontology#stageDay', 'https://w3id.org/liuyao-kg/ontology#stageMonth', 'https://w3id.org/liuyao-kg/ontology#strongerGroup', 'https://w3id.org/liuyao-kg/ontology#tombBranch', 'https://w3id.org/liuyao-kg/ontology#topic', 'https://w3id.org/liuyao-kg/ontology#weakerFactor'}), 'pp': frozenset({'https://w3id.org/liuyao-kg/ontology#birthBranch', 'https://w3id.org/liuyao-kg/ontology#branchIndex', 'https://w3id.org/liuyao-kg/ontology#changedHexagram', 'https://w3id.org/liuyao-kg/ontology#chosenUseGod', 'https://w3id.org/liuyao-kg/ontology#concerns', 'https://w3id.org/liuyao-kg/ontology#doubledPreference', 'https://w3id.org/liuyao-kg/ontology#elementGenerates', 'https://w3id.org/liuyao-kg/ontology#elementOvercomes', 'https://w3id.org/liuyao-kg/ontology#hasChange', 'https://w3id.org/liuyao-kg/ontology#hasDay', 'https://w3id.org/liuyao-kg/ontology#hasEndpoint', 'https://w3id.org/liuyao-kg/ontology#hasHidden', 'https://w3id.org/liuyao-kg/ontology#hasLine', 'https://w3id.org/liuyao-kg/ontology#hasMonth', 'https://w3id.org/liuyao-kg/ontology#hasPalaceHidden', 'https://w3id.org/liuyao-kg/ontology#hasYear', 'https://w3id.org/liuyao-kg/ontology#hiddenUseGod', 'https://w3id.org/liuyao-kg/ontology#inCast', 'https://w3id.org/liuyao-kg/ontology#primaryHexagram', 'https://w3id.org/liuyao-kg/ontology#question', 'https://w3id.org/liuyao-kg/ontology#readsLine', 'https://w3id.org/liuyao-kg/ontology#singleMovingLine', 'https://w3id.org/liuyao-kg/ontology#spiritOrder', 'https://w3id.org/liuyao-kg/ontology#useGodPosition', 'https://w3id.org/liuyao-kg/ontology#userUseGodPosition', 'https://w3id.org/liuyao-kg/ontology#userUseGodRelative'})}
+LOOKUPS = {'po': frozenset({'http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'https://w3id.org/liuyao-kg/ontology#advancesTo', 'https://w3id.org/liuyao-kg/ontology#alignedPassage', 'https://w3id.org/liuyao-kg/ontology#askerSex', 'https://w3id.org/liuyao-kg/ontology#atBranch', 'https://w3id.org/liuyao-kg/ontology#branchClashes', 'https://w3id.org/liuyao-kg/ontology#branchIndex', 'https://w3id.org/liuyao-kg/ontology#branchPunishes', 'https://w3id.org/liuyao-kg/ontology#changedHexagram', 'https://w3id.org/liuyao-kg/ontology#chosenUseGod', 'https://w3id.org/liuyao-kg/ontology#clashes', 'https://w3id.org/liuyao-kg/ontology#combines', 'https://w3id.org/liuyao-kg/ontology#defaultReadingSchool', 'https://w3id.org/liuyao-kg/ontology#elementGenerates', 'https://w3id.org/liuyao-kg/ontology#elementOvercomes', 'https://w3id.org/liuyao-kg/ontology#factorKind', 'https://w3id.org/liuyao-kg/ontology#factorOf', 'https://w3id.org/liuyao-kg/ontology#factorStands', 'https://w3id.org/liuyao-kg/ontology#forElement', 'https://w3id.org/liuyao-kg/ontology#forStem', 'https://w3id.org/liuyao-kg/ontology#generates', 'https://w3id.org/liuyao-kg/ontology#generation', 'https://w3id.org/liuyao-kg/ontology#harms', 'https://w3id.org/liuyao-kg/ontology#hasBranch', 'https://w3id.org/liuyao-kg/ontology#hasChange', 'https://w3id.org/liuyao-kg/ontology#hasHidden', 'https://w3id.org/liuyao-kg/ontology#hasLine', 'https://w3id.org/liuyao-kg/ontology#hasRole', 'https://w3id.org/liuyao-kg/ontology#inCast', 'https://w3id.org/liuyao-kg/ontology#inFactorGroup', 'https://w3id.org/liuyao-kg/ontology#judgmentOf', 'https://w3id.org/liuyao-kg/ontology#keyBranch', 'https://w3id.org/liuyao-kg/ontology#keyStem', 'https://w3id.org/liuyao-kg/ontology#monthBranch', 'https://w3id.org/liuyao-kg/ontology#overcomes', 'https://w3id.org/liuyao-kg/ontology#position', 'https://w3id.org/liuyao-kg/ontology#primaryHexagram', 'https://w3id.org/liuyao-kg/ontology#punishes', 'https://w3id.org/liuyao-kg/ontology#readsLine', 'https://w3id.org/liuyao-kg/ontology#relative', 'https://w3id.org/liuyao-kg/ontology#spirit', 'https://w3id.org/liuyao-kg/ontology#spiritOrder', 'https://w3id.org/liuyao-kg/ontology#stageDay', 'https://w3id.org/liuyao-kg/ontology#stageMonth', 'https://w3id.org/liuyao-kg/ontology#strongerGroup', 'https://w3id.org/liuyao-kg/ontology#tombBranch', 'https://w3id.org/liuyao-kg/ontology#topic', 'https://w3id.org/liuyao-kg/ontology#weakerFactor'}), 'pp': frozenset({'https://w3id.org/liuyao-kg/ontology#birthBranch', 'https://w3id.org/liuyao-kg/ontology#branchIndex', 'https://w3id.org/liuyao-kg/ontology#changedHexagram', 'https://w3id.org/liuyao-kg/ontology#chosenUseGod', 'https://w3id.org/liuyao-kg/ontology#concerns', 'https://w3id.org/liuyao-kg/ontology#doubledPreference', 'https://w3id.org/liuyao-kg/ontology#elementGenerates', 'https://w3id.org/liuyao-kg/ontology#elementOvercomes', 'https://w3id.org/liuyao-kg/ontology#fileName', 'https://w3id.org/liuyao-kg/ontology#hasChange', 'https://w3id.org/liuyao-kg/ontology#hasDay', 'https://w3id.org/liuyao-kg/ontology#hasEndpoint', 'https://w3id.org/liuyao-kg/ontology#hasHidden', 'https://w3id.org/liuyao-kg/ontology#hasLine', 'https://w3id.org/liuyao-kg/ontology#hasMonth', 'https://w3id.org/liuyao-kg/ontology#hasPalaceHidden', 'https://w3id.org/liuyao-kg/ontology#hasRole', 'https://w3id.org/liuyao-kg/ontology#hasYear', 'https://w3id.org/liuyao-kg/ontology#hiddenUseGod', 'https://w3id.org/liuyao-kg/ontology#inCast', 'https://w3id.org/liuyao-kg/ontology#lineValue', 'https://w3id.org/liuyao-kg/ontology#primaryHexagram', 'https://w3id.org/liuyao-kg/ontology#question', 'https://w3id.org/liuyao-kg/ontology#readsLine', 'https://w3id.org/liuyao-kg/ontology#singleMovingLine', 'https://w3id.org/liuyao-kg/ontology#spiritOrder', 'https://w3id.org/liuyao-kg/ontology#stateOf', 'https://w3id.org/liuyao-kg/ontology#useGodPosition', 'https://w3id.org/liuyao-kg/ontology#userUseGodPosition', 'https://w3id.org/liuyao-kg/ontology#userUseGodRelative'})}
+#: {named query: (digest of its text, function (index, *parameters) -> rows, projected variables)}
+QUERIES = {
+    'cast-judgments': ('e8bf68b32001aa923cde39c091ba77bc91f6357348b8293cbd843361a3abd398', q_cast_judgments, ('cast', 'judgment', 'rule', 'zh', 'en', 'ko', 'polarity', 'school', 'position', 'passage', 'work', 'chapter', 'quote', 'korean', 'seed', 'start', 'end')),
+    'cast-states': ('7c9ca7553403968f7ad73d6bf5eadafaa5e7c3c407d9977c1273b41f486fb4df', q_cast_states, ('cast', 'state', 'class', 'term', 'shensha', 'subjectPos', 'school', 'variant', 'involvedPos', 'relative', 'stage', 'strength', 'rule', 'source', 'seed', 'quote', 'note')),
+    'chart-lines': ('88293e9678b9da2b82fd501752edee9f3eb8e199f8ca2817bb345417b73dcc61', q_chart_lines, ('cast', 'position', 'kind', 'value', 'stem', 'branch', 'element', 'nayin', 'relative', 'spirit', 'moving', 'stageDay', 'stageMonth', 'strength')),
+    'chart-use-god': ('66b5cee78e83f9ee9b9483d558d9df058215e90f2764f8cdf59c7bba89e37bdd', q_chart_use_god, ('cast', 'choice', 'label', 'school', 'helper', 'userChoice', 'source', 'seed', 'quote', 'note', 'gloss')),
+    'chart-relations': ('356f9a87b481204702722eef234ee17ebbeb907f7d301db912c1762bcf554066', q_chart_relations, ('cast', 'from', 'fromPos', 'to', 'toPos', 'relation')),
+    'chart-pillars': ('4f737de5fa853c4cf98e57953f26b65ebdb80c97991c4f98bc3db9b4767f4bc6', q_chart_pillars, ('cast', 'which', 'stem', 'branch', 'element', 'relative', 'void')),
+    'chart-hexagrams': ('9c892d7266d5bf261127412f886bf2fc5c1190aee705216770deeadb04dc86e1', q_chart_hexagrams, ('cast', 'which', 'name', 'palace', 'palaceElement', 'generation', 'shi', 'ying', 'sixClash', 'sixCombine', 'sex', 'birth')),
+    'chart-question': ('40610eead11f05bbde1112113782f8f0f57f141500ef2d243f9dfcb5337419cc', q_chart_question, ('cast', 'topic', 'about', 'school', 'readingSchool', 'unit')),
+    'chart-roles': ('8473cc10a83ae1f11b43b67a7b44fc307b8503690e4465b510b622afd8cc41e6', q_chart_roles, ('cast', 'position', 'role')),
+    'reading-factors': ('843fcda8f5d74091fe59692e9b0ebf580b76ee348d20fc1d032943b376dd44d0', q_reading_factors, ('cast', 'factor', 'stands', 'position', 'hidden', 'read', 'readRule', 'kind', 'kindZh', 'kindEn', 'kindKo', 'polarity', 'school', 'otherPos', 'rule', 'source', 'work', 'chapter', 'quote', 'seed', 'note', 'outweighedBy', 'precedence', 'precedenceZh', 'precedenceSource')),
+    'reading-verdict': ('e5b9475d2788bdce95ee0ba32f73867fafe6b74b92c437985869a83a4a6edfd7', q_reading_verdict, ('cast', 'verdict', 'term', 'termZh', 'termEn', 'termKo', 'favourable', 'rule', 'source', 'work', 'chapter', 'quote', 'seed', 'note', 'role', 'factor')),
+    'cast-instant': ('aa354a80a591a79cc45f0c6c5e73cd89968725f55172d2414e1117dfe8b36054', q_cast_instant, ('cast', 'at')),
+    'reading-timing': ('a2379f69f398ddb41e1d7d0a473b3efbbca4d9f116de24933af7fcc80ec76ff7', q_reading_timing, ('cast', 'candidate', 'branch', 'branchIndex', 'rule', 'priority', 'immediate', 'position', 'hidden', 'source', 'work', 'chapter', 'quote', 'seed', 'note')),
+    'judgment-editions': ('ab44a600a9086c399600cb30a70a0e6e22a2c0685beaeab0996f8a60f372e3fa', q_judgment_editions, ('judged', 'passage', 'edition', 'file', 'exact', 'start', 'end', 'method', 'score', 'reason')),
+}
+#: the predicates the queries read (None: any): the triples of the package's layers they may see
+QUERY_READS = frozenset({'http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'http://www.w3.org/2000/01/rdf-schema#label', 'http://www.w3.org/2000/01/rdf-schema#subClassOf', 'http://www.w3.org/2004/02/skos/core#definition', 'http://www.w3.org/ns/oa#end', 'http://www.w3.org/ns/oa#exact', 'http://www.w3.org/ns/oa#hasSelector', 'http://www.w3.org/ns/oa#hasSource', 'http://www.w3.org/ns/oa#start', 'http://www.w3.org/ns/prov#wasDerivedFrom', 'https://w3id.org/liuyao-kg/ontology#alignedPassage', 'https://w3id.org/liuyao-kg/ontology#alignmentMethod', 'https://w3id.org/liuyao-kg/ontology#alignmentScore', 'https://w3id.org/liuyao-kg/ontology#askerSex', 'https://w3id.org/liuyao-kg/ontology#birthBranch', 'https://w3id.org/liuyao-kg/ontology#branch', 'https://w3id.org/liuyao-kg/ontology#branchIndex', 'https://w3id.org/liuyao-kg/ontology#castAt', 'https://w3id.org/liuyao-kg/ontology#changedHexagram', 'https://w3id.org/liuyao-kg/ontology#chapter', 'https://w3id.org/liuyao-kg/ontology#chosenUseGod', 'https://w3id.org/liuyao-kg/ontology#citesSource', 'https://w3id.org/liuyao-kg/ontology#clashes', 'https://w3id.org/liuyao-kg/ontology#combines', 'https://w3id.org/liuyao-kg/ontology#concerns', 'https://w3id.org/liuyao-kg/ontology#conclusion', 'https://w3id.org/liuyao-kg/ontology#defaultReadingSchool', 'https://w3id.org/liuyao-kg/ontology#element', 'https://w3id.org/liuyao-kg/ontology#factorKind', 'https://w3id.org/liuyao-kg/ontology#factorOf', 'https://w3id.org/liuyao-kg/ontology#factorPolarity', 'https://w3id.org/liuyao-kg/ontology#factorStands', 'https://w3id.org/liuyao-kg/ontology#favourable', 'https://w3id.org/liuyao-kg/ontology#fileName', 'https://w3id.org/liuyao-kg/ontology#generates', 'https://w3id.org/liuyao-kg/ontology#generation', 'https://w3id.org/liuyao-kg/ontology#harms', 'https://w3id.org/liuyao-kg/ontology#hasChange', 'https://w3id.org/liuyao-kg/ontology#hasDay', 'https://w3id.org/liuyao-kg/ontology#hasEndpoint', 'https://w3id.org/liuyao-kg/ontology#hasHidden', 'https://w3id.org/liuyao-kg/ontology#hasHour', 'https://w3id.org/liuyao-kg/ontology#hasLine', 'https://w3id.org/liuyao-kg/ontology#hasMonth', 'https://w3id.org/liuyao-kg/ontology#hasPalaceHidden', 'https://w3id.org/liuyao-kg/ontology#hasRole', 'https://w3id.org/liuyao-kg/ontology#hasYear', 'https://w3id.org/liuyao-kg/ontology#helperRelative', 'https://w3id.org/liuyao-kg/ontology#immediate', 'https://w3id.org/liuyao-kg/ontology#inCast', 'https://w3id.org/liuyao-kg/ontology#involves', 'https://w3id.org/liuyao-kg/ontology#judgmentOf', 'https://w3id.org/liuyao-kg/ontology#koreanRendering', 'https://w3id.org/liuyao-kg/ontology#lineValue', 'https://w3id.org/liuyao-kg/ontology#matchedLine', 'https://w3id.org/liuyao-kg/ontology#nayin', 'https://w3id.org/liuyao-kg/ontology#opposedBy', 'https://w3id.org/liuyao-kg/ontology#otherLine', 'https://w3id.org/liuyao-kg/ontology#overcomes', 'https://w3id.org/liuyao-kg/ontology#palace', 'https://w3id.org/liuyao-kg/ontology#polarity', 'https://w3id.org/liuyao-kg/ontology#position', 'https://w3id.org/liuyao-kg/ontology#primaryHexagram', 'https://w3id.org/liuyao-kg/ontology#provenanceNote', 'https://w3id.org/liuyao-kg/ontology#punishes', 'https://w3id.org/liuyao-kg/ontology#question', 'https://w3id.org/liuyao-kg/ontology#quote', 'https://w3id.org/liuyao-kg/ontology#readBySchool', 'https://w3id.org/liuyao-kg/ontology#readingOf', 'https://w3id.org/liuyao-kg/ontology#readingSchool', 'https://w3id.org/liuyao-kg/ontology#readsLine', 'https://w3id.org/liuyao-kg/ontology#relative', 'https://w3id.org/liuyao-kg/ontology#school', 'https://w3id.org/liuyao-kg/ontology#schoolName', 'https://w3id.org/liuyao-kg/ontology#seedFile', 'https://w3id.org/liuyao-kg/ontology#shiPosition', 'https://w3id.org/liuyao-kg/ontology#spirit', 'https://w3id.org/liuyao-kg/ontology#stage', 'https://w3id.org/liuyao-kg/ontology#stageDay', 'https://w3id.org/liuyao-kg/ontology#stageMonth', 'https://w3id.org/liuyao-kg/ontology#stateOf', 'https://w3id.org/liuyao-kg/ontology#stateRelative', 'https://w3id.org/liuyao-kg/ontology#stem', 'https://w3id.org/liuyao-kg/ontology#strength', 'https://w3id.org/liuyao-kg/ontology#strongerFactor', 'https://w3id.org/liuyao-kg/ontology#supportedBy', 'https://w3id.org/liuyao-kg/ontology#timingBranch', 'https://w3id.org/liuyao-kg/ontology#timingFor', 'https://w3id.org/liuyao-kg/ontology#timingPriority', 'https://w3id.org/liuyao-kg/ontology#timingUnit', 'https://w3id.org/liuyao-kg/ontology#topic', 'https://w3id.org/liuyao-kg/ontology#unalignedReason', 'https://w3id.org/liuyao-kg/ontology#underPrecedence', 'https://w3id.org/liuyao-kg/ontology#userUseGodPosition', 'https://w3id.org/liuyao-kg/ontology#userUseGodRelative', 'https://w3id.org/liuyao-kg/ontology#variant', 'https://w3id.org/liuyao-kg/ontology#verdictTerm', 'https://w3id.org/liuyao-kg/ontology#voidBranch', 'https://w3id.org/liuyao-kg/ontology#weakerFactor', 'https://w3id.org/liuyao-kg/ontology#work', 'https://w3id.org/liuyao-kg/ontology#yingPosition'})
 #: {rule IRI: (digest, why it runs on pyoxigraph)}
 FALLBACK = {
 }

@@ -13,6 +13,13 @@ joined by the variables it shares. Where only which solutions exist matters (a C
 whose variables nothing reads is a membership test and a loop stops at its first match once nothing reads what it
 bound (a semi-join). Past SPLIT_AT levels the rest of a rule is a nested function (Python allows 20 nested blocks).
 Anything not listed in `algebra` raises `Unsupported` while compiling: the rule then runs on pyoxigraph.
+
+A named SELECT (`QueryCompiler`) is compiled the same way with bag semantics: its continuation appends a row of the
+projected variables (and the ORDER BY keys), then ORDER BY and DISTINCT are applied in Python (`runtime._rows`).
+Its parameters are the function's arguments, bound before the pattern (visible everywhere, as SEP-0007 substitutes
+them). A SELECT's OPTIONALs and BINDs would double the code emitted after each (a dozen in a query): there a
+variable they may leave unbound is a local that may hold None (`Binding.maybe`), read as unbound by the expressions
+and the row, and split into its bound and unbound cases only before a unit that joins on it.
 """
 from __future__ import annotations
 
@@ -23,7 +30,8 @@ from typing import NamedTuple
 
 from liuyao_kg.reasoner.native import runtime
 from liuyao_kg.reasoner.native.algebra import (
-    Aggregate, Call, Const, Exists, SubSelect, Unsupported, Var, bound_vars, expr_vars, pattern_vars, read_construct,
+    Aggregate, Call, Const, Exists, PathOp, SubSelect, Unsupported, Var, bound_vars, expr_vars, pattern_vars,
+    read_construct, read_select,
 )
 from liuyao_kg.reasoner.native.planner import Block, Unit, flatten, order
 from liuyao_kg.reasoner.native.terms import BNode, XSD_STRING
@@ -42,6 +50,7 @@ class Binding(NamedTuple):
     name: str  # the Python local holding it
     sources: frozenset  # ids of the units that bound it (SUBST, OUTER)
     kind: str  # iri, node (IRI or blank node), lit, any
+    maybe: bool = False  # the local may hold None: the variable left unbound (a SELECT's OPTIONAL or BIND)
 
 
 class CE(NamedTuple):
@@ -135,6 +144,8 @@ class Module:
         self._names = itertools.count()
         #: the predicates looked up by object (`po`) and scanned whole (`pp`); None: a variable one, any
         self.lookups: dict = {"po": set(), "pp": set()}
+        #: every predicate a triple pattern or path reads, by any index (None: a variable one, any)
+        self.reads: set | None = set()
 
     def looked_up(self, index: str, predicate) -> None:
         """A rule reads index `index` for this predicate (a Var: for any): a cast's index keeps only those."""
@@ -143,6 +154,13 @@ class Module:
                 self.lookups[index] = None
             else:
                 self.lookups[index].add(predicate)
+
+    def read(self, predicate) -> None:
+        if self.reads is not None:
+            if isinstance(predicate, Var):
+                self.reads = None
+            else:
+                self.reads.add(predicate)
 
     def const(self, value) -> str:
         key = (type(value), value)
@@ -205,6 +223,10 @@ class RuleCompiler:
         self.m, self.stats, self.fn_name = module, stats, fn_name
         self._ids = itertools.count()
         self._helpers: dict = {}
+        #: a variable an OPTIONAL or a BIND may leave unbound is a local holding None (a SELECT's; see the docstring)
+        self.nullable = False
+        #: {variable bound as a predicate by VALUES: its IRIs} (what a pattern with that predicate reads)
+        self._pinned: dict = {}
 
     # ---- the rule ---------------------------------------------------------------------------------------
 
@@ -282,6 +304,12 @@ class RuleCompiler:
             k(fn, env, ind)
             return
         u = units[i]
+        if self.nullable:
+            maybe = [v for v in sorted(self._joined(u, env)) if env[v].maybe]
+            if maybe:
+                self._unmaybe(fn, maybe, env, ind, lambda env2, ind2: self._emit_units(
+                    fn, units, i, env2, ind2, k, needed, set_sem, loops))
+                return
         if loops and not self._tests_only(u, env):
             loops = ()
 
@@ -294,6 +322,32 @@ class RuleCompiler:
             self._emit_units(fn, units, i + 1, env2, ind2, k, needed, set_sem, inner)
 
         getattr(self, f"_emit_{u.kind}")(fn, u, env, ind, rest, needed[i], set_sem)
+
+    @staticmethod
+    def _joined(u: Unit, env: dict) -> set:
+        """The variables bound in `env` a unit reads as a join (not as an expression's value, which may be None):
+        a pattern's, an EXISTS pattern's in a test, a BIND's own variable."""
+        if u.kind in ("filter", "extend"):
+            e = u.node if u.kind == "filter" else u.node.expr
+            out = _exists_vars(e)
+            if u.kind == "extend":
+                out.add(u.node.var)
+            return out & env.keys()
+        return u.mentions & env.keys()
+
+    def _unmaybe(self, fn, maybe: list, env: dict, ind: int, rest) -> None:
+        """Emit `rest` for each case of the `maybe` variables: bound (not None) or not."""
+        if not maybe:
+            rest(env, ind)
+            return
+        v, more = maybe[0], maybe[1:]
+        b = env[v]
+        fn.lines.add(ind, f"if {b.name} is not None:")
+        env2 = dict(env)
+        env2[v] = b._replace(maybe=False)
+        self._unmaybe(fn, more, env2, ind + 1, rest)
+        env3 = {x: y for x, y in env.items() if x != v}
+        self._else(fn, ind, lambda ind2: self._unmaybe(fn, more, env3, ind2, rest))
 
     @staticmethod
     def _tests_only(u: Unit, env: dict) -> bool:
@@ -328,9 +382,9 @@ class RuleCompiler:
     def _name(self, var: str) -> str:
         return f"v_{var}" if var.isidentifier() and var.isascii() else f"v{zlib.crc32(var.encode())}"
 
-    def _bind(self, env: dict, var: str, uid: int, kind: str) -> dict:
+    def _bind(self, env: dict, var: str, uid: int, kind: str, maybe: bool = False) -> dict:
         env2 = dict(env)
-        env2[var] = Binding(self._name(var), frozenset({uid}), kind)
+        env2[var] = Binding(self._name(var), frozenset({uid}), kind, maybe)
         return env2
 
     def _also(self, env: dict, var: str, uid: int, kind: str | None = None) -> dict:
@@ -338,7 +392,7 @@ class RuleCompiler:
         b = env[var]
         env2 = dict(env)
         k = b.kind if kind is None or b.kind == kind else _meet(b.kind, kind)
-        env2[var] = Binding(b.name, b.sources | {uid}, k)
+        env2[var] = b._replace(sources=b.sources | {uid}, kind=k)
         return env2
 
     def _position(self, x, env: dict):
@@ -355,6 +409,15 @@ class RuleCompiler:
         if pp[0] == "f":
             raise Unsupported("a variable predicate")
         P = pp[1]
+        preds = (p,)
+        if isinstance(p, Var):
+            pinned = self._pinned.get(p.name)
+            if pinned is not None and env[p.name].sources <= pinned[0]:
+                preds = tuple(sorted(pinned[1]))  # the IRIs a VALUES binds it to: what the lookups below read
+            elif self.nullable:
+                raise Unsupported("a variable predicate bound otherwise than by VALUES")
+        for q in preds:
+            self.m.read(q)
         env2 = env
         for x, kind in ((s, "node"), (p, "iri"), (o, "any")):
             if isinstance(x, Var) and x.name in env:
@@ -378,7 +441,8 @@ class RuleCompiler:
         if po[0] != "f":
             dead = set_sem and s.name not in needed
             fn.uses.add("PO")
-            self.m.looked_up("po", p)
+            for q in preds:
+                self.m.looked_up("po", q)
             if dead:
                 fn.lines.add(ind, f"if ({P}, {po[1]}) in PO:")
                 rest(env2, ind + 1)
@@ -388,7 +452,8 @@ class RuleCompiler:
             rest(env3, ind + 1)
             return
         fn.uses.add("PP")
-        self.m.looked_up("pp", p)
+        for q in preds:
+            self.m.looked_up("pp", q)
         if s.name == o.name:
             env3 = self._bind(env2, s.name, u.id, "node")
             name, other = env3[s.name].name, fn.tmp()
@@ -404,8 +469,49 @@ class RuleCompiler:
         fn.lines.add(ind, f"for {env3[s.name].name}, {env3[o.name].name} in PP.get({P}, _E):")
         rest(env3, ind + 1)
 
+    def _emit_path(self, fn, u: Unit, env, ind, rest, needed, set_sem) -> None:
+        """`s p* o` / `s p? o` with one end bound (or both): its distinct solutions (the zero-length path matches the
+        bound term itself, in the graph or not)."""
+        s, path, o = u.node
+        ps, po = self._position(s, env), self._position(o, env)
+        P = self.m.const(path.pred)
+        self.m.read(path.pred)
+        env2 = env
+        for x, kind in ((s, "any"), (o, "any")):
+            if isinstance(x, Var) and x.name in env:
+                env2 = self._also(env2, x.name, u.id, kind)
+        if ps[0] == "f" and po[0] == "f":
+            raise Unsupported("a property path with neither end bound")
+        if ps[0] != "f" and po[0] != "f":
+            if path.kind == "?":
+                fn.uses.add("SPO")
+                fn.lines.add(ind, f"if {ps[1]} == {po[1]} or ({ps[1]}, {P}, {po[1]}) in SPO:")
+            else:
+                fn.uses.add("SP")
+                fn.lines.add(ind, f"if {po[1]} in _star(SP, {ps[1]}, {P}, True):")
+            rest(env2, ind + 1)
+            return
+        if ps[0] != "f":
+            fn.uses.add("SP")
+            var, start, forward = o, ps[1], True
+        else:
+            fn.uses.add("PO")
+            self.m.looked_up("po", path.pred)
+            var, start, forward = s, po[1], False
+        env3 = self._bind(env2, var.name, u.id, "any")
+        index = "SP" if forward else "PO"
+        call = f"_star({index}, {start}, {P}, {forward})" if path.kind == "*" else \
+            f"_opt_step({index}, {start}, {P}, {forward})"
+        fn.lines.add(ind, f"for {env3[var.name].name} in {call}:")
+        rest(env3, ind + 1)
+
     def _emit_values(self, fn, u: Unit, env, ind, rest, needed, set_sem) -> None:
         node = u.node
+        for i, v in enumerate(node.vars):
+            column = {row[i] for row in node.rows}
+            if v not in env and column and all(type(t) is str for t in column):
+                ids, iris = self._pinned.get(v, (frozenset(), frozenset()))
+                self._pinned[v] = (ids | {u.id}, iris | column)
         groups: dict = {}
         for row in node.rows:
             groups.setdefault(tuple(c is not None for c in row), []).append(row)
@@ -517,7 +623,7 @@ class RuleCompiler:
                 for var, b in env2.items():
                     old = env.get(var)
                     if old is None or old.sources != b.sources:
-                        b = Binding(b.name, b.sources | {u.id}, b.kind)
+                        b = b._replace(sources=b.sources | {u.id})
                     env3[var] = b
                 rest(env3, ind2)
 
@@ -536,7 +642,22 @@ class RuleCompiler:
         helper = self._optional(node, params, new, {v: env[v].kind for v in params})
         rows = fn.tmp("_o")
         fn.lines.add(ind, f"{rows} = {helper}(X{''.join(', ' + env[v].name for v in params)})")
-        fn.lines.add(ind, f"if {rows}:")
+        if self.nullable and new:  # one loop: each row, or one of None when there is none (the variables unbound)
+            env2 = env
+            for v in params:
+                if v in possible:
+                    env2 = self._also(env2, v, u.id)
+            for v in new:
+                env2 = self._bind(env2, v, u.id, "any", maybe=True)
+            target = ", ".join(env2[v].name for v in new) + ("," if len(new) == 1 else "")
+            nothing = self.m.const(tuple([None] * len(new)))
+            fn.lines.add(ind, f"for {target} in {rows} or ({nothing},):")
+            rest(env2, ind + 1)
+            return
+        if not self.nullable or set_sem:
+            fn.lines.add(ind, f"if {rows}:")
+        else:  # bag semantics: the solution once per row of the OPTIONAL's
+            fn.lines.add(ind, f"for _ in {rows}:")
         names = {v: (self._name(v) if v in certain else fn.tmp("_r")) for v in new}
         target = ", ".join(names[v] for v in new) + ("," if len(new) == 1 else "")
         env2 = env
@@ -586,10 +707,10 @@ class RuleCompiler:
             fn.lines.add(ind, f"{env2[var].name} = {e.code}")
             rest(env2, ind)
             return
-        env2 = self._bind(env, var, u.id, e.kind)
+        env2 = self._bind(env, var, u.id, e.kind, maybe=self.nullable and e.err)
         name = env2[var].name
         fn.lines.add(ind, f"{name} = {e.code}")
-        if not e.err:
+        if not e.err or self.nullable:
             rest(env2, ind)
             return
         fn.lines.add(ind, f"if {name} is not None:")
@@ -736,7 +857,7 @@ class RuleCompiler:
         if isinstance(e, Var):
             b = env.get(e.name)
             if visible(b, vis):
-                return CE(b.name, False, b.kind)
+                return CE(b.name, b.maybe, b.kind)
             return CE("None", True, "none", None)
         if isinstance(e, Const):
             return CE(self.m.const(e.term), False, term_kind(e.term), e.term)
@@ -752,6 +873,19 @@ class RuleCompiler:
         op = e.op
         if op == "IRI":
             return self._iri(fn, e.args[0], env, vis)
+        if op == "xsd:boolean":
+            x = e.args[0]
+            if isinstance(x, Exists) or (isinstance(x, Call) and x.op in _CONDITIONS):
+                return self.cterm(fn, x, env, vis)  # a boolean already: the cast is the identity
+            a = self.cterm(fn, x, env, vis)
+            if a.const is not ...:
+                return self._folded(runtime.to_boolean(a.const))
+            return CE(f"to_boolean({a.code})", True, "lit")
+        if op == "LANG":
+            a = self.cterm(fn, e.args[0], env, vis)
+            if a.const is not ...:
+                return self._folded(runtime.lang(a.const))
+            return CE(f"lang({a.code})", a.err or a.kind != "lit", "lit")
         if op == "IF":
             c = self.cbool(fn, e.args[0], env, vis)
             a, b = (self.cterm(fn, x, env, vis) for x in e.args[1:])
@@ -864,7 +998,29 @@ class RuleCompiler:
                 x = e.args[0]
                 if not isinstance(x, Var):
                     raise Unsupported("BOUND of an expression")
-                return _cb_const(visible(env.get(x.name), vis))
+                b = env.get(x.name)
+                if visible(b, vis) and b.maybe:
+                    return CB(f"({b.name} is not None)", False)
+                return _cb_const(visible(b, vis))
+            if op == "LANGMATCHES":
+                a, r = e.args
+                if (isinstance(a, Call) and a.op == "LANG" and isinstance(r, Const) and type(r.term) is tuple
+                        and len(r.term) == 2 and r.term[1] == XSD_STRING and r.term[0] not in ("", "*")):
+                    t = self.cterm(fn, a.args[0], env, vis)  # LANGMATCHES(LANG(x), "range"): the tag of x
+                    if t.const is None:
+                        return _cb_const(None)
+                    if t.const is not ...:
+                        return _cb_const(runtime.langmatches(runtime.lang(t.const), r.term))
+                    return CB(f"_lang_in({t.code}, {r.term[0].lower()!r})", True)
+                x, y = (self.cterm(fn, z, env, vis) for z in e.args)
+                if x.const is not ... and y.const is not ...:
+                    return _cb_const(runtime.langmatches(x.const, y.const))
+                return CB(f"langmatches({x.code}, {y.code})", True)
+            if op == "STRENDS":
+                x, y = (self.cterm(fn, z, env, vis) for z in e.args)
+                if x.const is not ... and y.const is not ...:
+                    return _cb_const(runtime.strends(x.const, y.const))
+                return CB(f"strends({x.code}, {y.code})", True)
             if op in ("IN", "NOT IN"):
                 a = self.cterm(fn, e.args[0], env, vis)
                 if a.const is None:
@@ -899,9 +1055,17 @@ class RuleCompiler:
             return -1.0
         if u.kind == "opt":
             return 0.0
+        if u.kind == "path":
+            s, _, o = u.node
+            if (not isinstance(s, Var) or s.name in bound) or (not isinstance(o, Var) or o.name in bound):
+                return 2.0
+            return 1e9
         if u.kind == "tp":
             s, p, o = u.node
             if isinstance(p, Var):
+                if self.nullable and p.name in bound and ((not isinstance(s, Var) or s.name in bound)
+                                        or (not isinstance(o, Var) or o.name in bound)):
+                    return 3.0
                 return 1e9
             s_b = not isinstance(s, Var) or s.name in bound
             o_b = not isinstance(o, Var) or o.name in bound
@@ -927,6 +1091,19 @@ class RuleCompiler:
         return rows
 
 
+def _exists_vars(e) -> set:
+    """The variables of the EXISTS patterns in an expression (substituted there: a join on them)."""
+    if isinstance(e, Exists):
+        return set(pattern_vars(e.p))
+    if isinstance(e, Call):
+        out: set = set()
+        for a in e.args:
+            for x in a if isinstance(a, list) else [a]:
+                out |= _exists_vars(x)
+        return out
+    return set()
+
+
 def _cb_const(value) -> CB:
     return CB(repr(value), value is None, value)
 
@@ -944,7 +1121,7 @@ def _join_kinds(kinds) -> str:
     return kinds.pop() if len(kinds) == 1 else "any"
 
 
-_CONDITIONS = {"&&", "||", "!", "BOUND", "IN", "NOT IN", "=", "!=", "<", ">", "<=", ">="}
+_CONDITIONS = {"&&", "||", "!", "BOUND", "IN", "NOT IN", "=", "!=", "<", ">", "<=", ">=", "LANGMATCHES", "STRENDS"}
 _RELATIONAL = {"=": ("equals", runtime.equals), "!=": ("not_equals", runtime.not_equals),
                "<": ("less", runtime.less), ">": ("greater", runtime.greater),
                "<=": ("less_eq", runtime.less_eq), ">=": ("greater_eq", runtime.greater_eq)}
@@ -953,3 +1130,40 @@ _TERM_FUNCTIONS = {"CONCAT": "concat", "STRAFTER": "strafter", "STRBEFORE": "str
                    "COALESCE": "coalesce"}
 _FOLDABLE = {"STR": runtime.str_, "CONCAT": runtime.concat, "STRAFTER": runtime.strafter,
              "STRBEFORE": runtime.strbefore}
+
+
+class QueryCompiler(RuleCompiler):
+    """Compiles one named SELECT into `module`: a function `(X, *parameters) -> rows`, a row a tuple of the
+    projected variables' terms (None: unbound), in the query's ORDER BY (see the module's docstring)."""
+
+    def __init__(self, module: Module, stats, fn_name: str):
+        super().__init__(module, stats, fn_name)
+        self.nullable = True
+
+    def compile(self, text: str, params: dict | None = None) -> tuple[str, list[str]]:
+        """The function's source and the projected variables; `params`: {variable: kind of its term, "iri" or
+        "lit"}, the function's arguments after the index, in that order."""
+        q = read_select(text)
+        params = params or {}
+        for v in params:
+            if v not in q.project:
+                raise Unsupported(f"the parameter ?{v} is not projected")
+        f = Function(self.fn_name, [self._name(v) for v in params])
+        f.prologue += ["rows = []", "_row = rows.append"]
+        env = {v: Binding(self._name(v), frozenset({SUBST}), kind) for v, kind in params.items()}
+        needs = set(q.project).union(*(expr_vars(e) for e, _ in q.order))
+
+        def found(fn, env, ind):
+            row = "(" + "".join(f"{env[v].name if v in env else 'None'}, " for v in q.project) + ")"
+            if q.order:
+                keys = [self.cterm(fn, e, env, ALL) for e, _ in q.order]
+                row = f"({row}, ({''.join(k.code + ', ' for k in keys)}))"
+            fn.lines.add(ind, f"_row({row})", effect=True)
+
+        self.emit_pattern(f, q.where, env, 1, found, needs, False)
+        descending = tuple(d for _, d in q.order) if q.order else None
+        if descending is None and not q.distinct:
+            epilogue = ["return rows"]
+        else:
+            epilogue = [f"return _rows(rows, {descending!r}, {q.distinct})"]
+        return f.source(epilogue), list(q.project)

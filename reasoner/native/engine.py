@@ -134,6 +134,18 @@ class NativeEngine:
             out += self._derive_cast(graph, quads)
         return out
 
+    def derive_cast(self, cast_quads: Iterable[ox.Quad]) -> tuple[list[ox.Quad], Index]:
+        """One cast's inferred quads (its asserted quads given, all of one graph), and its index after the derivation:
+        the kept reference, the asserted and the inferred triples (what the compiled named queries read,
+        liuyao_kg.queries.native)."""
+        quads = list(cast_quads)
+        graphs = {q.graph_name for q in quads}
+        if len(graphs) > 1:
+            raise ValueError(f"derive_cast: the quads of {len(graphs)} graphs, not of one cast")
+        index, start = self.derive_index(quads)
+        graph = next(iter(graphs), None)
+        return self._quads(index.added[start:], graph.value if isinstance(graph, ox.NamedNode) else None), index
+
     def _derive_cast(self, graph, quads: list) -> list[ox.Quad]:
         index, start = self.derive_index(quads)
         return self._quads(index.added[start:], graph.value if isinstance(graph, ox.NamedNode) else None)

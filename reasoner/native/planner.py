@@ -12,15 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from liuyao_kg.reasoner.native.algebra import (
-    BGP, Extend, Filter, Join, LeftJoin, Minus, SubSelect, Union, Unsupported, Values, Var, bound_vars, expr_vars,
-    pattern_vars,
+    BGP, Extend, Filter, Join, LeftJoin, Minus, PathOp, SubSelect, Union, Unsupported, Values, Var, bound_vars,
+    expr_vars, pattern_vars,
 )
 
 
 @dataclass(eq=False)
 class Unit:
     id: int
-    kind: str  # tp, values, sub, union, opt, filter, extend, minus
+    kind: str  # tp, path, values, sub, union, opt, filter, extend, minus
     node: object  # the triple, the Values / SubSelect / Union / LeftJoin / Filter / Extend / Minus node, or expression
     mentions: frozenset  # variables it reads or binds (what must be kept for it)
     binds: frozenset  # variables it may bind
@@ -46,7 +46,8 @@ class Block:
 def flatten(node, block: Block) -> frozenset:
     """Add a pattern's units to a block; return their ids (the pattern's scope)."""
     if isinstance(node, BGP):
-        return frozenset(block.add("tp", t, {x.name for x in t if isinstance(x, Var)},
+        return frozenset(block.add("path" if isinstance(t[1], PathOp) else "tp", t,
+                                   {x.name for x in t if isinstance(x, Var)},
                                    {x.name for x in t if isinstance(x, Var)}) for t in node.triples)
     if isinstance(node, Join):
         return flatten(node.a, block) | flatten(node.b, block)
@@ -85,11 +86,11 @@ def conjuncts(e) -> list:
 
 def dependencies(block: Block) -> None:
     """Fill each unit's `deps`: a test or BIND follows the units of its scope that bind what it mentions; an
-    OPTIONAL follows its left side, and every unit outside that side follows the OPTIONAL."""
+    OPTIONAL follows its left side, and every unit outside that side follows the OPTIONAL (OPTIONALs one after the
+    other in a group nest: each the left side of the next; two OPTIONALs neither of which is on the other's left
+    side leave no order, Unsupported)."""
     units = {u.id: u for u in block.units}
     opts = [u for u in block.units if u.kind == "opt"]
-    if len(opts) > 1:
-        raise Unsupported("more than one OPTIONAL in a group")
     for u in block.units:
         if u.kind in ("filter", "extend", "minus"):
             needs = u.mentions - (u.binds if u.kind == "extend" else frozenset())

@@ -418,6 +418,77 @@ def coalesce(*args):
     return None
 
 
+def to_boolean(t):
+    """xsd:boolean(t): a boolean as is, a number as whether it is not zero (NaN: false), a simple literal "true",
+    "1", "false" or "0"; anything else an error."""
+    if t is None:
+        return None
+    k = kind(t)
+    if k is BOOLEAN:
+        return t
+    if k in _NUMERIC:
+        v = _value(k, t)
+        return TRUE if v == v and v != 0 else FALSE
+    if k is STRING:
+        return TRUE if t[0] in ("true", "1") else FALSE if t[0] in ("false", "0") else None
+    return None
+
+
+def lang(t):
+    """LANG(): a literal's language tag as a simple literal ("" for none); an error for an IRI or blank node."""
+    if type(t) is tuple:
+        return (t[2], XSD_STRING) if len(t) == 3 else ("", XSD_STRING)
+    return None
+
+
+def _tag_matches(tag: str, language_range: str) -> bool:
+    """RFC 4647 basic filtering, as spareval's LANGMATCHES: subtag by subtag, ignoring case."""
+    if language_range == "*":
+        return tag != ""
+    tags = tag.split("-")
+    for i, r in enumerate(language_range.split("-")):
+        if i >= len(tags) or r.lower() != tags[i].lower():
+            return False
+    return True
+
+
+def langmatches(tag, language_range):
+    """LANGMATCHES(tag, range) of two simple literals: True, False, None (an error)."""
+    if not (type(tag) is tuple and len(tag) == 2 and tag[1] == XSD_STRING):
+        return None
+    if not (type(language_range) is tuple and len(language_range) == 2 and language_range[1] == XSD_STRING):
+        return None
+    return _tag_matches(tag[0], language_range[0])
+
+
+def strends(a, b):
+    """STRENDS(): of argument-compatible strings, True or False; else an error."""
+    c = _compatible(a, b)
+    if c is None:
+        return None
+    return c[0].endswith(c[1])
+
+
+def order_cmp(a, b) -> int:
+    """ORDER BY's comparison of two values (spareval's cmp_terms): unbound < blank nodes (all equal) < IRIs (by
+    text) < literals (by value where SPARQL compares them, else by lexical form, datatype, language)."""
+    if a is None or b is None:
+        return (a is not None) - (b is not None)
+    ra, rb = _rank(a), _rank(b)
+    if ra != rb:
+        return (ra > rb) - (ra < rb)
+    if ra == 1:
+        return 0
+    if ra == 2:
+        return (a > b) - (a < b)
+    c = compare(a, b)
+    if c is None:
+        ka = (a[0], a[1], a[2] if len(a) == 3 else "")
+        kb = (b[0], b[1], b[2] if len(b) == 3 else "")
+        return (ka > kb) - (ka < kb)
+    return c
+
+
 # ---- what the generated code calls for its fast paths ---------------------------------------------------------
 
 _E = ()
@@ -477,9 +548,62 @@ def _max_of(current, value):
     return current
 
 
+def _lang_in(t, language_range: str):
+    """LANGMATCHES(LANG(t), range) for a constant range (lower case, neither "" nor "*")."""
+    if type(t) is not tuple:
+        return None  # LANG of an IRI, a blank node or unbound: an error
+    if len(t) != 3:
+        return False
+    tag = t[2].lower()
+    return tag == language_range or (tag.startswith(language_range) and tag[len(language_range)] == "-")
+
+
+def _star(index, start, p, forward: bool) -> list:
+    """The nodes `start p* ?x` reaches (forward, on `sp`) or that reach it (`?x p* start`, on `po`): start first,
+    then breadth first, each once."""
+    seen = {start}
+    out = [start]
+    for x in out:
+        for y in index.get((x, p) if forward else (p, x), _E):
+            if y not in seen:
+                seen.add(y)
+                out.append(y)
+    return out
+
+
+def _opt_step(index, start, p, forward: bool) -> list:
+    """The nodes of `start p? ?x` (forward) or `?x p? start`: start itself, then its neighbours, each once."""
+    out = [start]
+    for y in index.get((start, p) if forward else (p, start), _E):
+        if y not in out:
+            out.append(y)
+    return out
+
+
+def _rows(rows: list, descending: tuple | None, distinct: bool) -> list:
+    """A SELECT's solutions: rows [(projected values, ORDER BY keys)] sorted (stable) when `descending` (a flag per
+    key) is given, else rows of projected values; then duplicates dropped, the first kept, with DISTINCT."""
+    if descending is not None:
+        from functools import cmp_to_key
+
+        def cmp(a, b):
+            for x, y, desc in zip(a[1], b[1], descending):
+                c = order_cmp(x, y)
+                if c:
+                    return -c if desc else c
+            return 0
+
+        rows.sort(key=cmp_to_key(cmp))
+        rows = [r[0] for r in rows]
+    if distinct:
+        rows = list(dict.fromkeys(rows))
+    return rows
+
+
 #: what compiled.py imports
 GENERATED_NAMES = ("_E", "_TRUE", "_FALSE", "_XSD_STRING", "_NOTHING", "_lex", "_after", "_cat", "_group", "_min_of",
                    "_max_of", "BNode", "equals", "not_equals", "less", "greater", "less_eq", "greater_eq", "one_of",
                    "ebv", "boolean", "and_", "or_", "not_", "str_", "concat", "strafter", "strbefore", "iri",
                    "valid_iri", "valid_iri_of", "add", "subtract", "multiply", "divide", "negate", "plus", "coalesce",
-                   "count", "NotNative")
+                   "count", "NotNative", "to_boolean", "lang", "langmatches", "strends", "_lang_in", "_star",
+                   "_opt_step", "_rows")
