@@ -1,6 +1,7 @@
 """Requests/s and latency percentiles of `liuyao serve` under concurrent clients (loopback).
 
     python benchmarks/serve_load.py [--clients 16] [--seconds 20] [--casts 20]
+    python benchmarks/serve_load.py --api-cast [--clients 16] [--seconds 20]
 
 Starts `liuyao serve` in a subprocess over an in-memory store given `--casts` casts (loaded through the
 endpoint's own update path is not used: the casts are loaded with `liuyao load` into a temporary store
@@ -9,6 +10,10 @@ for `--seconds`, and prints one JSON object: for each run the requests answered,
 200, or a refused or dropped connection), requests/s, p50 and p99 in ms. Nothing is written to the
 repository. The queries are the chart's own (chart-lines of a random loaded cast) and a small
 reference lookup (nayin), half and half.
+
+`--api-cast`: `POST /api/cast` instead, every request a new cast (seeded: lines, month, day and question drawn at
+random) on an in-memory `liuyao serve`, once with the default engine and once with `--backend oxigraph` (the
+reference), 1 client then `--clients`; the ratios of the default's requests/s to the reference's.
 """
 from __future__ import annotations
 
@@ -52,7 +57,20 @@ def _request_bodies(cast_iris: list[str]) -> list[str]:
     return out
 
 
-def _run(url: str, bodies: list[str], clients: int, seconds: float) -> dict:
+def _cast_bodies(n: int, seed: int = 39) -> list[bytes]:
+    """`n` JSON bodies of /api/cast, each a cast drawn at random (new to the server, almost always)."""
+    from liuyao_kg.ontology import tables
+
+    rng = random.Random(seed)
+    branches = "子丑寅卯辰巳午未申酉戌亥"
+    jiazi = ["甲乙丙丁戊己庚辛壬癸"[i % 10] + branches[i % 12] for i in range(60)]
+    topics = [q[0] for q in tables.QUESTIONS]
+    return [json.dumps({"spec": "".join(rng.choice("6789") for _ in range(6)), "month": rng.choice(branches),
+                        "day": rng.choice(jiazi), "topic": rng.choice(topics)}, ensure_ascii=False).encode()
+            for _ in range(n)]
+
+
+def _run(url: str, bodies: list, clients: int, seconds: float) -> dict:
     latencies: list[float] = []
     errors = 0
     lock = threading.Lock()
@@ -62,8 +80,12 @@ def _run(url: str, bodies: list[str], clients: int, seconds: float) -> dict:
         nonlocal errors
         rng = random.Random(seed)
         while time.monotonic() < stop:
-            body = urllib.parse.urlencode({"query": rng.choice(bodies)}).encode()
-            req = urllib.request.Request(url, data=body, headers={"Accept": "application/sparql-results+json"})
+            pick = rng.choice(bodies)
+            if isinstance(pick, bytes):  # a cast for /api/cast
+                req = urllib.request.Request(url, data=pick, headers={"Content-Type": "application/json"})
+            else:
+                body = urllib.parse.urlencode({"query": pick}).encode()
+                req = urllib.request.Request(url, data=body, headers={"Accept": "application/sparql-results+json"})
             t0 = time.perf_counter()
             try:
                 with urllib.request.urlopen(req, timeout=60) as r:
@@ -92,12 +114,39 @@ def _run(url: str, bodies: list[str], clients: int, seconds: float) -> dict:
             "mean_ms": round(1000 * statistics.fmean(latencies), 1) if latencies else None}
 
 
+def _api_cast(args) -> dict:
+    cli = [sys.executable, "-m", "liuyao_kg.cli"]
+    bodies = _cast_bodies(50_000)
+    out: dict = {}
+    for backend in ("native", "oxigraph"):
+        port = _free_port()
+        server = subprocess.Popen(cli + ["serve", "--port", str(port), "--backend", backend],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            server.stderr.readline()  # listening
+            url = f"http://127.0.0.1:{port}/api/cast"
+            _run(url, bodies[:200], 2, 2.0)  # warm-up: first casts of each question
+            out[backend] = {"one_client": _run(url, bodies, 1, args.seconds),
+                            "concurrent": _run(url, bodies, args.clients, args.seconds)}
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    out["native_over_oxigraph_requests_per_s"] = {
+        k: round(out["native"][k]["requests_per_s"] / max(out["oxigraph"][k]["requests_per_s"], 1e-9), 1)
+        for k in ("one_client", "concurrent")}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--clients", type=int, default=16)
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--casts", type=int, default=20)
+    ap.add_argument("--api-cast", action="store_true", help="POST /api/cast with new casts, default engine and reference")
     args = ap.parse_args()
+    if args.api_cast:
+        print(json.dumps(_api_cast(args), indent=2))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         batch = Path(tmp) / "casts.jsonl"
         with open(batch, "w", encoding="utf-8") as f:

@@ -9,7 +9,9 @@ evaluate together), both keyed exactly as the on-disk cache is, and the strata a
 rules' texts (`plan_by_rules`: no hash of the analysis to compute) with the predicates and classes the rules
 read (`reference_reads`: what the engine keeps of the reference).
 A fresh install then starts without parsing a thousand rules with rdflib (about 20 s). It writes the rule base
-and the reference as the engine starts from them too (`rule_base`: reasoner/rule_base.pickle, reasoner/reference_kept.nt).
+and the reference as the engine starts from them too (`rule_base`: reasoner/rule_base.pickle, reasoner/reference_kept.nt),
+then the native engine's compiled rules and queries (reasoner/native/compiled.py, ~90 s: liuyao_kg.reasoner.native.build,
+which reads the rule base written here).
 """
 from __future__ import annotations
 
@@ -95,7 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     status = write_or_check(PACKAGED, build(), module, args)
     rules, reference = rule_base.build()
     status |= write_or_check(rule_base.RULES, rules, module, args)
-    return status | write_or_check(rule_base.REFERENCE, reference, module, args)
+    status |= write_or_check(rule_base.REFERENCE, reference, module, args)
+    from liuyao_kg.reasoner.native import build as native
+
+    return status | native.main(["--check"] if "--check" in args else [])
 
 
 if __name__ == "__main__":
