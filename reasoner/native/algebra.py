@@ -131,21 +131,26 @@ class Select:
 
 # ---- reading rdflib ------------------------------------------------------------------------------------------
 
-@lru_cache(maxsize=None)
-def read_construct(text: str):
-    """(WHERE pattern, template) of a CONSTRUCT query text (prologue included); memoised, as rdflib's parser takes
-    ~20 ms a rule (the compiler never changes what it reads)."""
+def _translated(text: str):
+    """rdflib's algebra of a query text (prologue included), a constant FILTER refused (`_refuse_constant_filters`)."""
     from rdflib.plugins.sparql.algebra import translateQuery
     from rdflib.plugins.sparql.parser import parseQuery
 
     try:
         parsed = parseQuery(text)
         _refuse_constant_filters(parsed)
-        algebra = translateQuery(parsed).algebra
+        return translateQuery(parsed).algebra
     except Unsupported:
         raise
     except Exception as e:  # rdflib's parser lags SPARQL 1.1 in places pyoxigraph does not
         raise Unsupported(f"rdflib cannot read it: {type(e).__name__}: {str(e).splitlines()[0][:200]}") from e
+
+
+@lru_cache(maxsize=None)
+def read_construct(text: str):
+    """(WHERE pattern, template) of a CONSTRUCT query text (prologue included); memoised, as rdflib's parser takes
+    ~20 ms a rule (the compiler never changes what it reads)."""
+    algebra = _translated(text)
     if algebra.name != "ConstructQuery":
         raise Unsupported(f"a {algebra.name}, not a CONSTRUCT")
     if algebra.get("datasetClause"):
@@ -160,17 +165,7 @@ def read_construct(text: str):
 @lru_cache(maxsize=None)
 def read_select(text: str) -> Select:
     """The algebra of a SELECT query text (prologue included); memoised as `read_construct`."""
-    from rdflib.plugins.sparql.algebra import translateQuery
-    from rdflib.plugins.sparql.parser import parseQuery
-
-    try:
-        parsed = parseQuery(text)
-        _refuse_constant_filters(parsed)
-        algebra = translateQuery(parsed).algebra
-    except Unsupported:
-        raise
-    except Exception as e:
-        raise Unsupported(f"rdflib cannot read it: {type(e).__name__}: {str(e).splitlines()[0][:200]}") from e
+    algebra = _translated(text)
     if algebra.name != "SelectQuery":
         raise Unsupported(f"a {algebra.name}, not a SELECT")
     if algebra.get("datasetClause"):
