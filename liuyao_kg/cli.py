@@ -154,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     ld.add_argument("--encoding", help="the file's text encoding (default: UTF-8, or what its BOM says; "
                                        "UTF-16 without a BOM is recognised), e.g. big5, gb18030, latin-1")
     ld.add_argument("--parquet", metavar="DIR",
-                    help="derive in partitions and write states*.parquet and judgments*.parquet to DIR (instead of a "
+                    help="derive in partitions and write states*.parquet, judgments*.parquet and casts*.parquet to DIR (instead of a "
                          "store, or beside --store DIR: the casts written into it; docs/loading.md)")
     ld.add_argument("--cluster", metavar="local:N|ADDRESS",
                     help="with --parquet: derive on Dask distributed (local:N starts N local workers)")

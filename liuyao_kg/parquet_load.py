@@ -2,10 +2,12 @@
 batch derived in partitions, as Parquet, into a store, or both.
 
 Each partition of casts (`batch` casts, in file order) is derived by the native engine (reasoner/native: the rules
-compiled to Python), each cast alone, and written as two files: `states-<part>.parquet` (cast, state, class, of,
-position, rule) and `judgments-<part>.parquet` (cast, judgment, rule, lines) — IRIs as plain strings, `rule` the
-IRI the result was derived from (prov:wasDerivedFrom), `position`/`lines` the line numbers 1–6: rows a data user
-reads without a join. No rule joins two casts, so partitions are independent: `jobs` of them are derived at once,
+compiled to Python), each cast alone, and written as three files: `states-<part>.parquet` (cast, state, class, of,
+position, rule), `judgments-<part>.parquet` (cast, judgment, rule, lines) and `casts-<part>.parquet` (cast, record,
+primary, changed, topic, reading_school, verdict, favourable, timing: the record's id, the hexagrams' names, the
+question, the reading's verdict and its 應期 branches in rank order) — IRIs as plain strings, `rule` the IRI the
+result was derived from (prov:wasDerivedFrom), `position`/`lines` the line numbers 1–6: rows a data user reads
+without a join. No rule joins two casts, so partitions are independent: `jobs` of them are derived at once,
 each in a worker process of its own (the engine is Python: one process a core), or, with `cluster`, each on a Dask
 distributed worker (`local:N` starts a local cluster of N single-threaded workers; anything else is a scheduler
 address) that writes its own files, which is why DIR must be a directory every worker sees.
@@ -139,7 +141,7 @@ def derive_partition(records: list, out_dir: str | None, part: int, *, abort: bo
     if not good:
         return out  # no file: nothing to write
     derived = _derive_partition(partition_engine(rules or RuleSource()), [quads[i] for i in good], out_dir, part,
-                                nquads=nquads)
+                                nquads=nquads, ids=[records[i][0] for i in good])
     if nquads:
         import pyoxigraph as ox
 
@@ -164,20 +166,23 @@ def partition_engine(rules: RuleSource):
     return engine
 
 
-def _derive_partition(engine, casts: list, out_dir: str | None, part: int, *, nquads: str | None = None) -> dict:
-    """Derive a partition's casts (`casts`: the asserted quads of each) with `engine`, each alone, and write its two
-    Parquet files (if `out_dir`); returns the row counts, and with `nquads` (a directory) the file there that holds
-    the inferred graphs as N-Quads, a cast's quads together (`nquads`), and their number (`inferred`)."""
+def _derive_partition(engine, casts: list, out_dir: str | None, part: int, *, nquads: str | None = None,
+                      ids: list | None = None) -> dict:
+    """Derive a partition's casts (`casts`: the asserted quads of each; `ids`: their records' ids) with `engine`, each
+    alone, and write its three Parquet files (if `out_dir`); returns the row counts, and with `nquads` (a
+    directory) the file there that holds the inferred graphs as N-Quads, a cast's quads together (`nquads`), and
+    their number (`inferred`)."""
     from liuyao_kg.reasoner.engine import inferred_graph
 
     counts: dict = {}
     states: list[tuple] = []
     judgments: list[tuple] = []
+    readings: list[tuple] = []
     native = hasattr(engine, "derive_index")
     text = open(Path(nquads) / f"part-{part:06d}.nq", "w", encoding="utf-8") if nquads else None
     inferred = 0
     try:
-        for quads in casts:
+        for k, quads in enumerate(casts):
             if native:
                 index, start = engine.derive_index(quads)
                 triples = index.added[start:]
@@ -185,6 +190,8 @@ def _derive_partition(engine, casts: list, out_dir: str | None, part: int, *, nq
                 index, triples = _index_of(quads, engine.derive(quads))
             cast = quads[0].graph_name.value
             _rows(index, triples, states, judgments)
+            if out_dir is not None:
+                readings.append(_reading_row(engine, index, cast, None if ids is None else ids[k], native))
             if text is not None:
                 from liuyao_kg.reasoner.native.nquads import quads_text
 
@@ -196,8 +203,24 @@ def _derive_partition(engine, casts: list, out_dir: str | None, part: int, *, nq
     if nquads:
         counts |= {"nquads": str(Path(nquads) / f"part-{part:06d}.nq"), "inferred": inferred}
     if out_dir is not None:
-        counts |= _write_rows(Path(out_dir), part, states, judgments)
+        counts |= _write_rows(Path(out_dir), part, states, judgments, readings)
     return counts
+
+
+def _reading_row(engine, index, cast: str, record, native: bool) -> tuple:
+    """A cast's row of casts-<part>.parquet: (cast, record, primary, changed, topic, reading school, verdict,
+    favourable, timing: the 應期 branches in the reading's order), read by the chart's own named queries compiled
+    into the native back end (liuyao_kg.queries.native) on the cast's index."""
+    from liuyao_kg.queries.native import answers_for
+    from liuyao_kg.reading import timing_candidates
+
+    ask = answers_for(engine if native else None, index).ask
+    hexes = {r["which"]: r["name"] for r in ask("chart-hexagrams", cast=cast)}
+    question = next(iter(ask("chart-question", cast=cast)), {})
+    verdict = next(iter(ask("reading-verdict", cast=cast)), {})
+    timing = [c["branch"] for c in timing_candidates(ask, cast)]  # ranked as the chart ranks them
+    return (cast, record, hexes.get("primary"), hexes.get("changed"), question.get("topic"),
+            question.get("readingSchool") or None, verdict.get("termZh"), verdict.get("favourable"), timing)
 
 
 def _index_of(asserted: list, inferred: list):
@@ -243,8 +266,8 @@ def _rows(index, triples: list, states: list, judgments: list) -> None:
                 judgments.append((cast, s, rule, lines or None))  # null: no line matched
 
 
-def _write_rows(out: Path, part: int, states: list, judgments: list) -> dict:
-    """A partition's two Parquet files, sorted by their first three columns (the module's docstring lists them)."""
+def _write_rows(out: Path, part: int, states: list, judgments: list, readings: list) -> dict:
+    """A partition's three Parquet files, sorted by their first columns (the module's docstring lists them)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -253,14 +276,18 @@ def _write_rows(out: Path, part: int, states: list, judgments: list) -> dict:
         "states": pa.schema([("cast", text), ("state", text), pa.field("class", text, nullable=False), ("of", text), ("position", pa.int8()),
                              ("rule", text)]),
         "judgments": pa.schema([("cast", text), ("judgment", text), ("rule", text), ("lines", pa.list_(pa.int8()))]),
+        "casts": pa.schema([("cast", text), ("record", text), ("primary", text), ("changed", text), ("topic", text),
+                            ("reading_school", text), ("verdict", text), ("favourable", pa.bool_()),
+                            ("timing", pa.list_(text))]),
     }
     counts = {}
-    for name, rows in (("states", states), ("judgments", judgments)):
+    for name, rows in (("states", states), ("judgments", judgments), ("casts", readings)):
         rows.sort(key=lambda r: r[:3])  # cast, state or judgment, class or rule
         schema = schemas[name]
         table = pa.Table.from_pydict({f.name: [r[i] for r in rows] for i, f in enumerate(schema)}, schema=schema)
         pq.write_table(table, out / f"{name}-{part:06d}.parquet")
-        counts[name] = len(rows)
+        if name != "casts":  # a cast a loaded record: the report lists them
+            counts[name] = len(rows)
     return counts
 
 
@@ -301,8 +328,8 @@ def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int |
     from liuyao_kg.shapes import ShapeViolation
 
     out = Path(out_dir) if out_dir is not None else None
-    if out is not None and out.exists() and (any(out.glob("states*.parquet")) or any(out.glob("judgments*.parquet"))):
-        raise BatchError(f"{out} already holds states/judgments Parquet files of an earlier load: choose an empty "
+    if out is not None and out.exists() and any(any(out.glob(f"{n}*.parquet")) for n in ("states", "judgments", "casts")):
+        raise BatchError(f"{out} already holds states/judgments/casts Parquet files of an earlier load: choose an empty "
                          f"directory", [])
     total = scan(path, on_error=on_error, format=format, encoding=encoding) if scanned is None else scanned
     rules = None  # read at the first partition: a load that derives nothing reads no layer

@@ -75,6 +75,7 @@ class View:
 
 
 _LAYERS_LOCK = threading.Lock()
+_WHOLE = None  # layers_index(None)
 #: how long the last layers index took to build (seconds): what the first native chart of a process adds
 last_layers_seconds: float | None = None
 
@@ -82,7 +83,12 @@ last_layers_seconds: float | None = None
 def layers_index(engine, compiled=None):
     """The frozen index of the package's layers the compiled queries read, less the engine's kept reference: built
     once per engine (a process's first native chart pays for it) and shared by every cast."""
-    global last_layers_seconds
+    global last_layers_seconds, _WHOLE
+    if engine is None:  # the layers whole, for an index of a cast's own triples alone
+        if _WHOLE is None:
+            with _LAYERS_LOCK:
+                _WHOLE = _WHOLE or _build_layers(None, compiled)
+        return _WHOLE
     index = getattr(engine, "_query_layers", None)
     if index is not None:
         return index
@@ -103,7 +109,7 @@ def _build_layers(engine, compiled=None):
 
     module = compiled if compiled is not None else _compiled()
     reads = getattr(module, "QUERY_READS", None)
-    kept = engine._index.spo
+    kept = engine._index.spo if engine is not None else set()  # None: an index without the reference (a load's)
     triples = []
     for quads in layer_quads([g for g, _ in LAYERS]).values():
         for q in quads:

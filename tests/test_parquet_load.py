@@ -110,7 +110,7 @@ def test_a_load_that_fails_leaves_no_file_of_it(batch, tmp_path, monkeypatch, jo
     monkeypatch.setattr(parquet_load, "derive_partition", real)
     report = load_parquet(batch, tmp_path / "pq", batch=8, jobs=jobs)  # DIR takes the same load again
     assert len(report["loaded"]) == 30 and sorted(p.name for p in (tmp_path / "pq").iterdir()) == [
-        f"{name}-{part:06d}.parquet" for name in ("judgments", "states") for part in range(4)]
+        f"{name}-{part:06d}.parquet" for name in ("casts", "judgments", "states") for part in range(4)]
 
 
 def test_a_load_does_not_replace_files_another_load_wrote_into_its_directory_meanwhile(batch, tmp_path, monkeypatch):
@@ -127,7 +127,8 @@ def test_a_load_does_not_replace_files_another_load_wrote_into_its_directory_mea
         load_parquet(batch, tmp_path / "pq", jobs=1)
     assert (tmp_path / "pq" / "states-000000.parquet").read_bytes() == b"another load's"
     (staging,) = (tmp_path / "pq").glob(".partial-*")  # this load's files, kept and named in the error
-    assert sorted(f.name for f in staging.iterdir()) == ["judgments-000000.parquet", "states-000000.parquet"]
+    assert sorted(f.name for f in staging.iterdir()) == ["casts-000000.parquet", "judgments-000000.parquet",
+                                                         "states-000000.parquet"]
 
 
 def test_the_default_jobs_are_as_many_as_the_memory_holds(monkeypatch):
@@ -177,3 +178,31 @@ def test_a_local_dask_cluster_of_two_workers_writes_what_one_process_writes(batc
     assert sorted(spread["loaded"]) == sorted(single["loaded"])
     for name in ("states", "judgments"):
         assert rows(tmp_path / "two", name) == rows(tmp_path / "one", name)
+
+
+def test_the_casts_file_holds_each_cast_s_reading_as_its_chart_gives_it(batch, tmp_path):
+    """casts-<part>.parquet: a row a loaded record, with the hexagrams, the question, the verdict and the 應期
+    branches in rank order as the chart shows them (read by SPARQL off the reference engine's store)."""
+    from liuyao_kg.chart import chart
+    from liuyao_kg.loaders.batch import iter_batch
+    from liuyao_kg.loaders.rdf import cast_quads
+
+    report = load_parquet(batch, tmp_path / "pq", batch=12)
+    got = {}
+    for path in sorted((tmp_path / "pq").glob("casts-*.parquet")):
+        for r in pq.read_table(path).to_pylist():
+            got[r["record"]] = r
+    assert sorted(got) == sorted(report["loaded"])
+    kg = KnowledgeGraph(backend="oxigraph")
+    for rid, ci in iter_batch(batch):
+        if rid not in got:  # the bad record and the repeat
+            continue
+        (iri,) = kg.add_quads(cast_quads(ci))
+        c = chart(kg, iri)
+        row = got[rid]
+        assert row["cast"] == iri and (row["primary"], row["changed"]) == (
+            c["primary"]["name"], c["changed"]["name"] if c["changed"] else None)
+        assert (row["topic"], row["reading_school"]) == (c["topic"], c["reading_school"])
+        assert (row["verdict"], row["favourable"]) == ((c["verdict"] or {}).get("polarity"),
+                                                       (c["verdict"] or {}).get("favourable"))
+        assert row["timing"] == [t["branch"] for t in c["timing"]]
