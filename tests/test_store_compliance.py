@@ -17,6 +17,7 @@ import warnings
 import pyoxigraph as ox
 import pytest
 
+from liuyao_kg.derivation import DEFAULT_BACKEND
 from liuyao_kg import namespaces as ns
 from liuyao_kg import queries
 from liuyao_kg.batch import load_file
@@ -139,7 +140,7 @@ def _write(store, engine, cis):
 def test_every_adapter_implements_the_store_interface(adapter):
     store = adapter.open()
     assert isinstance(store, CastStore)
-    assert "@" not in store.location and store.chapter_rules and store.backend == "oxigraph"
+    assert "@" not in store.location and store.chapter_rules and store.backend == DEFAULT_BACKEND
 
 
 def test_a_store_records_the_package_version_of_every_layer(adapter):
