@@ -17,11 +17,10 @@ import warnings
 import pyoxigraph as ox
 import pytest
 
-from liuyao_kg.derivation import DEFAULT_BACKEND
 from liuyao_kg import namespaces as ns
 from liuyao_kg import queries
 from liuyao_kg.batch import load_file
-from liuyao_kg.derivation import build_engine, derive_casts
+from liuyao_kg.derivation import DEFAULT_BACKEND, build_engine, derive_casts
 from liuyao_kg.loaders import make_cast_input
 from liuyao_kg.remote import Endpoint, RemoteKnowledgeGraph
 from liuyao_kg.store import CastStore, open_store
