@@ -2,7 +2,7 @@
 # One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '101b88b860530f1f5c604269434a0e582ba80bb2f2110904af387fb92c1c276a'
-COMPILER = '77804d0b4877f440d3afe41864c63c2e4825ae5b00a08a11de2bf812369c8265'
+COMPILER = '3e4dc57964e216a6f4648e703d0a41c5acac23ce82042a1917bc3ac4606e4247'
 QUERY_TEXTS = 'b25c097096b90caddabddf3e4913efd88a3a0d6cea4c017bc95ee5c6499e8cf1'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
@@ -339,8 +339,8 @@ _c279 = 'https://w3id.org/liuyao-kg/rule/ReadAfflicted'
 _c280 = 'https://w3id.org/liuyao-kg/ontology#ReadLine'
 _c281 = 'https://w3id.org/liuyao-kg/ontology#readsLine'
 _c282 = 'https://w3id.org/liuyao-kg/rule/ReadDoubledNoGround'
-_c283 = 'https://w3id.org/liuyao-kg/ref/FactorGroup_Harm'
-_c284 = 'https://w3id.org/liuyao-kg/ref/SchoolYiMaoReading'
+_c283 = 'https://w3id.org/liuyao-kg/ref/SchoolYiMaoReading'
+_c284 = 'https://w3id.org/liuyao-kg/ref/FactorGroup_Harm'
 _c285 = 'https://w3id.org/liuyao-kg/rule/ReadDoubledUndecided'
 _c286 = 'https://w3id.org/liuyao-kg/rule/ReadSingle'
 _c287 = 'https://w3id.org/liuyao-kg/rule/ReadUnharmed'
@@ -1967,9 +1967,9 @@ _c1907 = (None, None, None, None, )
 _c1908 = ('神煞', 'http://www.w3.org/2001/XMLSchema#string')
 _c1909 = 'http://www.w3.org/2000/01/rdf-schema#subClassOf'
 _c1910 = 'https://w3id.org/liuyao-kg/ontology#ShenShaState'
-_c1911 = ('https://w3id.org/liuyao-kg/ref/School', 'http://www.w3.org/2001/XMLSchema#string')
-_c1912 = 'https://w3id.org/liuyao-kg/ontology#provenanceNote'
-_c1913 = 'https://w3id.org/liuyao-kg/ontology#State'
+_c1911 = 'https://w3id.org/liuyao-kg/ontology#State'
+_c1912 = ('https://w3id.org/liuyao-kg/ref/School', 'http://www.w3.org/2001/XMLSchema#string')
+_c1913 = 'https://w3id.org/liuyao-kg/ontology#provenanceNote'
 _c1914 = ('line', 'http://www.w3.org/2001/XMLSchema#string')
 _c1915 = ('change', 'http://www.w3.org/2001/XMLSchema#string')
 _c1916 = ('hidden', 'http://www.w3.org/2001/XMLSchema#string')
@@ -2722,7 +2722,25 @@ def r0076_ReadDoubledNoGround_ex87(X, v_ug):
             break
     return False
 
-def r0077_ReadDoubledUndecided_sub88(X):
+def r0077_ReadDoubledUndecided_ex88(X, v_cast):
+    SPO = X.spo
+    if (v_cast, _c95, _c283) in SPO:
+        return True
+    return False
+
+def r0077_ReadDoubledUndecided_ex89(X, v_cast):
+    SP = X.sp
+    if (v_cast, _c95) in SP:
+        return True
+    return False
+
+def r0077_ReadDoubledUndecided_ex90(X):
+    SPO = X.spo
+    if (_c283, _c97, _c98) in SPO:
+        return True
+    return False
+
+def r0077_ReadDoubledUndecided_sub91(X):
     SP = X.sp
     PO = X.po
     groups = {}
@@ -2736,13 +2754,13 @@ def r0077_ReadDoubledUndecided_sub88(X):
                 _acc0[0].add(_t1)
     return [(key[0], count(len(acc[0])), ) for key, acc in groups.items()]
 
-def r0077_ReadDoubledUndecided_ex89(X, v_ug):
+def r0077_ReadDoubledUndecided_ex92(X, v_ug):
     SP = X.sp
     if (v_ug, _c133) in SP:
         return True
     return False
 
-def r0077_ReadDoubledUndecided_sub91(X):
+def r0077_ReadDoubledUndecided_sub94(X):
     SP = X.sp
     PO = X.po
     SPO = X.spo
@@ -2752,7 +2770,7 @@ def r0077_ReadDoubledUndecided_sub91(X):
             for v_yf in PO.get((_c226, _c98), _E):
                 if (v_yf, _c131, v_y) in SPO:
                     for v_yk in SP.get((v_yf, _c128), _E):
-                        if (v_yk, _c266, _c283) in SPO:
+                        if (v_yk, _c266, _c284) in SPO:
                             _acc0 = groups.get((v_ug, ))
                             if _acc0 is None:
                                 _acc0 = groups[(v_ug, )] = [set(), ]
@@ -2761,32 +2779,14 @@ def r0077_ReadDoubledUndecided_sub91(X):
                                 _acc0[0].add(_t1)
     return [(key[0], count(len(acc[0])), ) for key, acc in groups.items()]
 
-def r0077_ReadDoubledUndecided_opt90(X, v_ug):
+def r0077_ReadDoubledUndecided_opt93(X, v_ug):
     rows = []
     _sub0 = None
     if _sub0 is None:
-        _sub0 = _group(r0077_ReadDoubledUndecided_sub91(X), (0,), (1,))
+        _sub0 = _group(r0077_ReadDoubledUndecided_sub94(X), (0,), (1,))
     for v_harmed, in _sub0.get((v_ug, ), _E):
         rows.append((v_harmed, ))
     return rows
-
-def r0077_ReadDoubledUndecided_ex92(X, v_cast):
-    SPO = X.spo
-    if (v_cast, _c95, _c284) in SPO:
-        return True
-    return False
-
-def r0077_ReadDoubledUndecided_ex93(X, v_cast):
-    SP = X.sp
-    if (v_cast, _c95) in SP:
-        return True
-    return False
-
-def r0077_ReadDoubledUndecided_ex94(X):
-    SPO = X.spo
-    if (_c284, _c97, _c98) in SPO:
-        return True
-    return False
 
 def r0078_ReadSingle_ex95(X, v_cast):
     PO = X.po
@@ -2805,7 +2805,7 @@ def r0078_ReadSingle_ex96(X, v_ug):
 
 def r0079_ReadUnharmed_ex97(X, v_cast):
     SPO = X.spo
-    if (v_cast, _c95, _c284) in SPO:
+    if (v_cast, _c95, _c283) in SPO:
         return True
     return False
 
@@ -2817,7 +2817,7 @@ def r0079_ReadUnharmed_ex98(X, v_cast):
 
 def r0079_ReadUnharmed_ex99(X):
     SPO = X.spo
-    if (_c284, _c97, _c98) in SPO:
+    if (_c283, _c97, _c98) in SPO:
         return True
     return False
 
@@ -2828,7 +2828,7 @@ def r0079_ReadUnharmed_ex100(X, v_v):
     for v_hf in PO.get((_c226, _c98), _E):
         if (v_hf, _c131, v_v) in SPO:
             for v_hk in SP.get((v_hf, _c128), _E):
-                if (v_hk, _c266, _c283) in SPO:
+                if (v_hk, _c266, _c284) in SPO:
                     return True
                     break
     return False
@@ -2846,7 +2846,7 @@ def r0079_ReadUnharmed_ex102(X, v_u):
     for v_hf in PO.get((_c226, _c98), _E):
         if (v_hf, _c131, v_u) in SPO:
             for v_hk in SP.get((v_hf, _c128), _E):
-                if (v_hk, _c266, _c283) in SPO:
+                if (v_hk, _c266, _c284) in SPO:
                     return True
                     break
     return False
@@ -3048,7 +3048,7 @@ def r0103_SingleMoving_sub127(X):
 
 def r0104_SingleMovingRead_ex128(X, v_cast):
     SPO = X.spo
-    if (v_cast, _c95, _c284) in SPO:
+    if (v_cast, _c95, _c283) in SPO:
         return True
     return False
 
@@ -3060,7 +3060,7 @@ def r0104_SingleMovingRead_ex129(X, v_cast):
 
 def r0104_SingleMovingRead_ex130(X):
     SPO = X.spo
-    if (_c284, _c97, _c98) in SPO:
+    if (_c283, _c97, _c98) in SPO:
         return True
     return False
 
@@ -7194,22 +7194,28 @@ def q_cast_states_opt587(X, v_class):
         rows.append((v_shensha, ))
     return rows
 
-def q_cast_states_opt588(X, v_subject):
+def q_cast_states_ex588(X, v_class):
+    SP = X.sp
+    if _c1911 in _star(SP, v_class, _c1909, True):
+        return True
+    return False
+
+def q_cast_states_opt589(X, v_subject):
     SP = X.sp
     rows = []
     for v_subjectPos in SP.get((v_subject, _c46), _E):
         rows.append((v_subjectPos, ))
     return rows
 
-def q_cast_states_opt589(X, v_state):
+def q_cast_states_opt590(X, v_state):
     SP = X.sp
     rows = []
     for v_s in SP.get((v_state, _c7), _E):
-        v_school = strafter(str_(v_s), _c1911)
+        v_school = strafter(str_(v_s), _c1912)
         rows.append((v_s, v_school, ))
     return rows
 
-def q_cast_states_opt590(X, v_state):
+def q_cast_states_opt591(X, v_state):
     SP = X.sp
     rows = []
     for v_inv in SP.get((v_state, _c56), _E):
@@ -7217,7 +7223,7 @@ def q_cast_states_opt590(X, v_state):
             rows.append((v_inv, v_involvedPos, ))
     return rows
 
-def q_cast_states_opt591(X, v_state):
+def q_cast_states_opt592(X, v_state):
     SP = X.sp
     rows = []
     for v2020703060 in SP.get((v_state, _c428), _E):
@@ -7226,7 +7232,7 @@ def q_cast_states_opt591(X, v_state):
                 rows.append((v2020703060, v_relative, ))
     return rows
 
-def q_cast_states_opt592(X, v_state):
+def q_cast_states_opt593(X, v_state):
     SP = X.sp
     rows = []
     for v3782748910 in SP.get((v_state, _c289), _E):
@@ -7235,7 +7241,7 @@ def q_cast_states_opt592(X, v_state):
                 rows.append((v3782748910, v_variant, ))
     return rows
 
-def q_cast_states_opt593(X, v_state):
+def q_cast_states_opt594(X, v_state):
     SP = X.sp
     rows = []
     for v2524912248 in SP.get((v_state, _c75), _E):
@@ -7244,7 +7250,7 @@ def q_cast_states_opt593(X, v_state):
                 rows.append((v2524912248, v_strength, ))
     return rows
 
-def q_cast_states_opt594(X, v_state):
+def q_cast_states_opt595(X, v_state):
     SP = X.sp
     rows = []
     for v136024027 in SP.get((v_state, _c32), _E):
@@ -7253,45 +7259,39 @@ def q_cast_states_opt594(X, v_state):
                 rows.append((v136024027, v_stage, ))
     return rows
 
-def q_cast_states_opt596(X, v_source):
+def q_cast_states_opt597(X, v_source):
     SP = X.sp
     rows = []
     for v_seed in SP.get((v_source, _c1901), _E):
         rows.append((v_seed, ))
     return rows
 
-def q_cast_states_opt597(X, v_source):
+def q_cast_states_opt598(X, v_source):
     SP = X.sp
     rows = []
     for v_quote in SP.get((v_source, _c1899), _E):
         rows.append((v_quote, ))
     return rows
 
-def q_cast_states_opt598(X, v_source):
+def q_cast_states_opt599(X, v_source):
     SP = X.sp
     rows = []
-    for v_note in SP.get((v_source, _c1912), _E):
+    for v_note in SP.get((v_source, _c1913), _E):
         rows.append((v_note, ))
     return rows
 
-def q_cast_states_opt595(X, v_rule):
+def q_cast_states_opt596(X, v_rule):
     SP = X.sp
     rows = []
     for v_source in SP.get((v_rule, _c1891), _E):
-        _o0 = q_cast_states_opt596(X, v_source)
+        _o0 = q_cast_states_opt597(X, v_source)
         for v_seed, in _o0 or (_c1893,):
-            _o1 = q_cast_states_opt597(X, v_source)
+            _o1 = q_cast_states_opt598(X, v_source)
             for v_quote, in _o1 or (_c1893,):
-                _o2 = q_cast_states_opt598(X, v_source)
+                _o2 = q_cast_states_opt599(X, v_source)
                 for v_note, in _o2 or (_c1893,):
                     rows.append((v_note, v_quote, v_seed, v_source, ))
     return rows
-
-def q_cast_states_ex599(X, v_class):
-    SP = X.sp
-    if _c1913 in _star(SP, v_class, _c1909, True):
-        return True
-    return False
 
 def q_chart_lines_opt600(X, v_e):
     SP = X.sp
@@ -7384,7 +7384,7 @@ def q_chart_use_god_opt610(X, v_choice):
     SP = X.sp
     rows = []
     for v_s in SP.get((v_choice, _c7), _E):
-        v_school = strafter(str_(v_s), _c1911)
+        v_school = strafter(str_(v_s), _c1912)
         rows.append((v_s, v_school, ))
     return rows
 
@@ -7414,7 +7414,7 @@ def q_chart_use_god_opt613(X, v_source):
 def q_chart_use_god_opt614(X, v_source):
     SP = X.sp
     rows = []
-    for v_note in SP.get((v_source, _c1912), _E):
+    for v_note in SP.get((v_source, _c1913), _E):
         rows.append((v_note, ))
     return rows
 
@@ -7517,7 +7517,7 @@ def q_chart_question_opt627(X, v_cast):
     SP = X.sp
     rows = []
     for v_s in SP.get((v_cast, _c453), _E):
-        v_school = strafter(str_(v_s), _c1911)
+        v_school = strafter(str_(v_s), _c1912)
         rows.append((v_s, v_school, ))
     return rows
 
@@ -7624,7 +7624,7 @@ def q_reading_factors_opt640(X, v_source):
 def q_reading_factors_opt641(X, v_source):
     SP = X.sp
     rows = []
-    for v_note in SP.get((v_source, _c1912), _E):
+    for v_note in SP.get((v_source, _c1913), _E):
         rows.append((v_note, ))
     return rows
 
@@ -7674,7 +7674,7 @@ def q_reading_verdict_opt647(X, v_source):
 def q_reading_verdict_opt648(X, v_source):
     SP = X.sp
     rows = []
-    for v_note in SP.get((v_source, _c1912), _E):
+    for v_note in SP.get((v_source, _c1913), _E):
         rows.append((v_note, ))
     return rows
 
@@ -7762,7 +7762,7 @@ def q_reading_timing_opt656(X, v_source):
 def q_reading_timing_opt657(X, v_source):
     SP = X.sp
     rows = []
-    for v_note in SP.get((v_source, _c1912), _E):
+    for v_note in SP.get((v_source, _c1913), _E):
         rows.append((v_note, ))
     return rows
 
@@ -10228,15 +10228,15 @@ def r0077_ReadDoubledUndecided(X):
         for v_cast in SP.get((v_twice, _c11), _E):
             for v_ug in PO.get((_c5, _c93), _E):
                 if (v_ug, _c11, v_cast) in SPO:
-                    if _sub0 is None:
-                        _sub0 = _group(r0077_ReadDoubledUndecided_sub88(X), (0,), (1,))
-                    for v_lines, in _sub0.get((v_ug, ), _E):
-                        for v_u in SP.get((v_ug, _c56), _E):
-                            if (not r0077_ReadDoubledUndecided_ex89(X, v_ug)):
-                                _o1 = r0077_ReadDoubledUndecided_opt90(X, v_ug)
-                                if _o1:
-                                    for v_harmed, in _o1:
-                                        if (r0077_ReadDoubledUndecided_ex92(X, v_cast) or ((not r0077_ReadDoubledUndecided_ex93(X, v_cast)) and r0077_ReadDoubledUndecided_ex94(X))):
+                    if (r0077_ReadDoubledUndecided_ex88(X, v_cast) or ((not r0077_ReadDoubledUndecided_ex89(X, v_cast)) and r0077_ReadDoubledUndecided_ex90(X))):
+                        if _sub0 is None:
+                            _sub0 = _group(r0077_ReadDoubledUndecided_sub91(X), (0,), (1,))
+                        for v_lines, in _sub0.get((v_ug, ), _E):
+                            for v_u in SP.get((v_ug, _c56), _E):
+                                if (not r0077_ReadDoubledUndecided_ex92(X, v_ug)):
+                                    _o1 = r0077_ReadDoubledUndecided_opt93(X, v_ug)
+                                    if _o1:
+                                        for v_harmed, in _o1:
                                             if or_(False, equals(v_harmed, v_lines)):
                                                 v_rl = (v_u + '/read' if type(v_u) is str else valid_iri_of(_cat(_lex(v_u), '/read')))
                                                 if v_rl is not None:
@@ -10245,8 +10245,7 @@ def r0077_ReadDoubledUndecided(X):
                                                     _add((v_rl, _c9, v_rule))
                                                     _add((v_rl, _c136, v_cast))
                                                     _add((v_rl, _c281, v_u))
-                                else:
-                                    if (r0077_ReadDoubledUndecided_ex92(X, v_cast) or ((not r0077_ReadDoubledUndecided_ex93(X, v_cast)) and r0077_ReadDoubledUndecided_ex94(X))):
+                                    else:
                                         v_rl = (v_u + '/read' if type(v_u) is str else valid_iri_of(_cat(_lex(v_u), '/read')))
                                         if v_rl is not None:
                                             v_rule = _c285
@@ -10254,11 +10253,10 @@ def r0077_ReadDoubledUndecided(X):
                                             _add((v_rl, _c9, v_rule))
                                             _add((v_rl, _c136, v_cast))
                                             _add((v_rl, _c281, v_u))
-                        for v_u in SP.get((v_ug, _c133), _E):
-                            _o2 = r0077_ReadDoubledUndecided_opt90(X, v_ug)
-                            if _o2:
-                                for v_harmed, in _o2:
-                                    if (r0077_ReadDoubledUndecided_ex92(X, v_cast) or ((not r0077_ReadDoubledUndecided_ex93(X, v_cast)) and r0077_ReadDoubledUndecided_ex94(X))):
+                            for v_u in SP.get((v_ug, _c133), _E):
+                                _o2 = r0077_ReadDoubledUndecided_opt93(X, v_ug)
+                                if _o2:
+                                    for v_harmed, in _o2:
                                         if or_(False, equals(v_harmed, v_lines)):
                                             v_rl = (v_u + '/read' if type(v_u) is str else valid_iri_of(_cat(_lex(v_u), '/read')))
                                             if v_rl is not None:
@@ -10267,8 +10265,7 @@ def r0077_ReadDoubledUndecided(X):
                                                 _add((v_rl, _c9, v_rule))
                                                 _add((v_rl, _c136, v_cast))
                                                 _add((v_rl, _c281, v_u))
-                            else:
-                                if (r0077_ReadDoubledUndecided_ex92(X, v_cast) or ((not r0077_ReadDoubledUndecided_ex93(X, v_cast)) and r0077_ReadDoubledUndecided_ex94(X))):
+                                else:
                                     v_rl = (v_u + '/read' if type(v_u) is str else valid_iri_of(_cat(_lex(v_u), '/read')))
                                     if v_rl is not None:
                                         v_rule = _c285
@@ -48989,34 +48986,34 @@ def q_cast_states(X, v_cast):
     SPO = X.spo
     rows = []
     _row = rows.append
-    def _k8(v136024027, v2020703060, v2524912248, v3782748910, v_cast, v_class, v_inv, v_involvedPos, v_relative, v_rule, v_s, v_school, v_shensha, v_stage, v_state, v_strength, v_subject, v_subjectPos, v_term, v_variant):
-        _o9 = q_cast_states_opt595(X, v_rule)
-        for v_note, v_quote, v_seed, v_source in _o9 or (_c1907,):
-            if q_cast_states_ex599(X, v_class):
-                if _lang_in(v_term, 'zh-hant'):
+    def _k6(v2020703060, v3782748910, v_cast, v_class, v_inv, v_involvedPos, v_relative, v_rule, v_s, v_school, v_shensha, v_state, v_subject, v_subjectPos, v_term, v_variant):
+        _o7 = q_cast_states_opt594(X, v_state)
+        for v2524912248, v_strength in _o7 or (_c1895,):
+            _o8 = q_cast_states_opt595(X, v_state)
+            for v136024027, v_stage in _o8 or (_c1895,):
+                _o9 = q_cast_states_opt596(X, v_rule)
+                for v_note, v_quote, v_seed, v_source in _o9 or (_c1907,):
                     _row(((v_cast, v_state, v_class, v_term, v_shensha, v_subjectPos, v_school, v_variant, v_involvedPos, v_relative, v_stage, v_strength, v_rule, v_source, v_seed, v_quote, v_note, ), (v_subjectPos, v_term, v_involvedPos, v_school, v_rule, v_source, v_relative, )))
     for v_state, v_subject in PP.get(_c11, _E):
         if (v_state, _c10, v_cast) in SPO:
             for v_rule in SP.get((v_state, _c9), _E):
                 for v_class in SP.get((v_state, _c5), _E):
                     for v_term in SP.get((v_class, _c1897), _E):
-                        _o0 = q_cast_states_opt587(X, v_class)
-                        for v_shensha, in _o0 or (_c1893,):
-                            _o1 = q_cast_states_opt588(X, v_subject)
-                            for v_subjectPos, in _o1 or (_c1893,):
-                                _o2 = q_cast_states_opt589(X, v_state)
-                                for v_s, v_school in _o2 or (_c1895,):
-                                    _o3 = q_cast_states_opt590(X, v_state)
-                                    for v_inv, v_involvedPos in _o3 or (_c1895,):
-                                        _o4 = q_cast_states_opt591(X, v_state)
-                                        for v2020703060, v_relative in _o4 or (_c1895,):
-                                            _o5 = q_cast_states_opt592(X, v_state)
-                                            for v3782748910, v_variant in _o5 or (_c1895,):
-                                                _o6 = q_cast_states_opt593(X, v_state)
-                                                for v2524912248, v_strength in _o6 or (_c1895,):
-                                                    _o7 = q_cast_states_opt594(X, v_state)
-                                                    for v136024027, v_stage in _o7 or (_c1895,):
-                                                        _k8(v136024027, v2020703060, v2524912248, v3782748910, v_cast, v_class, v_inv, v_involvedPos, v_relative, v_rule, v_s, v_school, v_shensha, v_stage, v_state, v_strength, v_subject, v_subjectPos, v_term, v_variant)
+                        if _lang_in(v_term, 'zh-hant'):
+                            _o0 = q_cast_states_opt587(X, v_class)
+                            for v_shensha, in _o0 or (_c1893,):
+                                if q_cast_states_ex588(X, v_class):
+                                    _o1 = q_cast_states_opt589(X, v_subject)
+                                    for v_subjectPos, in _o1 or (_c1893,):
+                                        _o2 = q_cast_states_opt590(X, v_state)
+                                        for v_s, v_school in _o2 or (_c1895,):
+                                            _o3 = q_cast_states_opt591(X, v_state)
+                                            for v_inv, v_involvedPos in _o3 or (_c1895,):
+                                                _o4 = q_cast_states_opt592(X, v_state)
+                                                for v2020703060, v_relative in _o4 or (_c1895,):
+                                                    _o5 = q_cast_states_opt593(X, v_state)
+                                                    for v3782748910, v_variant in _o5 or (_c1895,):
+                                                        _k6(v2020703060, v3782748910, v_cast, v_class, v_inv, v_involvedPos, v_relative, v_rule, v_s, v_school, v_shensha, v_state, v_subject, v_subjectPos, v_term, v_variant)
     return _rows(rows, (False, False, False, False, False, False, False), False)
 
 def q_chart_lines(X, v_cast):
@@ -49025,42 +49022,58 @@ def q_chart_lines(X, v_cast):
     SPO = X.spo
     rows = []
     _row = rows.append
-    def _k9(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28076557, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_strength, v_value):
-        if (v_stem is not None):
-            if (v_branch is not None):
-                if (v_element is not None):
-                    if (v_nayin is not None):
-                        if (v_relative is not None):
+    def _k5(v1990914918, v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_stem, v_value):
+        if (v_relative is not None):
+            _o6 = q_chart_lines_opt605(X, v_e)
+            for v2560965559, v_spirit in _o6 or (_c1895,):
+                _o7 = q_chart_lines_opt606(X, v_e)
+                for v4020374305, v_stageDay in _o7 or (_c1895,):
+                    _o8 = q_chart_lines_opt607(X, v_e)
+                    for v1990941339, v_stageMonth in _o8 or (_c1895,):
+                        _o9 = q_chart_lines_opt608(X, v_e)
+                        for v28076557, v_strength in _o9 or (_c1895,):
                             v_moving = (_TRUE if q_chart_lines_ex609(X, v_line) else _FALSE)
                             _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
-    def _k18(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_value):
-        _o19 = q_chart_lines_opt608(X, v_e)
-        for v28076557, v_strength in _o19 or (_c1895,):
-            if (v_stem is not None):
-                if (v_branch is not None):
-                    if (v_element is not None):
-                        if (v_nayin is not None):
-                            if (v_relative is not None):
+    def _k14(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value):
+        _o15 = q_chart_lines_opt604(X, v_e)
+        for v1990914918, v_relative in _o15 or (_c1895,):
+            if (v_relative is not None):
+                _o16 = q_chart_lines_opt605(X, v_e)
+                for v2560965559, v_spirit in _o16 or (_c1895,):
+                    _o17 = q_chart_lines_opt606(X, v_e)
+                    for v4020374305, v_stageDay in _o17 or (_c1895,):
+                        _o18 = q_chart_lines_opt607(X, v_e)
+                        for v1990941339, v_stageMonth in _o18 or (_c1895,):
+                            _o19 = q_chart_lines_opt608(X, v_e)
+                            for v28076557, v_strength in _o19 or (_c1895,):
                                 v_moving = (_TRUE if q_chart_lines_ex609(X, v_line) else _FALSE)
                                 _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
-    def _k28(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_value):
-        _o29 = q_chart_lines_opt608(X, v_e)
-        for v28076557, v_strength in _o29 or (_c1895,):
-            if (v_stem is not None):
-                if (v_branch is not None):
-                    if (v_element is not None):
-                        if (v_nayin is not None):
-                            if (v_relative is not None):
+    def _k24(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value):
+        _o25 = q_chart_lines_opt604(X, v_e)
+        for v1990914918, v_relative in _o25 or (_c1895,):
+            if (v_relative is not None):
+                _o26 = q_chart_lines_opt605(X, v_e)
+                for v2560965559, v_spirit in _o26 or (_c1895,):
+                    _o27 = q_chart_lines_opt606(X, v_e)
+                    for v4020374305, v_stageDay in _o27 or (_c1895,):
+                        _o28 = q_chart_lines_opt607(X, v_e)
+                        for v1990941339, v_stageMonth in _o28 or (_c1895,):
+                            _o29 = q_chart_lines_opt608(X, v_e)
+                            for v28076557, v_strength in _o29 or (_c1895,):
                                 v_moving = (_TRUE if q_chart_lines_ex609(X, v_line) else _FALSE)
                                 _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
-    def _k38(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_value):
-        _o39 = q_chart_lines_opt608(X, v_e)
-        for v28076557, v_strength in _o39 or (_c1895,):
-            if (v_stem is not None):
-                if (v_branch is not None):
-                    if (v_element is not None):
-                        if (v_nayin is not None):
-                            if (v_relative is not None):
+    def _k34(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value):
+        _o35 = q_chart_lines_opt604(X, v_e)
+        for v1990914918, v_relative in _o35 or (_c1895,):
+            if (v_relative is not None):
+                _o36 = q_chart_lines_opt605(X, v_e)
+                for v2560965559, v_spirit in _o36 or (_c1895,):
+                    _o37 = q_chart_lines_opt606(X, v_e)
+                    for v4020374305, v_stageDay in _o37 or (_c1895,):
+                        _o38 = q_chart_lines_opt607(X, v_e)
+                        for v1990941339, v_stageMonth in _o38 or (_c1895,):
+                            _o39 = q_chart_lines_opt608(X, v_e)
+                            for v28076557, v_strength in _o39 or (_c1895,):
                                 v_moving = (_TRUE if q_chart_lines_ex609(X, v_line) else _FALSE)
                                 _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
     for v_line, v_value in PP.get(_c260, _E):
@@ -49071,83 +49084,67 @@ def q_chart_lines(X, v_cast):
                     v_e = v_line
                     _o0 = q_chart_lines_opt600(X, v_e)
                     for v2132590413, v_stem in _o0 or (_c1895,):
-                        _o1 = q_chart_lines_opt601(X, v_e)
-                        for v_branch, v3860197111 in _o1 or (_c1895,):
-                            _o2 = q_chart_lines_opt602(X, v_e)
-                            for v_element, v2433932897 in _o2 or (_c1895,):
-                                _o3 = q_chart_lines_opt603(X, v_e)
-                                for v_nayin, v28165104 in _o3 or (_c1895,):
-                                    _o4 = q_chart_lines_opt604(X, v_e)
-                                    for v1990914918, v_relative in _o4 or (_c1895,):
-                                        _o5 = q_chart_lines_opt605(X, v_e)
-                                        for v2560965559, v_spirit in _o5 or (_c1895,):
-                                            _o6 = q_chart_lines_opt606(X, v_e)
-                                            for v4020374305, v_stageDay in _o6 or (_c1895,):
-                                                _o7 = q_chart_lines_opt607(X, v_e)
-                                                for v1990941339, v_stageMonth in _o7 or (_c1895,):
-                                                    _o8 = q_chart_lines_opt608(X, v_e)
-                                                    for v28076557, v_strength in _o8 or (_c1895,):
-                                                        _k9(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28076557, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_strength, v_value)
+                        if (v_stem is not None):
+                            _o1 = q_chart_lines_opt601(X, v_e)
+                            for v_branch, v3860197111 in _o1 or (_c1895,):
+                                if (v_branch is not None):
+                                    _o2 = q_chart_lines_opt602(X, v_e)
+                                    for v_element, v2433932897 in _o2 or (_c1895,):
+                                        if (v_element is not None):
+                                            _o3 = q_chart_lines_opt603(X, v_e)
+                                            for v_nayin, v28165104 in _o3 or (_c1895,):
+                                                if (v_nayin is not None):
+                                                    _o4 = q_chart_lines_opt604(X, v_e)
+                                                    for v1990914918, v_relative in _o4 or (_c1895,):
+                                                        _k5(v1990914918, v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_stem, v_value)
                 v_kind = _c1915
                 if (v_cast, _c3, v_line) in SPO:
                     for v_e in SP.get((v_line, _c1), _E):
                         _o10 = q_chart_lines_opt600(X, v_e)
                         for v2132590413, v_stem in _o10 or (_c1895,):
-                            _o11 = q_chart_lines_opt601(X, v_e)
-                            for v_branch, v3860197111 in _o11 or (_c1895,):
-                                _o12 = q_chart_lines_opt602(X, v_e)
-                                for v_element, v2433932897 in _o12 or (_c1895,):
-                                    _o13 = q_chart_lines_opt603(X, v_e)
-                                    for v_nayin, v28165104 in _o13 or (_c1895,):
-                                        _o14 = q_chart_lines_opt604(X, v_e)
-                                        for v1990914918, v_relative in _o14 or (_c1895,):
-                                            _o15 = q_chart_lines_opt605(X, v_e)
-                                            for v2560965559, v_spirit in _o15 or (_c1895,):
-                                                _o16 = q_chart_lines_opt606(X, v_e)
-                                                for v4020374305, v_stageDay in _o16 or (_c1895,):
-                                                    _o17 = q_chart_lines_opt607(X, v_e)
-                                                    for v1990941339, v_stageMonth in _o17 or (_c1895,):
-                                                        _k18(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_value)
+                            if (v_stem is not None):
+                                _o11 = q_chart_lines_opt601(X, v_e)
+                                for v_branch, v3860197111 in _o11 or (_c1895,):
+                                    if (v_branch is not None):
+                                        _o12 = q_chart_lines_opt602(X, v_e)
+                                        for v_element, v2433932897 in _o12 or (_c1895,):
+                                            if (v_element is not None):
+                                                _o13 = q_chart_lines_opt603(X, v_e)
+                                                for v_nayin, v28165104 in _o13 or (_c1895,):
+                                                    if (v_nayin is not None):
+                                                        _k14(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value)
                 v_kind = _c1916
                 if (v_cast, _c3, v_line) in SPO:
                     for v_e in SP.get((v_line, _c204), _E):
                         _o20 = q_chart_lines_opt600(X, v_e)
                         for v2132590413, v_stem in _o20 or (_c1895,):
-                            _o21 = q_chart_lines_opt601(X, v_e)
-                            for v_branch, v3860197111 in _o21 or (_c1895,):
-                                _o22 = q_chart_lines_opt602(X, v_e)
-                                for v_element, v2433932897 in _o22 or (_c1895,):
-                                    _o23 = q_chart_lines_opt603(X, v_e)
-                                    for v_nayin, v28165104 in _o23 or (_c1895,):
-                                        _o24 = q_chart_lines_opt604(X, v_e)
-                                        for v1990914918, v_relative in _o24 or (_c1895,):
-                                            _o25 = q_chart_lines_opt605(X, v_e)
-                                            for v2560965559, v_spirit in _o25 or (_c1895,):
-                                                _o26 = q_chart_lines_opt606(X, v_e)
-                                                for v4020374305, v_stageDay in _o26 or (_c1895,):
-                                                    _o27 = q_chart_lines_opt607(X, v_e)
-                                                    for v1990941339, v_stageMonth in _o27 or (_c1895,):
-                                                        _k28(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_value)
+                            if (v_stem is not None):
+                                _o21 = q_chart_lines_opt601(X, v_e)
+                                for v_branch, v3860197111 in _o21 or (_c1895,):
+                                    if (v_branch is not None):
+                                        _o22 = q_chart_lines_opt602(X, v_e)
+                                        for v_element, v2433932897 in _o22 or (_c1895,):
+                                            if (v_element is not None):
+                                                _o23 = q_chart_lines_opt603(X, v_e)
+                                                for v_nayin, v28165104 in _o23 or (_c1895,):
+                                                    if (v_nayin is not None):
+                                                        _k24(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value)
                 v_kind = _c1917
                 if (v_cast, _c3, v_line) in SPO:
                     for v_e in SP.get((v_line, _c250), _E):
                         _o30 = q_chart_lines_opt600(X, v_e)
                         for v2132590413, v_stem in _o30 or (_c1895,):
-                            _o31 = q_chart_lines_opt601(X, v_e)
-                            for v_branch, v3860197111 in _o31 or (_c1895,):
-                                _o32 = q_chart_lines_opt602(X, v_e)
-                                for v_element, v2433932897 in _o32 or (_c1895,):
-                                    _o33 = q_chart_lines_opt603(X, v_e)
-                                    for v_nayin, v28165104 in _o33 or (_c1895,):
-                                        _o34 = q_chart_lines_opt604(X, v_e)
-                                        for v1990914918, v_relative in _o34 or (_c1895,):
-                                            _o35 = q_chart_lines_opt605(X, v_e)
-                                            for v2560965559, v_spirit in _o35 or (_c1895,):
-                                                _o36 = q_chart_lines_opt606(X, v_e)
-                                                for v4020374305, v_stageDay in _o36 or (_c1895,):
-                                                    _o37 = q_chart_lines_opt607(X, v_e)
-                                                    for v1990941339, v_stageMonth in _o37 or (_c1895,):
-                                                        _k38(v1990914918, v1990941339, v2132590413, v2433932897, v2560965559, v28165104, v3860197111, v4020374305, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_spirit, v_stageDay, v_stageMonth, v_stem, v_value)
+                            if (v_stem is not None):
+                                _o31 = q_chart_lines_opt601(X, v_e)
+                                for v_branch, v3860197111 in _o31 or (_c1895,):
+                                    if (v_branch is not None):
+                                        _o32 = q_chart_lines_opt602(X, v_e)
+                                        for v_element, v2433932897 in _o32 or (_c1895,):
+                                            if (v_element is not None):
+                                                _o33 = q_chart_lines_opt603(X, v_e)
+                                                for v_nayin, v28165104 in _o33 or (_c1895,):
+                                                    if (v_nayin is not None):
+                                                        _k34(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value)
     return _rows(rows, (False, False), False)
 
 def q_chart_use_god(X, v_cast):
@@ -49158,20 +49155,20 @@ def q_chart_use_god(X, v_cast):
     if (v_cast, _c5, _c126) in SPO:
         for v_choice in SP.get((v_cast, _c430), _E):
             for v_label in SP.get((v_choice, _c1897), _E):
-                _o0 = q_chart_use_god_opt610(X, v_choice)
-                for v_s, v_school in _o0 or (_c1895,):
-                    _o1 = q_chart_use_god_opt611(X, v_choice)
-                    for v_helper, v2680749998 in _o1 or (_c1895,):
-                        for v_source in SP.get((v_choice, _c1891), _E):
-                            _o2 = q_chart_use_god_opt612(X, v_source)
-                            for v_seed, in _o2 or (_c1893,):
-                                _o3 = q_chart_use_god_opt613(X, v_source)
-                                for v_quote, in _o3 or (_c1893,):
-                                    _o4 = q_chart_use_god_opt614(X, v_source)
-                                    for v_note, in _o4 or (_c1893,):
-                                        _o5 = q_chart_use_god_opt615(X, v_source)
-                                        for v_gloss, in _o5 or (_c1893,):
-                                            if _lang_in(v_label, 'zh-hant'):
+                if _lang_in(v_label, 'zh-hant'):
+                    _o0 = q_chart_use_god_opt610(X, v_choice)
+                    for v_s, v_school in _o0 or (_c1895,):
+                        _o1 = q_chart_use_god_opt611(X, v_choice)
+                        for v_helper, v2680749998 in _o1 or (_c1895,):
+                            for v_source in SP.get((v_choice, _c1891), _E):
+                                _o2 = q_chart_use_god_opt612(X, v_source)
+                                for v_seed, in _o2 or (_c1893,):
+                                    _o3 = q_chart_use_god_opt613(X, v_source)
+                                    for v_quote, in _o3 or (_c1893,):
+                                        _o4 = q_chart_use_god_opt614(X, v_source)
+                                        for v_note, in _o4 or (_c1893,):
+                                            _o5 = q_chart_use_god_opt615(X, v_source)
+                                            for v_gloss, in _o5 or (_c1893,):
                                                 _row(((v_cast, v_choice, v_label, v_school, v_helper, None, v_source, v_seed, v_quote, v_note, v_gloss, ), (v_choice, )))
         for v_userChoice in SP.get((v_cast, _c439), _E):
             _row(((v_cast, None, None, None, None, v_userChoice, None, None, None, None, None, ), (None, )))
@@ -49313,15 +49310,15 @@ def q_chart_pillars(X, v_cast):
         for v_e in SP.get((v_cast, v_link), _E):
             for v3905933112 in SP.get((v_e, _c2), _E):
                 for v_branch in SP.get((v3905933112, _c1897), _E):
-                    _o0 = q_chart_pillars_opt616(X, v_e)
-                    for v1908842114, v_stem in _o0 or (_c1895,):
-                        _o1 = q_chart_pillars_opt617(X, v_e)
-                        for v_element, v113356308 in _o1 or (_c1895,):
-                            _o2 = q_chart_pillars_opt618(X, v_e)
-                            for v2524885893, v_relative in _o2 or (_c1895,):
-                                _o3 = q_chart_pillars_opt619(X, v_e)
-                                for v_vb, v_vi, v_void in _o3 or (_c1932,):
-                                    if _lang_in(v_branch, 'zh-hant'):
+                    if _lang_in(v_branch, 'zh-hant'):
+                        _o0 = q_chart_pillars_opt616(X, v_e)
+                        for v1908842114, v_stem in _o0 or (_c1895,):
+                            _o1 = q_chart_pillars_opt617(X, v_e)
+                            for v_element, v113356308 in _o1 or (_c1895,):
+                                _o2 = q_chart_pillars_opt618(X, v_e)
+                                for v2524885893, v_relative in _o2 or (_c1895,):
+                                    _o3 = q_chart_pillars_opt619(X, v_e)
+                                    for v_vb, v_vi, v_void in _o3 or (_c1932,):
                                         _row(((v_cast, v_which, v_stem, v_branch, v_element, v_relative, v_void, ), (v_which, v_vi, )))
     return _rows(rows, (False, False), False)
 
@@ -49329,11 +49326,13 @@ def q_chart_hexagrams(X, v_cast):
     SP = X.sp
     rows = []
     _row = rows.append
-    def _k2(v3012061300, v3782837011, v_birth, v_cast, v_g, v_generation, v_hex, v_link, v_name, v_p, v_palace, v_palaceElement, v_sex, v_shi, v_sixClash, v_sixCombine, v_which, v_ying):
-        if _lang_in(v_name, 'zh-hant'):
-            if _lang_in(v_palace, 'zh-hant'):
-                if _lang_in(v_palaceElement, 'zh-hant'):
-                    if _lang_in(v_generation, 'zh-hant'):
+    def _k0(v3782837011, v_cast, v_g, v_hex, v_link, v_name, v_p, v_palace, v_palaceElement, v_shi, v_sixClash, v_sixCombine, v_which, v_ying):
+        for v_generation in SP.get((v_g, _c1897), _E):
+            if _lang_in(v_generation, 'zh-hant'):
+                _o1 = q_chart_hexagrams_opt622(X, v_cast)
+                for v_sex, in _o1 or (_c1893,):
+                    _o2 = q_chart_hexagrams_opt623(X, v_cast)
+                    for v_birth, v3012061300 in _o2 or (_c1895,):
                         _row((v_cast, v_which, v_name, v_palace, v_palaceElement, v_generation, v_shi, v_ying, v_sixClash, v_sixCombine, v_sex, v_birth, ))
     for v_link, v_which, in _c1933:
         for v_hex in SP.get((v_cast, v_link), _E):
@@ -49343,16 +49342,14 @@ def q_chart_hexagrams(X, v_cast):
                         for v_ying in SP.get((v_hex, _c482), _E):
                             for v3782837011 in SP.get((v_p, _c30), _E):
                                 for v_name in SP.get((v_hex, _c1897), _E):
-                                    v_sixClash = (_TRUE if q_chart_hexagrams_ex620(X, v_hex) else _FALSE)
-                                    v_sixCombine = (_TRUE if q_chart_hexagrams_ex621(X, v_hex) else _FALSE)
-                                    for v_palaceElement in SP.get((v3782837011, _c1897), _E):
-                                        for v_palace in SP.get((v_p, _c1897), _E):
-                                            for v_generation in SP.get((v_g, _c1897), _E):
-                                                _o0 = q_chart_hexagrams_opt622(X, v_cast)
-                                                for v_sex, in _o0 or (_c1893,):
-                                                    _o1 = q_chart_hexagrams_opt623(X, v_cast)
-                                                    for v_birth, v3012061300 in _o1 or (_c1895,):
-                                                        _k2(v3012061300, v3782837011, v_birth, v_cast, v_g, v_generation, v_hex, v_link, v_name, v_p, v_palace, v_palaceElement, v_sex, v_shi, v_sixClash, v_sixCombine, v_which, v_ying)
+                                    if _lang_in(v_name, 'zh-hant'):
+                                        v_sixClash = (_TRUE if q_chart_hexagrams_ex620(X, v_hex) else _FALSE)
+                                        v_sixCombine = (_TRUE if q_chart_hexagrams_ex621(X, v_hex) else _FALSE)
+                                        for v_palaceElement in SP.get((v3782837011, _c1897), _E):
+                                            if _lang_in(v_palaceElement, 'zh-hant'):
+                                                for v_palace in SP.get((v_p, _c1897), _E):
+                                                    if _lang_in(v_palace, 'zh-hant'):
+                                                        _k0(v3782837011, v_cast, v_g, v_hex, v_link, v_name, v_p, v_palace, v_palaceElement, v_shi, v_sixClash, v_sixCombine, v_which, v_ying)
     return rows
 
 def q_chart_question(X, v_cast):
@@ -49372,7 +49369,7 @@ def q_chart_question(X, v_cast):
                         for v_chosen, in _o4 or (_c1893,):
                             _o5 = q_chart_question_opt629(X)
                             for v_default, in _o5 or (_c1893,):
-                                v_readingSchool = strafter(str_(coalesce(v_chosen, v_default)), _c1911)
+                                v_readingSchool = strafter(str_(coalesce(v_chosen, v_default)), _c1912)
                                 _row((v_cast, v_topic, v_about, v_school, v_readingSchool, v_unit, ))
     return rows
 
@@ -49396,34 +49393,37 @@ def q_reading_factors(X, v_cast):
     SPO = X.spo
     rows = []
     _row = rows.append
-    def _k3(v_cast, v_factor, v_fly, v_k, v_kindEn, v_kindKo, v_kindZh, v_p0, v_p1, v_polarity, v_rule, v_source, v_st, v_u):
-        _o4 = q_reading_factors_opt633(X, v_u)
-        for v_readRule, v_rl in _o4 or (_c1895,):
-            _o5 = q_reading_factors_opt634(X, v_factor)
-            for v_s, in _o5 or (_c1893,):
-                _o6 = q_reading_factors_opt635(X, v_factor)
-                for v_other, v_otherPos in _o6 or (_c1895,):
-                    _o7 = q_reading_factors_opt636(X, v_source)
-                    for v_w, v_work in _o7 or (_c1895,):
-                        _o8 = q_reading_factors_opt638(X, v_source)
-                        for v_chapter, in _o8 or (_c1893,):
-                            _o9 = q_reading_factors_opt639(X, v_source)
-                            for v_quote, in _o9 or (_c1893,):
-                                _o10 = q_reading_factors_opt640(X, v_source)
-                                for v_seed, in _o10 or (_c1893,):
-                                    _o11 = q_reading_factors_opt641(X, v_source)
-                                    for v_note, in _o11 or (_c1893,):
-                                        _o12 = q_reading_factors_opt642(X, v_factor)
-                                        for v_o, v_outweighedBy, v_precedence, v_precedenceSource, v_precedenceZh in _o12 or (_c1935,):
-                                            if _lang_in(v_kindZh, 'zh-hant'):
-                                                if _lang_in(v_kindEn, 'en'):
-                                                    if _lang_in(v_kindKo, 'ko'):
+    def _k0(v_cast, v_factor, v_k, v_kindEn, v_kindKo, v_kindZh, v_polarity, v_rule, v_source, v_u):
+        _o1 = q_reading_factors_opt630(X, v_factor)
+        for v_st, in _o1 or (_c1893,):
+            _o2 = q_reading_factors_opt631(X, v_u)
+            for v_p0, in _o2 or (_c1893,):
+                _o3 = q_reading_factors_opt632(X, v_u)
+                for v_fly, v_p1 in _o3 or (_c1895,):
+                    _o4 = q_reading_factors_opt633(X, v_u)
+                    for v_readRule, v_rl in _o4 or (_c1895,):
+                        _o5 = q_reading_factors_opt634(X, v_factor)
+                        for v_s, in _o5 or (_c1893,):
+                            _o6 = q_reading_factors_opt635(X, v_factor)
+                            for v_other, v_otherPos in _o6 or (_c1895,):
+                                _o7 = q_reading_factors_opt636(X, v_source)
+                                for v_w, v_work in _o7 or (_c1895,):
+                                    _o8 = q_reading_factors_opt638(X, v_source)
+                                    for v_chapter, in _o8 or (_c1893,):
+                                        _o9 = q_reading_factors_opt639(X, v_source)
+                                        for v_quote, in _o9 or (_c1893,):
+                                            _o10 = q_reading_factors_opt640(X, v_source)
+                                            for v_seed, in _o10 or (_c1893,):
+                                                _o11 = q_reading_factors_opt641(X, v_source)
+                                                for v_note, in _o11 or (_c1893,):
+                                                    _o12 = q_reading_factors_opt642(X, v_factor)
+                                                    for v_o, v_outweighedBy, v_precedence, v_precedenceSource, v_precedenceZh in _o12 or (_c1935,):
                                                         v_kind = strafter(str_(v_k), _c1936)
                                                         v_stands = coalesce(v_st, _c1937)
                                                         v_position = coalesce(v_p0, v_p1)
                                                         v_hidden = (_TRUE if (v_p1 is not None) else _FALSE)
                                                         v_read = (_TRUE if (v_readRule is not None) else _FALSE)
-                                                        v_school = strafter(str_(v_s), _c1911)
+                                                        v_school = strafter(str_(v_s), _c1912)
                                                         _row(((v_cast, v_factor, v_stands, v_position, v_hidden, v_read, v_readRule, v_kind, v_kindZh, v_kindEn, v_kindKo, v_polarity, v_school, v_otherPos, v_rule, v_source, v_work, v_chapter, v_quote, v_seed, v_note, v_outweighedBy, v_precedence, v_precedenceZh, v_precedenceSource, ), (v_position, v_hidden, v_factor, v_outweighedBy, v_readRule, v_precedenceSource, )))
     for v_factor in PO.get((_c5, _c134), _E):
         if (v_factor, _c136, v_cast) in SPO:
@@ -49433,15 +49433,12 @@ def q_reading_factors(X, v_cast):
                         for v_polarity in SP.get((v_k, _c265), _E):
                             for v_source in SP.get((v_k, _c1891), _E):
                                 for v_kindEn in SP.get((v_k, _c1897), _E):
-                                    for v_kindKo in SP.get((v_k, _c1897), _E):
-                                        for v_kindZh in SP.get((v_k, _c1897), _E):
-                                            _o0 = q_reading_factors_opt630(X, v_factor)
-                                            for v_st, in _o0 or (_c1893,):
-                                                _o1 = q_reading_factors_opt631(X, v_u)
-                                                for v_p0, in _o1 or (_c1893,):
-                                                    _o2 = q_reading_factors_opt632(X, v_u)
-                                                    for v_fly, v_p1 in _o2 or (_c1895,):
-                                                        _k3(v_cast, v_factor, v_fly, v_k, v_kindEn, v_kindKo, v_kindZh, v_p0, v_p1, v_polarity, v_rule, v_source, v_st, v_u)
+                                    if _lang_in(v_kindEn, 'en'):
+                                        for v_kindKo in SP.get((v_k, _c1897), _E):
+                                            if _lang_in(v_kindKo, 'ko'):
+                                                for v_kindZh in SP.get((v_k, _c1897), _E):
+                                                    if _lang_in(v_kindZh, 'zh-hant'):
+                                                        _k0(v_cast, v_factor, v_k, v_kindEn, v_kindKo, v_kindZh, v_polarity, v_rule, v_source, v_u)
     return _rows(rows, (False, False, False, False, False, False), False)
 
 def q_reading_verdict(X, v_cast):
@@ -49458,16 +49455,16 @@ def q_reading_verdict(X, v_cast):
                 for v_rule in SP.get((v_verdict, _c9), _E):
                     for v_favourable in SP.get((v_t, _c467), _E):
                         for v_termEn in SP.get((v_t, _c1897), _E):
-                            for v_termKo in SP.get((v_t, _c1897), _E):
-                                for v_termZh in SP.get((v_t, _c1897), _E):
-                                    v_term = strafter(str_(v_t), _c1938)
-                                    _o0 = q_reading_verdict_opt643(X, v_rule)
-                                    for v_chapter, v_note, v3297728738, v_quote, v_seed, v_source, v_work in _o0 or (_c1939,):
-                                        _o1 = q_reading_verdict_opt649(X, v_verdict)
-                                        for v_factor, v_role in _o1 or (_c1895,):
+                            if _lang_in(v_termEn, 'en'):
+                                for v_termKo in SP.get((v_t, _c1897), _E):
+                                    if _lang_in(v_termKo, 'ko'):
+                                        for v_termZh in SP.get((v_t, _c1897), _E):
                                             if _lang_in(v_termZh, 'zh-hant'):
-                                                if _lang_in(v_termEn, 'en'):
-                                                    if _lang_in(v_termKo, 'ko'):
+                                                v_term = strafter(str_(v_t), _c1938)
+                                                _o0 = q_reading_verdict_opt643(X, v_rule)
+                                                for v_chapter, v_note, v3297728738, v_quote, v_seed, v_source, v_work in _o0 or (_c1939,):
+                                                    _o1 = q_reading_verdict_opt649(X, v_verdict)
+                                                    for v_factor, v_role in _o1 or (_c1895,):
                                                         _k2(v3297728738, v_cast, v_chapter, v_factor, v_favourable, v_note, v_quote, v_role, v_rule, v_seed, v_source, v_t, v_term, v_termEn, v_termKo, v_termZh, v_verdict, v_work)
     return _rows(rows, (False, False, False), False)
 
@@ -49485,16 +49482,17 @@ def q_reading_timing(X, v_cast):
     SPO = X.spo
     rows = []
     _row = rows.append
-    def _k4(v1569065304, v_b, v_branch, v_branchIndex, v_candidate, v_cast, v_fly, v_imm, v_p0, v_p1, v_priority, v_rule, v_source, v_u, v_work):
-        _o5 = q_reading_timing_opt654(X, v_source)
-        for v_chapter, in _o5 or (_c1893,):
-            _o6 = q_reading_timing_opt655(X, v_source)
-            for v_quote, in _o6 or (_c1893,):
-                _o7 = q_reading_timing_opt656(X, v_source)
-                for v_seed, in _o7 or (_c1893,):
-                    _o8 = q_reading_timing_opt657(X, v_source)
-                    for v_note, in _o8 or (_c1893,):
-                        if _lang_in(v_branch, 'zh-hant'):
+    def _k3(v_b, v_branch, v_branchIndex, v_candidate, v_cast, v_fly, v_imm, v_p0, v_p1, v_priority, v_rule, v_source, v_u):
+        _o4 = q_reading_timing_opt653(X, v_source)
+        for v1569065304, v_work in _o4 or (_c1895,):
+            _o5 = q_reading_timing_opt654(X, v_source)
+            for v_chapter, in _o5 or (_c1893,):
+                _o6 = q_reading_timing_opt655(X, v_source)
+                for v_quote, in _o6 or (_c1893,):
+                    _o7 = q_reading_timing_opt656(X, v_source)
+                    for v_seed, in _o7 or (_c1893,):
+                        _o8 = q_reading_timing_opt657(X, v_source)
+                        for v_note, in _o8 or (_c1893,):
                             if (v_source != _c1943):
                                 if (not q_reading_timing_ex658(X, v_rule, v_source)):
                                     v_immediate = coalesce(v_imm, _c1937)
@@ -49510,15 +49508,14 @@ def q_reading_timing(X, v_cast):
                             for v_source in SP.get((v_rule, _c1891), _E):
                                 for v_u in SP.get((v_candidate, _c386), _E):
                                     for v_branch in SP.get((v_b, _c1897), _E):
-                                        _o0 = q_reading_timing_opt650(X, v_rule)
-                                        for v_imm, in _o0 or (_c1893,):
-                                            _o1 = q_reading_timing_opt651(X, v_u)
-                                            for v_p0, in _o1 or (_c1893,):
-                                                _o2 = q_reading_timing_opt652(X, v_u)
-                                                for v_fly, v_p1 in _o2 or (_c1895,):
-                                                    _o3 = q_reading_timing_opt653(X, v_source)
-                                                    for v1569065304, v_work in _o3 or (_c1895,):
-                                                        _k4(v1569065304, v_b, v_branch, v_branchIndex, v_candidate, v_cast, v_fly, v_imm, v_p0, v_p1, v_priority, v_rule, v_source, v_u, v_work)
+                                        if _lang_in(v_branch, 'zh-hant'):
+                                            _o0 = q_reading_timing_opt650(X, v_rule)
+                                            for v_imm, in _o0 or (_c1893,):
+                                                _o1 = q_reading_timing_opt651(X, v_u)
+                                                for v_p0, in _o1 or (_c1893,):
+                                                    _o2 = q_reading_timing_opt652(X, v_u)
+                                                    for v_fly, v_p1 in _o2 or (_c1895,):
+                                                        _k3(v_b, v_branch, v_branchIndex, v_candidate, v_cast, v_fly, v_imm, v_p0, v_p1, v_priority, v_rule, v_source, v_u)
     return _rows(rows, (False, False, False, False), False)
 
 def q_judgment_editions(X, v_judged):

@@ -98,8 +98,15 @@ def dependencies(block: Block) -> None:
         elif u.kind == "opt":
             u.deps |= set(u.scope)
     for opt in opts:
+        # what the OPTIONAL's left side certainly binds (a triple pattern, a path or VALUES row always binds its
+        # variables): a FILTER over a pattern holding the OPTIONAL that reads none of the OPTIONAL's variables but
+        # these tests the same before it (FILTER(e, A ⟕ B) = FILTER(e, A) ⟕ B when every variable of e that B may
+        # bind is bound in A), so it is not made to wait: a label's language is tested before a dozen OPTIONALs
+        certain = set().union(*(units[i].binds for i in opt.scope if units[i].kind in ("tp", "path", "values")))
         for u in block.units:
             if u.id != opt.id and u.id not in opt.scope:
+                if u.kind == "filter" and opt.id in u.scope and (u.mentions & opt.binds) <= certain:
+                    continue
                 u.deps.add(opt.id)
 
 
