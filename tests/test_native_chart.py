@@ -221,3 +221,14 @@ def test_a_use_god_of_two_relatives_reads_alike(kg, native):
     ci = next(c for c in seeded_inputs(100, seed=3952) if c.iri.endswith("cb4d08344164c80c"))
     iri = _add(kg, [ci])[0]
     assert chart(kg, iri) == native_chart(native, ci)[0]
+
+
+def test_a_helper_keeps_answers_only_for_nodes_of_no_cast():
+    """The compiled queries' memos (compiler.RuleCompiler._memoized) keep what a helper answers for the layers' nodes
+    and literals, which no cast changes; never for a cast's node."""
+    from liuyao_kg.namespaces import CAST, LYR
+    from liuyao_kg.reasoner.native.runtime import _layers_only
+
+    assert _layers_only(LYR + "BranchZi", ("子", "http://www.w3.org/2001/XMLSchema#string"), None)
+    assert not _layers_only(LYR + "BranchZi", CAST + "0123456789abcdef/line/3")
+    assert any(name.startswith("_memo_q_") for name in vars(compiled))

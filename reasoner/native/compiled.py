@@ -2,7 +2,7 @@
 # One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '101b88b860530f1f5c604269434a0e582ba80bb2f2110904af387fb92c1c276a'
-COMPILER = '3e4dc57964e216a6f4648e703d0a41c5acac23ce82042a1917bc3ac4606e4247'
+COMPILER = '0247cddbf8cf6cdb08cee7ac7898a97f456565eb785f4c72e7f1023ed46b5603'
 QUERY_TEXTS = 'b25c097096b90caddabddf3e4913efd88a3a0d6cea4c017bc95ee5c6499e8cf1'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
@@ -54,6 +54,7 @@ from liuyao_kg.reasoner.native.runtime import (
     _star,
     _opt_step,
     _rows,
+    _layers_only,
 )
 
 _c0 = 'https://w3id.org/liuyao-kg/rule/ChangeAdvanceLater'
@@ -7081,6 +7082,18 @@ def q_cast_judgments_opt573(X, v_rule):
             rows.append((v_zh, ))
     return rows
 
+_memo_q_cast_judgments_opt573 = {}
+
+
+def q_cast_judgments_opt573_kept(X, v_rule):
+    _key = (v_rule, )
+    _hit = _memo_q_cast_judgments_opt573.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt573(X, v_rule)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt573[_key] = _hit
+    return _hit
+
 def q_cast_judgments_opt574(X, v_rule):
     SP = X.sp
     rows = []
@@ -7088,6 +7101,18 @@ def q_cast_judgments_opt574(X, v_rule):
         if _lang_in(v_en, 'en'):
             rows.append((v_en, ))
     return rows
+
+_memo_q_cast_judgments_opt574 = {}
+
+
+def q_cast_judgments_opt574_kept(X, v_rule):
+    _key = (v_rule, )
+    _hit = _memo_q_cast_judgments_opt574.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt574(X, v_rule)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt574[_key] = _hit
+    return _hit
 
 def q_cast_judgments_opt575(X, v_rule):
     SP = X.sp
@@ -7097,12 +7122,36 @@ def q_cast_judgments_opt575(X, v_rule):
             rows.append((v_ko, ))
     return rows
 
+_memo_q_cast_judgments_opt575 = {}
+
+
+def q_cast_judgments_opt575_kept(X, v_rule):
+    _key = (v_rule, )
+    _hit = _memo_q_cast_judgments_opt575.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt575(X, v_rule)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt575[_key] = _hit
+    return _hit
+
 def q_cast_judgments_opt576(X, v_rule):
     SP = X.sp
     rows = []
     for v_school in SP.get((v_rule, _c1894), _E):
         rows.append((v_school, ))
     return rows
+
+_memo_q_cast_judgments_opt576 = {}
+
+
+def q_cast_judgments_opt576_kept(X, v_rule):
+    _key = (v_rule, )
+    _hit = _memo_q_cast_judgments_opt576.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt576(X, v_rule)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt576[_key] = _hit
+    return _hit
 
 def q_cast_judgments_opt577(X, v_judgment):
     SP = X.sp
@@ -7111,6 +7160,18 @@ def q_cast_judgments_opt577(X, v_judgment):
         for v_position in SP.get((v_line, _c46), _E):
             rows.append((v_line, v_position, ))
     return rows
+
+_memo_q_cast_judgments_opt577 = {}
+
+
+def q_cast_judgments_opt577_kept(X, v_judgment):
+    _key = (v_judgment, )
+    _hit = _memo_q_cast_judgments_opt577.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt577(X, v_judgment)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt577[_key] = _hit
+    return _hit
 
 def q_cast_judgments_opt578(X, v_passage):
     SP = X.sp
@@ -7121,12 +7182,36 @@ def q_cast_judgments_opt578(X, v_passage):
                 rows.append((v259410882, v_work, ))
     return rows
 
+_memo_q_cast_judgments_opt578 = {}
+
+
+def q_cast_judgments_opt578_kept(X, v_passage):
+    _key = (v_passage, )
+    _hit = _memo_q_cast_judgments_opt578.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt578(X, v_passage)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt578[_key] = _hit
+    return _hit
+
 def q_cast_judgments_opt579(X, v_passage):
     SP = X.sp
     rows = []
     for v_chapter in SP.get((v_passage, _c1898), _E):
         rows.append((v_chapter, ))
     return rows
+
+_memo_q_cast_judgments_opt579 = {}
+
+
+def q_cast_judgments_opt579_kept(X, v_passage):
+    _key = (v_passage, )
+    _hit = _memo_q_cast_judgments_opt579.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt579(X, v_passage)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt579[_key] = _hit
+    return _hit
 
 def q_cast_judgments_opt580(X, v_passage):
     SP = X.sp
@@ -7135,6 +7220,18 @@ def q_cast_judgments_opt580(X, v_passage):
         rows.append((v_quote, ))
     return rows
 
+_memo_q_cast_judgments_opt580 = {}
+
+
+def q_cast_judgments_opt580_kept(X, v_passage):
+    _key = (v_passage, )
+    _hit = _memo_q_cast_judgments_opt580.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt580(X, v_passage)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt580[_key] = _hit
+    return _hit
+
 def q_cast_judgments_opt581(X, v_passage):
     SP = X.sp
     rows = []
@@ -7142,12 +7239,36 @@ def q_cast_judgments_opt581(X, v_passage):
         rows.append((v_korean, ))
     return rows
 
+_memo_q_cast_judgments_opt581 = {}
+
+
+def q_cast_judgments_opt581_kept(X, v_passage):
+    _key = (v_passage, )
+    _hit = _memo_q_cast_judgments_opt581.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt581(X, v_passage)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt581[_key] = _hit
+    return _hit
+
 def q_cast_judgments_opt582(X, v_passage):
     SP = X.sp
     rows = []
     for v_seed in SP.get((v_passage, _c1901), _E):
         rows.append((v_seed, ))
     return rows
+
+_memo_q_cast_judgments_opt582 = {}
+
+
+def q_cast_judgments_opt582_kept(X, v_passage):
+    _key = (v_passage, )
+    _hit = _memo_q_cast_judgments_opt582.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt582(X, v_passage)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt582[_key] = _hit
+    return _hit
 
 def q_cast_judgments_opt584(X, v_sel):
     SP = X.sp
@@ -7157,12 +7278,36 @@ def q_cast_judgments_opt584(X, v_sel):
             rows.append((v_end, ))
     return rows
 
+_memo_q_cast_judgments_opt584 = {}
+
+
+def q_cast_judgments_opt584_kept(X, v_sel):
+    _key = (v_sel, )
+    _hit = _memo_q_cast_judgments_opt584.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt584(X, v_sel)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt584[_key] = _hit
+    return _hit
+
 def q_cast_judgments_opt585(X, v_sel):
     SP = X.sp
     rows = []
     for v_start in SP.get((v_sel, _c1905), _E):
         rows.append((v_start, ))
     return rows
+
+_memo_q_cast_judgments_opt585 = {}
+
+
+def q_cast_judgments_opt585_kept(X, v_sel):
+    _key = (v_sel, )
+    _hit = _memo_q_cast_judgments_opt585.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt585(X, v_sel)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt585[_key] = _hit
+    return _hit
 
 def q_cast_judgments_opt586(X, v_sel):
     SP = X.sp
@@ -7172,19 +7317,43 @@ def q_cast_judgments_opt586(X, v_sel):
             rows.append((v_selType, ))
     return rows
 
+_memo_q_cast_judgments_opt586 = {}
+
+
+def q_cast_judgments_opt586_kept(X, v_sel):
+    _key = (v_sel, )
+    _hit = _memo_q_cast_judgments_opt586.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt586(X, v_sel)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt586[_key] = _hit
+    return _hit
+
 def q_cast_judgments_opt583(X, v_passage):
     SP = X.sp
     rows = []
     for v_sel in SP.get((v_passage, _c1902), _E):
-        _o0 = q_cast_judgments_opt584(X, v_sel)
+        _o0 = q_cast_judgments_opt584_kept(X, v_sel)
         for v_end, in _o0 or (_c1893,):
-            _o1 = q_cast_judgments_opt585(X, v_sel)
+            _o1 = q_cast_judgments_opt585_kept(X, v_sel)
             for v_start, in _o1 or (_c1893,):
-                _o2 = q_cast_judgments_opt586(X, v_sel)
+                _o2 = q_cast_judgments_opt586_kept(X, v_sel)
                 for v_selType, in _o2 or (_c1893,):
                     if (((v_end is not None) and (v_start is not None)) and (v_selType is not None)):
                         rows.append((v_end, v_sel, v_selType, v_start, ))
     return rows
+
+_memo_q_cast_judgments_opt583 = {}
+
+
+def q_cast_judgments_opt583_kept(X, v_passage):
+    _key = (v_passage, )
+    _hit = _memo_q_cast_judgments_opt583.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt583(X, v_passage)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt583[_key] = _hit
+    return _hit
 
 def q_cast_states_opt587(X, v_class):
     SPO = X.spo
@@ -7194,11 +7363,35 @@ def q_cast_states_opt587(X, v_class):
         rows.append((v_shensha, ))
     return rows
 
+_memo_q_cast_states_opt587 = {}
+
+
+def q_cast_states_opt587_kept(X, v_class):
+    _key = (v_class, )
+    _hit = _memo_q_cast_states_opt587.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_opt587(X, v_class)
+        if _layers_only(*_key):
+            _memo_q_cast_states_opt587[_key] = _hit
+    return _hit
+
 def q_cast_states_ex588(X, v_class):
     SP = X.sp
     if _c1911 in _star(SP, v_class, _c1909, True):
         return True
     return False
+
+_memo_q_cast_states_ex588 = {}
+
+
+def q_cast_states_ex588_kept(X, v_class):
+    _key = (v_class, )
+    _hit = _memo_q_cast_states_ex588.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_ex588(X, v_class)
+        if _layers_only(*_key):
+            _memo_q_cast_states_ex588[_key] = _hit
+    return _hit
 
 def q_cast_states_opt589(X, v_subject):
     SP = X.sp
@@ -7206,6 +7399,18 @@ def q_cast_states_opt589(X, v_subject):
     for v_subjectPos in SP.get((v_subject, _c46), _E):
         rows.append((v_subjectPos, ))
     return rows
+
+_memo_q_cast_states_opt589 = {}
+
+
+def q_cast_states_opt589_kept(X, v_subject):
+    _key = (v_subject, )
+    _hit = _memo_q_cast_states_opt589.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_opt589(X, v_subject)
+        if _layers_only(*_key):
+            _memo_q_cast_states_opt589[_key] = _hit
+    return _hit
 
 def q_cast_states_opt590(X, v_state):
     SP = X.sp
@@ -7215,6 +7420,18 @@ def q_cast_states_opt590(X, v_state):
         rows.append((v_s, v_school, ))
     return rows
 
+_memo_q_cast_states_opt590 = {}
+
+
+def q_cast_states_opt590_kept(X, v_state):
+    _key = (v_state, )
+    _hit = _memo_q_cast_states_opt590.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_opt590(X, v_state)
+        if _layers_only(*_key):
+            _memo_q_cast_states_opt590[_key] = _hit
+    return _hit
+
 def q_cast_states_opt591(X, v_state):
     SP = X.sp
     rows = []
@@ -7222,6 +7439,18 @@ def q_cast_states_opt591(X, v_state):
         for v_involvedPos in SP.get((v_inv, _c46), _E):
             rows.append((v_inv, v_involvedPos, ))
     return rows
+
+_memo_q_cast_states_opt591 = {}
+
+
+def q_cast_states_opt591_kept(X, v_state):
+    _key = (v_state, )
+    _hit = _memo_q_cast_states_opt591.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_opt591(X, v_state)
+        if _layers_only(*_key):
+            _memo_q_cast_states_opt591[_key] = _hit
+    return _hit
 
 def q_cast_states_opt592(X, v_state):
     SP = X.sp
@@ -7232,6 +7461,18 @@ def q_cast_states_opt592(X, v_state):
                 rows.append((v2020703060, v_relative, ))
     return rows
 
+_memo_q_cast_states_opt592 = {}
+
+
+def q_cast_states_opt592_kept(X, v_state):
+    _key = (v_state, )
+    _hit = _memo_q_cast_states_opt592.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_opt592(X, v_state)
+        if _layers_only(*_key):
+            _memo_q_cast_states_opt592[_key] = _hit
+    return _hit
+
 def q_cast_states_opt593(X, v_state):
     SP = X.sp
     rows = []
@@ -7240,6 +7481,18 @@ def q_cast_states_opt593(X, v_state):
             if _lang_in(v_variant, 'zh-hant'):
                 rows.append((v3782748910, v_variant, ))
     return rows
+
+_memo_q_cast_states_opt593 = {}
+
+
+def q_cast_states_opt593_kept(X, v_state):
+    _key = (v_state, )
+    _hit = _memo_q_cast_states_opt593.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_opt593(X, v_state)
+        if _layers_only(*_key):
+            _memo_q_cast_states_opt593[_key] = _hit
+    return _hit
 
 def q_cast_states_opt594(X, v_state):
     SP = X.sp
@@ -7250,6 +7503,18 @@ def q_cast_states_opt594(X, v_state):
                 rows.append((v2524912248, v_strength, ))
     return rows
 
+_memo_q_cast_states_opt594 = {}
+
+
+def q_cast_states_opt594_kept(X, v_state):
+    _key = (v_state, )
+    _hit = _memo_q_cast_states_opt594.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_opt594(X, v_state)
+        if _layers_only(*_key):
+            _memo_q_cast_states_opt594[_key] = _hit
+    return _hit
+
 def q_cast_states_opt595(X, v_state):
     SP = X.sp
     rows = []
@@ -7259,12 +7524,36 @@ def q_cast_states_opt595(X, v_state):
                 rows.append((v136024027, v_stage, ))
     return rows
 
+_memo_q_cast_states_opt595 = {}
+
+
+def q_cast_states_opt595_kept(X, v_state):
+    _key = (v_state, )
+    _hit = _memo_q_cast_states_opt595.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_opt595(X, v_state)
+        if _layers_only(*_key):
+            _memo_q_cast_states_opt595[_key] = _hit
+    return _hit
+
 def q_cast_states_opt597(X, v_source):
     SP = X.sp
     rows = []
     for v_seed in SP.get((v_source, _c1901), _E):
         rows.append((v_seed, ))
     return rows
+
+_memo_q_cast_states_opt597 = {}
+
+
+def q_cast_states_opt597_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_cast_states_opt597.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_opt597(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_cast_states_opt597[_key] = _hit
+    return _hit
 
 def q_cast_states_opt598(X, v_source):
     SP = X.sp
@@ -7273,6 +7562,18 @@ def q_cast_states_opt598(X, v_source):
         rows.append((v_quote, ))
     return rows
 
+_memo_q_cast_states_opt598 = {}
+
+
+def q_cast_states_opt598_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_cast_states_opt598.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_opt598(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_cast_states_opt598[_key] = _hit
+    return _hit
+
 def q_cast_states_opt599(X, v_source):
     SP = X.sp
     rows = []
@@ -7280,18 +7581,42 @@ def q_cast_states_opt599(X, v_source):
         rows.append((v_note, ))
     return rows
 
+_memo_q_cast_states_opt599 = {}
+
+
+def q_cast_states_opt599_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_cast_states_opt599.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_opt599(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_cast_states_opt599[_key] = _hit
+    return _hit
+
 def q_cast_states_opt596(X, v_rule):
     SP = X.sp
     rows = []
     for v_source in SP.get((v_rule, _c1891), _E):
-        _o0 = q_cast_states_opt597(X, v_source)
+        _o0 = q_cast_states_opt597_kept(X, v_source)
         for v_seed, in _o0 or (_c1893,):
-            _o1 = q_cast_states_opt598(X, v_source)
+            _o1 = q_cast_states_opt598_kept(X, v_source)
             for v_quote, in _o1 or (_c1893,):
-                _o2 = q_cast_states_opt599(X, v_source)
+                _o2 = q_cast_states_opt599_kept(X, v_source)
                 for v_note, in _o2 or (_c1893,):
                     rows.append((v_note, v_quote, v_seed, v_source, ))
     return rows
+
+_memo_q_cast_states_opt596 = {}
+
+
+def q_cast_states_opt596_kept(X, v_rule):
+    _key = (v_rule, )
+    _hit = _memo_q_cast_states_opt596.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_opt596(X, v_rule)
+        if _layers_only(*_key):
+            _memo_q_cast_states_opt596[_key] = _hit
+    return _hit
 
 def q_chart_lines_opt600(X, v_e):
     SP = X.sp
@@ -7302,6 +7627,18 @@ def q_chart_lines_opt600(X, v_e):
                 rows.append((v2132590413, v_stem, ))
     return rows
 
+_memo_q_chart_lines_opt600 = {}
+
+
+def q_chart_lines_opt600_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_lines_opt600.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_lines_opt600(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_lines_opt600[_key] = _hit
+    return _hit
+
 def q_chart_lines_opt601(X, v_e):
     SP = X.sp
     rows = []
@@ -7310,6 +7647,18 @@ def q_chart_lines_opt601(X, v_e):
             if _lang_in(v_branch, 'zh-hant'):
                 rows.append((v_branch, v3860197111, ))
     return rows
+
+_memo_q_chart_lines_opt601 = {}
+
+
+def q_chart_lines_opt601_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_lines_opt601.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_lines_opt601(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_lines_opt601[_key] = _hit
+    return _hit
 
 def q_chart_lines_opt602(X, v_e):
     SP = X.sp
@@ -7320,6 +7669,18 @@ def q_chart_lines_opt602(X, v_e):
                 rows.append((v_element, v2433932897, ))
     return rows
 
+_memo_q_chart_lines_opt602 = {}
+
+
+def q_chart_lines_opt602_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_lines_opt602.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_lines_opt602(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_lines_opt602[_key] = _hit
+    return _hit
+
 def q_chart_lines_opt603(X, v_e):
     SP = X.sp
     rows = []
@@ -7328,6 +7689,18 @@ def q_chart_lines_opt603(X, v_e):
             if _lang_in(v_nayin, 'zh-hant'):
                 rows.append((v_nayin, v28165104, ))
     return rows
+
+_memo_q_chart_lines_opt603 = {}
+
+
+def q_chart_lines_opt603_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_lines_opt603.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_lines_opt603(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_lines_opt603[_key] = _hit
+    return _hit
 
 def q_chart_lines_opt604(X, v_e):
     SP = X.sp
@@ -7338,6 +7711,18 @@ def q_chart_lines_opt604(X, v_e):
                 rows.append((v1990914918, v_relative, ))
     return rows
 
+_memo_q_chart_lines_opt604 = {}
+
+
+def q_chart_lines_opt604_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_lines_opt604.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_lines_opt604(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_lines_opt604[_key] = _hit
+    return _hit
+
 def q_chart_lines_opt605(X, v_e):
     SP = X.sp
     rows = []
@@ -7346,6 +7731,18 @@ def q_chart_lines_opt605(X, v_e):
             if _lang_in(v_spirit, 'zh-hant'):
                 rows.append((v2560965559, v_spirit, ))
     return rows
+
+_memo_q_chart_lines_opt605 = {}
+
+
+def q_chart_lines_opt605_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_lines_opt605.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_lines_opt605(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_lines_opt605[_key] = _hit
+    return _hit
 
 def q_chart_lines_opt606(X, v_e):
     SP = X.sp
@@ -7356,6 +7753,18 @@ def q_chart_lines_opt606(X, v_e):
                 rows.append((v4020374305, v_stageDay, ))
     return rows
 
+_memo_q_chart_lines_opt606 = {}
+
+
+def q_chart_lines_opt606_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_lines_opt606.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_lines_opt606(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_lines_opt606[_key] = _hit
+    return _hit
+
 def q_chart_lines_opt607(X, v_e):
     SP = X.sp
     rows = []
@@ -7364,6 +7773,18 @@ def q_chart_lines_opt607(X, v_e):
             if _lang_in(v_stageMonth, 'zh-hant'):
                 rows.append((v1990941339, v_stageMonth, ))
     return rows
+
+_memo_q_chart_lines_opt607 = {}
+
+
+def q_chart_lines_opt607_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_lines_opt607.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_lines_opt607(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_lines_opt607[_key] = _hit
+    return _hit
 
 def q_chart_lines_opt608(X, v_e):
     SP = X.sp
@@ -7374,11 +7795,35 @@ def q_chart_lines_opt608(X, v_e):
                 rows.append((v28076557, v_strength, ))
     return rows
 
+_memo_q_chart_lines_opt608 = {}
+
+
+def q_chart_lines_opt608_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_lines_opt608.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_lines_opt608(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_lines_opt608[_key] = _hit
+    return _hit
+
 def q_chart_lines_ex609(X, v_line):
     SPO = X.spo
     if (v_line, _c5, _c45) in SPO:
         return True
     return False
+
+_memo_q_chart_lines_ex609 = {}
+
+
+def q_chart_lines_ex609_kept(X, v_line):
+    _key = (v_line, )
+    _hit = _memo_q_chart_lines_ex609.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_lines_ex609(X, v_line)
+        if _layers_only(*_key):
+            _memo_q_chart_lines_ex609[_key] = _hit
+    return _hit
 
 def q_chart_use_god_opt610(X, v_choice):
     SP = X.sp
@@ -7387,6 +7832,18 @@ def q_chart_use_god_opt610(X, v_choice):
         v_school = strafter(str_(v_s), _c1912)
         rows.append((v_s, v_school, ))
     return rows
+
+_memo_q_chart_use_god_opt610 = {}
+
+
+def q_chart_use_god_opt610_kept(X, v_choice):
+    _key = (v_choice, )
+    _hit = _memo_q_chart_use_god_opt610.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_use_god_opt610(X, v_choice)
+        if _layers_only(*_key):
+            _memo_q_chart_use_god_opt610[_key] = _hit
+    return _hit
 
 def q_chart_use_god_opt611(X, v_choice):
     SP = X.sp
@@ -7397,12 +7854,36 @@ def q_chart_use_god_opt611(X, v_choice):
                 rows.append((v_helper, v2680749998, ))
     return rows
 
+_memo_q_chart_use_god_opt611 = {}
+
+
+def q_chart_use_god_opt611_kept(X, v_choice):
+    _key = (v_choice, )
+    _hit = _memo_q_chart_use_god_opt611.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_use_god_opt611(X, v_choice)
+        if _layers_only(*_key):
+            _memo_q_chart_use_god_opt611[_key] = _hit
+    return _hit
+
 def q_chart_use_god_opt612(X, v_source):
     SP = X.sp
     rows = []
     for v_seed in SP.get((v_source, _c1901), _E):
         rows.append((v_seed, ))
     return rows
+
+_memo_q_chart_use_god_opt612 = {}
+
+
+def q_chart_use_god_opt612_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_chart_use_god_opt612.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_use_god_opt612(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_chart_use_god_opt612[_key] = _hit
+    return _hit
 
 def q_chart_use_god_opt613(X, v_source):
     SP = X.sp
@@ -7411,12 +7892,36 @@ def q_chart_use_god_opt613(X, v_source):
         rows.append((v_quote, ))
     return rows
 
+_memo_q_chart_use_god_opt613 = {}
+
+
+def q_chart_use_god_opt613_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_chart_use_god_opt613.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_use_god_opt613(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_chart_use_god_opt613[_key] = _hit
+    return _hit
+
 def q_chart_use_god_opt614(X, v_source):
     SP = X.sp
     rows = []
     for v_note in SP.get((v_source, _c1913), _E):
         rows.append((v_note, ))
     return rows
+
+_memo_q_chart_use_god_opt614 = {}
+
+
+def q_chart_use_god_opt614_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_chart_use_god_opt614.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_use_god_opt614(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_chart_use_god_opt614[_key] = _hit
+    return _hit
 
 def q_chart_use_god_opt615(X, v_source):
     SP = X.sp
@@ -7425,6 +7930,18 @@ def q_chart_use_god_opt615(X, v_source):
         if _lang_in(v_gloss, 'en'):
             rows.append((v_gloss, ))
     return rows
+
+_memo_q_chart_use_god_opt615 = {}
+
+
+def q_chart_use_god_opt615_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_chart_use_god_opt615.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_use_god_opt615(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_chart_use_god_opt615[_key] = _hit
+    return _hit
 
 def q_chart_pillars_opt616(X, v_e):
     SP = X.sp
@@ -7435,6 +7952,18 @@ def q_chart_pillars_opt616(X, v_e):
                 rows.append((v1908842114, v_stem, ))
     return rows
 
+_memo_q_chart_pillars_opt616 = {}
+
+
+def q_chart_pillars_opt616_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_pillars_opt616.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_pillars_opt616(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_pillars_opt616[_key] = _hit
+    return _hit
+
 def q_chart_pillars_opt617(X, v_e):
     SP = X.sp
     rows = []
@@ -7444,6 +7973,18 @@ def q_chart_pillars_opt617(X, v_e):
                 rows.append((v_element, v113356308, ))
     return rows
 
+_memo_q_chart_pillars_opt617 = {}
+
+
+def q_chart_pillars_opt617_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_pillars_opt617.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_pillars_opt617(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_pillars_opt617[_key] = _hit
+    return _hit
+
 def q_chart_pillars_opt618(X, v_e):
     SP = X.sp
     rows = []
@@ -7452,6 +7993,18 @@ def q_chart_pillars_opt618(X, v_e):
             if _lang_in(v_relative, 'zh-hant'):
                 rows.append((v2524885893, v_relative, ))
     return rows
+
+_memo_q_chart_pillars_opt618 = {}
+
+
+def q_chart_pillars_opt618_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_pillars_opt618.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_pillars_opt618(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_pillars_opt618[_key] = _hit
+    return _hit
 
 def q_chart_pillars_opt619(X, v_e):
     SP = X.sp
@@ -7463,11 +8016,35 @@ def q_chart_pillars_opt619(X, v_e):
                     rows.append((v_vb, v_vi, v_void, ))
     return rows
 
+_memo_q_chart_pillars_opt619 = {}
+
+
+def q_chart_pillars_opt619_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_pillars_opt619.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_pillars_opt619(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_pillars_opt619[_key] = _hit
+    return _hit
+
 def q_chart_hexagrams_ex620(X, v_hex):
     SPO = X.spo
     if (v_hex, _c5, _c356) in SPO:
         return True
     return False
+
+_memo_q_chart_hexagrams_ex620 = {}
+
+
+def q_chart_hexagrams_ex620_kept(X, v_hex):
+    _key = (v_hex, )
+    _hit = _memo_q_chart_hexagrams_ex620.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_hexagrams_ex620(X, v_hex)
+        if _layers_only(*_key):
+            _memo_q_chart_hexagrams_ex620[_key] = _hit
+    return _hit
 
 def q_chart_hexagrams_ex621(X, v_hex):
     SPO = X.spo
@@ -7475,12 +8052,36 @@ def q_chart_hexagrams_ex621(X, v_hex):
         return True
     return False
 
+_memo_q_chart_hexagrams_ex621 = {}
+
+
+def q_chart_hexagrams_ex621_kept(X, v_hex):
+    _key = (v_hex, )
+    _hit = _memo_q_chart_hexagrams_ex621.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_hexagrams_ex621(X, v_hex)
+        if _layers_only(*_key):
+            _memo_q_chart_hexagrams_ex621[_key] = _hit
+    return _hit
+
 def q_chart_hexagrams_opt622(X, v_cast):
     SP = X.sp
     rows = []
     for v_sex in SP.get((v_cast, _c450), _E):
         rows.append((v_sex, ))
     return rows
+
+_memo_q_chart_hexagrams_opt622 = {}
+
+
+def q_chart_hexagrams_opt622_kept(X, v_cast):
+    _key = (v_cast, )
+    _hit = _memo_q_chart_hexagrams_opt622.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_hexagrams_opt622(X, v_cast)
+        if _layers_only(*_key):
+            _memo_q_chart_hexagrams_opt622[_key] = _hit
+    return _hit
 
 def q_chart_hexagrams_opt623(X, v_cast):
     SP = X.sp
@@ -7491,6 +8092,18 @@ def q_chart_hexagrams_opt623(X, v_cast):
                 rows.append((v_birth, v3012061300, ))
     return rows
 
+_memo_q_chart_hexagrams_opt623 = {}
+
+
+def q_chart_hexagrams_opt623_kept(X, v_cast):
+    _key = (v_cast, )
+    _hit = _memo_q_chart_hexagrams_opt623.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_hexagrams_opt623(X, v_cast)
+        if _layers_only(*_key):
+            _memo_q_chart_hexagrams_opt623[_key] = _hit
+    return _hit
+
 def q_chart_question_opt624(X, v_cast):
     SP = X.sp
     rows = []
@@ -7498,12 +8111,36 @@ def q_chart_question_opt624(X, v_cast):
         rows.append((v_topic, ))
     return rows
 
+_memo_q_chart_question_opt624 = {}
+
+
+def q_chart_question_opt624_kept(X, v_cast):
+    _key = (v_cast, )
+    _hit = _memo_q_chart_question_opt624.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_question_opt624(X, v_cast)
+        if _layers_only(*_key):
+            _memo_q_chart_question_opt624[_key] = _hit
+    return _hit
+
 def q_chart_question_opt625(X, v_cast):
     SP = X.sp
     rows = []
     for v_about in SP.get((v_cast, _c536), _E):
         rows.append((v_about, ))
     return rows
+
+_memo_q_chart_question_opt625 = {}
+
+
+def q_chart_question_opt625_kept(X, v_cast):
+    _key = (v_cast, )
+    _hit = _memo_q_chart_question_opt625.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_question_opt625(X, v_cast)
+        if _layers_only(*_key):
+            _memo_q_chart_question_opt625[_key] = _hit
+    return _hit
 
 def q_chart_question_opt626(X, v_cast):
     SP = X.sp
@@ -7513,6 +8150,18 @@ def q_chart_question_opt626(X, v_cast):
             rows.append((v_q, v_unit, ))
     return rows
 
+_memo_q_chart_question_opt626 = {}
+
+
+def q_chart_question_opt626_kept(X, v_cast):
+    _key = (v_cast, )
+    _hit = _memo_q_chart_question_opt626.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_question_opt626(X, v_cast)
+        if _layers_only(*_key):
+            _memo_q_chart_question_opt626[_key] = _hit
+    return _hit
+
 def q_chart_question_opt627(X, v_cast):
     SP = X.sp
     rows = []
@@ -7521,12 +8170,36 @@ def q_chart_question_opt627(X, v_cast):
         rows.append((v_s, v_school, ))
     return rows
 
+_memo_q_chart_question_opt627 = {}
+
+
+def q_chart_question_opt627_kept(X, v_cast):
+    _key = (v_cast, )
+    _hit = _memo_q_chart_question_opt627.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_question_opt627(X, v_cast)
+        if _layers_only(*_key):
+            _memo_q_chart_question_opt627[_key] = _hit
+    return _hit
+
 def q_chart_question_opt628(X, v_cast):
     SP = X.sp
     rows = []
     for v_chosen in SP.get((v_cast, _c95), _E):
         rows.append((v_chosen, ))
     return rows
+
+_memo_q_chart_question_opt628 = {}
+
+
+def q_chart_question_opt628_kept(X, v_cast):
+    _key = (v_cast, )
+    _hit = _memo_q_chart_question_opt628.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_question_opt628(X, v_cast)
+        if _layers_only(*_key):
+            _memo_q_chart_question_opt628[_key] = _hit
+    return _hit
 
 def q_chart_question_opt629(X):
     PO = X.po
@@ -7542,12 +8215,36 @@ def q_reading_factors_opt630(X, v_factor):
         rows.append((v_st, ))
     return rows
 
+_memo_q_reading_factors_opt630 = {}
+
+
+def q_reading_factors_opt630_kept(X, v_factor):
+    _key = (v_factor, )
+    _hit = _memo_q_reading_factors_opt630.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt630(X, v_factor)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt630[_key] = _hit
+    return _hit
+
 def q_reading_factors_opt631(X, v_u):
     SP = X.sp
     rows = []
     for v_p0 in SP.get((v_u, _c46), _E):
         rows.append((v_p0, ))
     return rows
+
+_memo_q_reading_factors_opt631 = {}
+
+
+def q_reading_factors_opt631_kept(X, v_u):
+    _key = (v_u, )
+    _hit = _memo_q_reading_factors_opt631.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt631(X, v_u)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt631[_key] = _hit
+    return _hit
 
 def q_reading_factors_opt632(X, v_u):
     SP = X.sp
@@ -7574,6 +8271,18 @@ def q_reading_factors_opt634(X, v_factor):
         rows.append((v_s, ))
     return rows
 
+_memo_q_reading_factors_opt634 = {}
+
+
+def q_reading_factors_opt634_kept(X, v_factor):
+    _key = (v_factor, )
+    _hit = _memo_q_reading_factors_opt634.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt634(X, v_factor)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt634[_key] = _hit
+    return _hit
+
 def q_reading_factors_opt635(X, v_factor):
     SP = X.sp
     rows = []
@@ -7581,6 +8290,18 @@ def q_reading_factors_opt635(X, v_factor):
         for v_otherPos in SP.get((v_other, _c46), _E):
             rows.append((v_other, v_otherPos, ))
     return rows
+
+_memo_q_reading_factors_opt635 = {}
+
+
+def q_reading_factors_opt635_kept(X, v_factor):
+    _key = (v_factor, )
+    _hit = _memo_q_reading_factors_opt635.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt635(X, v_factor)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt635[_key] = _hit
+    return _hit
 
 def q_reading_factors_opt637(X, v_w):
     SP = X.sp
@@ -7590,15 +8311,39 @@ def q_reading_factors_opt637(X, v_w):
             rows.append((v_work, ))
     return rows
 
+_memo_q_reading_factors_opt637 = {}
+
+
+def q_reading_factors_opt637_kept(X, v_w):
+    _key = (v_w, )
+    _hit = _memo_q_reading_factors_opt637.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt637(X, v_w)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt637[_key] = _hit
+    return _hit
+
 def q_reading_factors_opt636(X, v_source):
     SP = X.sp
     rows = []
     for v_w in SP.get((v_source, _c1896), _E):
-        _o0 = q_reading_factors_opt637(X, v_w)
+        _o0 = q_reading_factors_opt637_kept(X, v_w)
         for v_work, in _o0 or (_c1893,):
             if (v_work is not None):
                 rows.append((v_w, v_work, ))
     return rows
+
+_memo_q_reading_factors_opt636 = {}
+
+
+def q_reading_factors_opt636_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_factors_opt636.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt636(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt636[_key] = _hit
+    return _hit
 
 def q_reading_factors_opt638(X, v_source):
     SP = X.sp
@@ -7607,12 +8352,36 @@ def q_reading_factors_opt638(X, v_source):
         rows.append((v_chapter, ))
     return rows
 
+_memo_q_reading_factors_opt638 = {}
+
+
+def q_reading_factors_opt638_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_factors_opt638.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt638(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt638[_key] = _hit
+    return _hit
+
 def q_reading_factors_opt639(X, v_source):
     SP = X.sp
     rows = []
     for v_quote in SP.get((v_source, _c1899), _E):
         rows.append((v_quote, ))
     return rows
+
+_memo_q_reading_factors_opt639 = {}
+
+
+def q_reading_factors_opt639_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_factors_opt639.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt639(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt639[_key] = _hit
+    return _hit
 
 def q_reading_factors_opt640(X, v_source):
     SP = X.sp
@@ -7621,12 +8390,36 @@ def q_reading_factors_opt640(X, v_source):
         rows.append((v_seed, ))
     return rows
 
+_memo_q_reading_factors_opt640 = {}
+
+
+def q_reading_factors_opt640_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_factors_opt640.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt640(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt640[_key] = _hit
+    return _hit
+
 def q_reading_factors_opt641(X, v_source):
     SP = X.sp
     rows = []
     for v_note in SP.get((v_source, _c1913), _E):
         rows.append((v_note, ))
     return rows
+
+_memo_q_reading_factors_opt641 = {}
+
+
+def q_reading_factors_opt641_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_factors_opt641.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt641(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt641[_key] = _hit
+    return _hit
 
 def q_reading_factors_opt642(X, v_factor):
     SP = X.sp
@@ -7650,12 +8443,36 @@ def q_reading_verdict_opt644(X, v_source):
                 rows.append((v3297728738, v_work, ))
     return rows
 
+_memo_q_reading_verdict_opt644 = {}
+
+
+def q_reading_verdict_opt644_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_verdict_opt644.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_verdict_opt644(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_verdict_opt644[_key] = _hit
+    return _hit
+
 def q_reading_verdict_opt645(X, v_source):
     SP = X.sp
     rows = []
     for v_chapter in SP.get((v_source, _c1898), _E):
         rows.append((v_chapter, ))
     return rows
+
+_memo_q_reading_verdict_opt645 = {}
+
+
+def q_reading_verdict_opt645_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_verdict_opt645.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_verdict_opt645(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_verdict_opt645[_key] = _hit
+    return _hit
 
 def q_reading_verdict_opt646(X, v_source):
     SP = X.sp
@@ -7664,12 +8481,36 @@ def q_reading_verdict_opt646(X, v_source):
         rows.append((v_quote, ))
     return rows
 
+_memo_q_reading_verdict_opt646 = {}
+
+
+def q_reading_verdict_opt646_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_verdict_opt646.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_verdict_opt646(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_verdict_opt646[_key] = _hit
+    return _hit
+
 def q_reading_verdict_opt647(X, v_source):
     SP = X.sp
     rows = []
     for v_seed in SP.get((v_source, _c1901), _E):
         rows.append((v_seed, ))
     return rows
+
+_memo_q_reading_verdict_opt647 = {}
+
+
+def q_reading_verdict_opt647_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_verdict_opt647.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_verdict_opt647(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_verdict_opt647[_key] = _hit
+    return _hit
 
 def q_reading_verdict_opt648(X, v_source):
     SP = X.sp
@@ -7678,22 +8519,46 @@ def q_reading_verdict_opt648(X, v_source):
         rows.append((v_note, ))
     return rows
 
+_memo_q_reading_verdict_opt648 = {}
+
+
+def q_reading_verdict_opt648_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_verdict_opt648.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_verdict_opt648(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_verdict_opt648[_key] = _hit
+    return _hit
+
 def q_reading_verdict_opt643(X, v_rule):
     SP = X.sp
     rows = []
     for v_source in SP.get((v_rule, _c1891), _E):
-        _o0 = q_reading_verdict_opt644(X, v_source)
+        _o0 = q_reading_verdict_opt644_kept(X, v_source)
         for v3297728738, v_work in _o0 or (_c1895,):
-            _o1 = q_reading_verdict_opt645(X, v_source)
+            _o1 = q_reading_verdict_opt645_kept(X, v_source)
             for v_chapter, in _o1 or (_c1893,):
-                _o2 = q_reading_verdict_opt646(X, v_source)
+                _o2 = q_reading_verdict_opt646_kept(X, v_source)
                 for v_quote, in _o2 or (_c1893,):
-                    _o3 = q_reading_verdict_opt647(X, v_source)
+                    _o3 = q_reading_verdict_opt647_kept(X, v_source)
                     for v_seed, in _o3 or (_c1893,):
-                        _o4 = q_reading_verdict_opt648(X, v_source)
+                        _o4 = q_reading_verdict_opt648_kept(X, v_source)
                         for v_note, in _o4 or (_c1893,):
                             rows.append((v_chapter, v_note, v3297728738, v_quote, v_seed, v_source, v_work, ))
     return rows
+
+_memo_q_reading_verdict_opt643 = {}
+
+
+def q_reading_verdict_opt643_kept(X, v_rule):
+    _key = (v_rule, )
+    _hit = _memo_q_reading_verdict_opt643.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_verdict_opt643(X, v_rule)
+        if _layers_only(*_key):
+            _memo_q_reading_verdict_opt643[_key] = _hit
+    return _hit
 
 def q_reading_verdict_opt649(X, v_verdict):
     SP = X.sp
@@ -7706,6 +8571,18 @@ def q_reading_verdict_opt649(X, v_verdict):
         rows.append((v_factor, v_role, ))
     return rows
 
+_memo_q_reading_verdict_opt649 = {}
+
+
+def q_reading_verdict_opt649_kept(X, v_verdict):
+    _key = (v_verdict, )
+    _hit = _memo_q_reading_verdict_opt649.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_verdict_opt649(X, v_verdict)
+        if _layers_only(*_key):
+            _memo_q_reading_verdict_opt649[_key] = _hit
+    return _hit
+
 def q_reading_timing_opt650(X, v_rule):
     SP = X.sp
     rows = []
@@ -7713,12 +8590,36 @@ def q_reading_timing_opt650(X, v_rule):
         rows.append((v_imm, ))
     return rows
 
+_memo_q_reading_timing_opt650 = {}
+
+
+def q_reading_timing_opt650_kept(X, v_rule):
+    _key = (v_rule, )
+    _hit = _memo_q_reading_timing_opt650.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_timing_opt650(X, v_rule)
+        if _layers_only(*_key):
+            _memo_q_reading_timing_opt650[_key] = _hit
+    return _hit
+
 def q_reading_timing_opt651(X, v_u):
     SP = X.sp
     rows = []
     for v_p0 in SP.get((v_u, _c46), _E):
         rows.append((v_p0, ))
     return rows
+
+_memo_q_reading_timing_opt651 = {}
+
+
+def q_reading_timing_opt651_kept(X, v_u):
+    _key = (v_u, )
+    _hit = _memo_q_reading_timing_opt651.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_timing_opt651(X, v_u)
+        if _layers_only(*_key):
+            _memo_q_reading_timing_opt651[_key] = _hit
+    return _hit
 
 def q_reading_timing_opt652(X, v_u):
     SP = X.sp
@@ -7738,12 +8639,36 @@ def q_reading_timing_opt653(X, v_source):
                 rows.append((v1569065304, v_work, ))
     return rows
 
+_memo_q_reading_timing_opt653 = {}
+
+
+def q_reading_timing_opt653_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_timing_opt653.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_timing_opt653(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_timing_opt653[_key] = _hit
+    return _hit
+
 def q_reading_timing_opt654(X, v_source):
     SP = X.sp
     rows = []
     for v_chapter in SP.get((v_source, _c1898), _E):
         rows.append((v_chapter, ))
     return rows
+
+_memo_q_reading_timing_opt654 = {}
+
+
+def q_reading_timing_opt654_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_timing_opt654.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_timing_opt654(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_timing_opt654[_key] = _hit
+    return _hit
 
 def q_reading_timing_opt655(X, v_source):
     SP = X.sp
@@ -7752,6 +8677,18 @@ def q_reading_timing_opt655(X, v_source):
         rows.append((v_quote, ))
     return rows
 
+_memo_q_reading_timing_opt655 = {}
+
+
+def q_reading_timing_opt655_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_timing_opt655.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_timing_opt655(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_timing_opt655[_key] = _hit
+    return _hit
+
 def q_reading_timing_opt656(X, v_source):
     SP = X.sp
     rows = []
@@ -7759,12 +8696,36 @@ def q_reading_timing_opt656(X, v_source):
         rows.append((v_seed, ))
     return rows
 
+_memo_q_reading_timing_opt656 = {}
+
+
+def q_reading_timing_opt656_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_timing_opt656.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_timing_opt656(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_timing_opt656[_key] = _hit
+    return _hit
+
 def q_reading_timing_opt657(X, v_source):
     SP = X.sp
     rows = []
     for v_note in SP.get((v_source, _c1913), _E):
         rows.append((v_note, ))
     return rows
+
+_memo_q_reading_timing_opt657 = {}
+
+
+def q_reading_timing_opt657_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_timing_opt657.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_timing_opt657(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_timing_opt657[_key] = _hit
+    return _hit
 
 def q_reading_timing_ex658(X, v_rule, v_source):
     SP = X.sp
@@ -7775,6 +8736,18 @@ def q_reading_timing_ex658(X, v_rule, v_source):
                 break
     return False
 
+_memo_q_reading_timing_ex658 = {}
+
+
+def q_reading_timing_ex658_kept(X, v_rule, v_source):
+    _key = (v_rule, v_source, )
+    _hit = _memo_q_reading_timing_ex658.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_timing_ex658(X, v_rule, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_timing_ex658[_key] = _hit
+    return _hit
+
 def q_judgment_editions_opt659(X, v_anchor):
     SP = X.sp
     rows = []
@@ -7782,12 +8755,36 @@ def q_judgment_editions_opt659(X, v_anchor):
         rows.append((v_m, ))
     return rows
 
+_memo_q_judgment_editions_opt659 = {}
+
+
+def q_judgment_editions_opt659_kept(X, v_anchor):
+    _key = (v_anchor, )
+    _hit = _memo_q_judgment_editions_opt659.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_judgment_editions_opt659(X, v_anchor)
+        if _layers_only(*_key):
+            _memo_q_judgment_editions_opt659[_key] = _hit
+    return _hit
+
 def q_judgment_editions_opt660(X, v_anchor):
     SP = X.sp
     rows = []
     for v_s in SP.get((v_anchor, _c1950), _E):
         rows.append((v_s, ))
     return rows
+
+_memo_q_judgment_editions_opt660 = {}
+
+
+def q_judgment_editions_opt660_kept(X, v_anchor):
+    _key = (v_anchor, )
+    _hit = _memo_q_judgment_editions_opt660.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_judgment_editions_opt660(X, v_anchor)
+        if _layers_only(*_key):
+            _memo_q_judgment_editions_opt660[_key] = _hit
+    return _hit
 
 def r0000_ChangeAdvanceLater(X):
     SP = X.sp
@@ -48950,32 +49947,32 @@ def q_cast_judgments(X, v_cast):
     rows = []
     _row = rows.append
     def _k9(v259410882, v_cast, v_chapter, v_en, v_judgment, v_ko, v_korean, v_line, v_passage, v_polarity, v_position, v_quote, v_rule, v_school, v_work, v_zh):
-        _o10 = q_cast_judgments_opt582(X, v_passage)
+        _o10 = q_cast_judgments_opt582_kept(X, v_passage)
         for v_seed, in _o10 or (_c1893,):
-            _o11 = q_cast_judgments_opt583(X, v_passage)
+            _o11 = q_cast_judgments_opt583_kept(X, v_passage)
             for v_end, v_sel, v_selType, v_start in _o11 or (_c1907,):
                 _row(((v_cast, v_judgment, v_rule, v_zh, v_en, v_ko, v_polarity, v_school, v_position, v_passage, v_work, v_chapter, v_quote, v_korean, v_seed, v_start, v_end, ), (v_rule, v_position, v_judgment, v_passage, )))
     for v_judgment in PO.get((_c487, v_cast), _E):
         for v_rule in SP.get((v_judgment, _c9), _E):
             for v_polarity in SP.get((v_rule, _c1890), _E):
                 for v_passage in SP.get((v_rule, _c1891), _E):
-                    _o0 = q_cast_judgments_opt573(X, v_rule)
+                    _o0 = q_cast_judgments_opt573_kept(X, v_rule)
                     for v_zh, in _o0 or (_c1893,):
-                        _o1 = q_cast_judgments_opt574(X, v_rule)
+                        _o1 = q_cast_judgments_opt574_kept(X, v_rule)
                         for v_en, in _o1 or (_c1893,):
-                            _o2 = q_cast_judgments_opt575(X, v_rule)
+                            _o2 = q_cast_judgments_opt575_kept(X, v_rule)
                             for v_ko, in _o2 or (_c1893,):
-                                _o3 = q_cast_judgments_opt576(X, v_rule)
+                                _o3 = q_cast_judgments_opt576_kept(X, v_rule)
                                 for v_school, in _o3 or (_c1893,):
-                                    _o4 = q_cast_judgments_opt577(X, v_judgment)
+                                    _o4 = q_cast_judgments_opt577_kept(X, v_judgment)
                                     for v_line, v_position in _o4 or (_c1895,):
-                                        _o5 = q_cast_judgments_opt578(X, v_passage)
+                                        _o5 = q_cast_judgments_opt578_kept(X, v_passage)
                                         for v259410882, v_work in _o5 or (_c1895,):
-                                            _o6 = q_cast_judgments_opt579(X, v_passage)
+                                            _o6 = q_cast_judgments_opt579_kept(X, v_passage)
                                             for v_chapter, in _o6 or (_c1893,):
-                                                _o7 = q_cast_judgments_opt580(X, v_passage)
+                                                _o7 = q_cast_judgments_opt580_kept(X, v_passage)
                                                 for v_quote, in _o7 or (_c1893,):
-                                                    _o8 = q_cast_judgments_opt581(X, v_passage)
+                                                    _o8 = q_cast_judgments_opt581_kept(X, v_passage)
                                                     for v_korean, in _o8 or (_c1893,):
                                                         _k9(v259410882, v_cast, v_chapter, v_en, v_judgment, v_ko, v_korean, v_line, v_passage, v_polarity, v_position, v_quote, v_rule, v_school, v_work, v_zh)
     return _rows(rows, (False, False, False, False), False)
@@ -48987,11 +49984,11 @@ def q_cast_states(X, v_cast):
     rows = []
     _row = rows.append
     def _k6(v2020703060, v3782748910, v_cast, v_class, v_inv, v_involvedPos, v_relative, v_rule, v_s, v_school, v_shensha, v_state, v_subject, v_subjectPos, v_term, v_variant):
-        _o7 = q_cast_states_opt594(X, v_state)
+        _o7 = q_cast_states_opt594_kept(X, v_state)
         for v2524912248, v_strength in _o7 or (_c1895,):
-            _o8 = q_cast_states_opt595(X, v_state)
+            _o8 = q_cast_states_opt595_kept(X, v_state)
             for v136024027, v_stage in _o8 or (_c1895,):
-                _o9 = q_cast_states_opt596(X, v_rule)
+                _o9 = q_cast_states_opt596_kept(X, v_rule)
                 for v_note, v_quote, v_seed, v_source in _o9 or (_c1907,):
                     _row(((v_cast, v_state, v_class, v_term, v_shensha, v_subjectPos, v_school, v_variant, v_involvedPos, v_relative, v_stage, v_strength, v_rule, v_source, v_seed, v_quote, v_note, ), (v_subjectPos, v_term, v_involvedPos, v_school, v_rule, v_source, v_relative, )))
     for v_state, v_subject in PP.get(_c11, _E):
@@ -49000,18 +49997,18 @@ def q_cast_states(X, v_cast):
                 for v_class in SP.get((v_state, _c5), _E):
                     for v_term in SP.get((v_class, _c1897), _E):
                         if _lang_in(v_term, 'zh-hant'):
-                            _o0 = q_cast_states_opt587(X, v_class)
+                            _o0 = q_cast_states_opt587_kept(X, v_class)
                             for v_shensha, in _o0 or (_c1893,):
-                                if q_cast_states_ex588(X, v_class):
-                                    _o1 = q_cast_states_opt589(X, v_subject)
+                                if q_cast_states_ex588_kept(X, v_class):
+                                    _o1 = q_cast_states_opt589_kept(X, v_subject)
                                     for v_subjectPos, in _o1 or (_c1893,):
-                                        _o2 = q_cast_states_opt590(X, v_state)
+                                        _o2 = q_cast_states_opt590_kept(X, v_state)
                                         for v_s, v_school in _o2 or (_c1895,):
-                                            _o3 = q_cast_states_opt591(X, v_state)
+                                            _o3 = q_cast_states_opt591_kept(X, v_state)
                                             for v_inv, v_involvedPos in _o3 or (_c1895,):
-                                                _o4 = q_cast_states_opt592(X, v_state)
+                                                _o4 = q_cast_states_opt592_kept(X, v_state)
                                                 for v2020703060, v_relative in _o4 or (_c1895,):
-                                                    _o5 = q_cast_states_opt593(X, v_state)
+                                                    _o5 = q_cast_states_opt593_kept(X, v_state)
                                                     for v3782748910, v_variant in _o5 or (_c1895,):
                                                         _k6(v2020703060, v3782748910, v_cast, v_class, v_inv, v_involvedPos, v_relative, v_rule, v_s, v_school, v_shensha, v_state, v_subject, v_subjectPos, v_term, v_variant)
     return _rows(rows, (False, False, False, False, False, False, False), False)
@@ -49024,57 +50021,57 @@ def q_chart_lines(X, v_cast):
     _row = rows.append
     def _k5(v1990914918, v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_stem, v_value):
         if (v_relative is not None):
-            _o6 = q_chart_lines_opt605(X, v_e)
+            _o6 = q_chart_lines_opt605_kept(X, v_e)
             for v2560965559, v_spirit in _o6 or (_c1895,):
-                _o7 = q_chart_lines_opt606(X, v_e)
+                _o7 = q_chart_lines_opt606_kept(X, v_e)
                 for v4020374305, v_stageDay in _o7 or (_c1895,):
-                    _o8 = q_chart_lines_opt607(X, v_e)
+                    _o8 = q_chart_lines_opt607_kept(X, v_e)
                     for v1990941339, v_stageMonth in _o8 or (_c1895,):
-                        _o9 = q_chart_lines_opt608(X, v_e)
+                        _o9 = q_chart_lines_opt608_kept(X, v_e)
                         for v28076557, v_strength in _o9 or (_c1895,):
-                            v_moving = (_TRUE if q_chart_lines_ex609(X, v_line) else _FALSE)
+                            v_moving = (_TRUE if q_chart_lines_ex609_kept(X, v_line) else _FALSE)
                             _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
     def _k14(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value):
-        _o15 = q_chart_lines_opt604(X, v_e)
+        _o15 = q_chart_lines_opt604_kept(X, v_e)
         for v1990914918, v_relative in _o15 or (_c1895,):
             if (v_relative is not None):
-                _o16 = q_chart_lines_opt605(X, v_e)
+                _o16 = q_chart_lines_opt605_kept(X, v_e)
                 for v2560965559, v_spirit in _o16 or (_c1895,):
-                    _o17 = q_chart_lines_opt606(X, v_e)
+                    _o17 = q_chart_lines_opt606_kept(X, v_e)
                     for v4020374305, v_stageDay in _o17 or (_c1895,):
-                        _o18 = q_chart_lines_opt607(X, v_e)
+                        _o18 = q_chart_lines_opt607_kept(X, v_e)
                         for v1990941339, v_stageMonth in _o18 or (_c1895,):
-                            _o19 = q_chart_lines_opt608(X, v_e)
+                            _o19 = q_chart_lines_opt608_kept(X, v_e)
                             for v28076557, v_strength in _o19 or (_c1895,):
-                                v_moving = (_TRUE if q_chart_lines_ex609(X, v_line) else _FALSE)
+                                v_moving = (_TRUE if q_chart_lines_ex609_kept(X, v_line) else _FALSE)
                                 _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
     def _k24(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value):
-        _o25 = q_chart_lines_opt604(X, v_e)
+        _o25 = q_chart_lines_opt604_kept(X, v_e)
         for v1990914918, v_relative in _o25 or (_c1895,):
             if (v_relative is not None):
-                _o26 = q_chart_lines_opt605(X, v_e)
+                _o26 = q_chart_lines_opt605_kept(X, v_e)
                 for v2560965559, v_spirit in _o26 or (_c1895,):
-                    _o27 = q_chart_lines_opt606(X, v_e)
+                    _o27 = q_chart_lines_opt606_kept(X, v_e)
                     for v4020374305, v_stageDay in _o27 or (_c1895,):
-                        _o28 = q_chart_lines_opt607(X, v_e)
+                        _o28 = q_chart_lines_opt607_kept(X, v_e)
                         for v1990941339, v_stageMonth in _o28 or (_c1895,):
-                            _o29 = q_chart_lines_opt608(X, v_e)
+                            _o29 = q_chart_lines_opt608_kept(X, v_e)
                             for v28076557, v_strength in _o29 or (_c1895,):
-                                v_moving = (_TRUE if q_chart_lines_ex609(X, v_line) else _FALSE)
+                                v_moving = (_TRUE if q_chart_lines_ex609_kept(X, v_line) else _FALSE)
                                 _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
     def _k34(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value):
-        _o35 = q_chart_lines_opt604(X, v_e)
+        _o35 = q_chart_lines_opt604_kept(X, v_e)
         for v1990914918, v_relative in _o35 or (_c1895,):
             if (v_relative is not None):
-                _o36 = q_chart_lines_opt605(X, v_e)
+                _o36 = q_chart_lines_opt605_kept(X, v_e)
                 for v2560965559, v_spirit in _o36 or (_c1895,):
-                    _o37 = q_chart_lines_opt606(X, v_e)
+                    _o37 = q_chart_lines_opt606_kept(X, v_e)
                     for v4020374305, v_stageDay in _o37 or (_c1895,):
-                        _o38 = q_chart_lines_opt607(X, v_e)
+                        _o38 = q_chart_lines_opt607_kept(X, v_e)
                         for v1990941339, v_stageMonth in _o38 or (_c1895,):
-                            _o39 = q_chart_lines_opt608(X, v_e)
+                            _o39 = q_chart_lines_opt608_kept(X, v_e)
                             for v28076557, v_strength in _o39 or (_c1895,):
-                                v_moving = (_TRUE if q_chart_lines_ex609(X, v_line) else _FALSE)
+                                v_moving = (_TRUE if q_chart_lines_ex609_kept(X, v_line) else _FALSE)
                                 _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
     for v_line, v_value in PP.get(_c260, _E):
         if (v_cast, _c3, v_line) in SPO:
@@ -49082,66 +50079,66 @@ def q_chart_lines(X, v_cast):
                 v_kind = _c1914
                 if (v_cast, _c3, v_line) in SPO:
                     v_e = v_line
-                    _o0 = q_chart_lines_opt600(X, v_e)
+                    _o0 = q_chart_lines_opt600_kept(X, v_e)
                     for v2132590413, v_stem in _o0 or (_c1895,):
                         if (v_stem is not None):
-                            _o1 = q_chart_lines_opt601(X, v_e)
+                            _o1 = q_chart_lines_opt601_kept(X, v_e)
                             for v_branch, v3860197111 in _o1 or (_c1895,):
                                 if (v_branch is not None):
-                                    _o2 = q_chart_lines_opt602(X, v_e)
+                                    _o2 = q_chart_lines_opt602_kept(X, v_e)
                                     for v_element, v2433932897 in _o2 or (_c1895,):
                                         if (v_element is not None):
-                                            _o3 = q_chart_lines_opt603(X, v_e)
+                                            _o3 = q_chart_lines_opt603_kept(X, v_e)
                                             for v_nayin, v28165104 in _o3 or (_c1895,):
                                                 if (v_nayin is not None):
-                                                    _o4 = q_chart_lines_opt604(X, v_e)
+                                                    _o4 = q_chart_lines_opt604_kept(X, v_e)
                                                     for v1990914918, v_relative in _o4 or (_c1895,):
                                                         _k5(v1990914918, v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_stem, v_value)
                 v_kind = _c1915
                 if (v_cast, _c3, v_line) in SPO:
                     for v_e in SP.get((v_line, _c1), _E):
-                        _o10 = q_chart_lines_opt600(X, v_e)
+                        _o10 = q_chart_lines_opt600_kept(X, v_e)
                         for v2132590413, v_stem in _o10 or (_c1895,):
                             if (v_stem is not None):
-                                _o11 = q_chart_lines_opt601(X, v_e)
+                                _o11 = q_chart_lines_opt601_kept(X, v_e)
                                 for v_branch, v3860197111 in _o11 or (_c1895,):
                                     if (v_branch is not None):
-                                        _o12 = q_chart_lines_opt602(X, v_e)
+                                        _o12 = q_chart_lines_opt602_kept(X, v_e)
                                         for v_element, v2433932897 in _o12 or (_c1895,):
                                             if (v_element is not None):
-                                                _o13 = q_chart_lines_opt603(X, v_e)
+                                                _o13 = q_chart_lines_opt603_kept(X, v_e)
                                                 for v_nayin, v28165104 in _o13 or (_c1895,):
                                                     if (v_nayin is not None):
                                                         _k14(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value)
                 v_kind = _c1916
                 if (v_cast, _c3, v_line) in SPO:
                     for v_e in SP.get((v_line, _c204), _E):
-                        _o20 = q_chart_lines_opt600(X, v_e)
+                        _o20 = q_chart_lines_opt600_kept(X, v_e)
                         for v2132590413, v_stem in _o20 or (_c1895,):
                             if (v_stem is not None):
-                                _o21 = q_chart_lines_opt601(X, v_e)
+                                _o21 = q_chart_lines_opt601_kept(X, v_e)
                                 for v_branch, v3860197111 in _o21 or (_c1895,):
                                     if (v_branch is not None):
-                                        _o22 = q_chart_lines_opt602(X, v_e)
+                                        _o22 = q_chart_lines_opt602_kept(X, v_e)
                                         for v_element, v2433932897 in _o22 or (_c1895,):
                                             if (v_element is not None):
-                                                _o23 = q_chart_lines_opt603(X, v_e)
+                                                _o23 = q_chart_lines_opt603_kept(X, v_e)
                                                 for v_nayin, v28165104 in _o23 or (_c1895,):
                                                     if (v_nayin is not None):
                                                         _k24(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value)
                 v_kind = _c1917
                 if (v_cast, _c3, v_line) in SPO:
                     for v_e in SP.get((v_line, _c250), _E):
-                        _o30 = q_chart_lines_opt600(X, v_e)
+                        _o30 = q_chart_lines_opt600_kept(X, v_e)
                         for v2132590413, v_stem in _o30 or (_c1895,):
                             if (v_stem is not None):
-                                _o31 = q_chart_lines_opt601(X, v_e)
+                                _o31 = q_chart_lines_opt601_kept(X, v_e)
                                 for v_branch, v3860197111 in _o31 or (_c1895,):
                                     if (v_branch is not None):
-                                        _o32 = q_chart_lines_opt602(X, v_e)
+                                        _o32 = q_chart_lines_opt602_kept(X, v_e)
                                         for v_element, v2433932897 in _o32 or (_c1895,):
                                             if (v_element is not None):
-                                                _o33 = q_chart_lines_opt603(X, v_e)
+                                                _o33 = q_chart_lines_opt603_kept(X, v_e)
                                                 for v_nayin, v28165104 in _o33 or (_c1895,):
                                                     if (v_nayin is not None):
                                                         _k34(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value)
@@ -49156,18 +50153,18 @@ def q_chart_use_god(X, v_cast):
         for v_choice in SP.get((v_cast, _c430), _E):
             for v_label in SP.get((v_choice, _c1897), _E):
                 if _lang_in(v_label, 'zh-hant'):
-                    _o0 = q_chart_use_god_opt610(X, v_choice)
+                    _o0 = q_chart_use_god_opt610_kept(X, v_choice)
                     for v_s, v_school in _o0 or (_c1895,):
-                        _o1 = q_chart_use_god_opt611(X, v_choice)
+                        _o1 = q_chart_use_god_opt611_kept(X, v_choice)
                         for v_helper, v2680749998 in _o1 or (_c1895,):
                             for v_source in SP.get((v_choice, _c1891), _E):
-                                _o2 = q_chart_use_god_opt612(X, v_source)
+                                _o2 = q_chart_use_god_opt612_kept(X, v_source)
                                 for v_seed, in _o2 or (_c1893,):
-                                    _o3 = q_chart_use_god_opt613(X, v_source)
+                                    _o3 = q_chart_use_god_opt613_kept(X, v_source)
                                     for v_quote, in _o3 or (_c1893,):
-                                        _o4 = q_chart_use_god_opt614(X, v_source)
+                                        _o4 = q_chart_use_god_opt614_kept(X, v_source)
                                         for v_note, in _o4 or (_c1893,):
-                                            _o5 = q_chart_use_god_opt615(X, v_source)
+                                            _o5 = q_chart_use_god_opt615_kept(X, v_source)
                                             for v_gloss, in _o5 or (_c1893,):
                                                 _row(((v_cast, v_choice, v_label, v_school, v_helper, None, v_source, v_seed, v_quote, v_note, v_gloss, ), (v_choice, )))
         for v_userChoice in SP.get((v_cast, _c439), _E):
@@ -49311,13 +50308,13 @@ def q_chart_pillars(X, v_cast):
             for v3905933112 in SP.get((v_e, _c2), _E):
                 for v_branch in SP.get((v3905933112, _c1897), _E):
                     if _lang_in(v_branch, 'zh-hant'):
-                        _o0 = q_chart_pillars_opt616(X, v_e)
+                        _o0 = q_chart_pillars_opt616_kept(X, v_e)
                         for v1908842114, v_stem in _o0 or (_c1895,):
-                            _o1 = q_chart_pillars_opt617(X, v_e)
+                            _o1 = q_chart_pillars_opt617_kept(X, v_e)
                             for v_element, v113356308 in _o1 or (_c1895,):
-                                _o2 = q_chart_pillars_opt618(X, v_e)
+                                _o2 = q_chart_pillars_opt618_kept(X, v_e)
                                 for v2524885893, v_relative in _o2 or (_c1895,):
-                                    _o3 = q_chart_pillars_opt619(X, v_e)
+                                    _o3 = q_chart_pillars_opt619_kept(X, v_e)
                                     for v_vb, v_vi, v_void in _o3 or (_c1932,):
                                         _row(((v_cast, v_which, v_stem, v_branch, v_element, v_relative, v_void, ), (v_which, v_vi, )))
     return _rows(rows, (False, False), False)
@@ -49329,9 +50326,9 @@ def q_chart_hexagrams(X, v_cast):
     def _k0(v3782837011, v_cast, v_g, v_hex, v_link, v_name, v_p, v_palace, v_palaceElement, v_shi, v_sixClash, v_sixCombine, v_which, v_ying):
         for v_generation in SP.get((v_g, _c1897), _E):
             if _lang_in(v_generation, 'zh-hant'):
-                _o1 = q_chart_hexagrams_opt622(X, v_cast)
+                _o1 = q_chart_hexagrams_opt622_kept(X, v_cast)
                 for v_sex, in _o1 or (_c1893,):
-                    _o2 = q_chart_hexagrams_opt623(X, v_cast)
+                    _o2 = q_chart_hexagrams_opt623_kept(X, v_cast)
                     for v_birth, v3012061300 in _o2 or (_c1895,):
                         _row((v_cast, v_which, v_name, v_palace, v_palaceElement, v_generation, v_shi, v_ying, v_sixClash, v_sixCombine, v_sex, v_birth, ))
     for v_link, v_which, in _c1933:
@@ -49343,8 +50340,8 @@ def q_chart_hexagrams(X, v_cast):
                             for v3782837011 in SP.get((v_p, _c30), _E):
                                 for v_name in SP.get((v_hex, _c1897), _E):
                                     if _lang_in(v_name, 'zh-hant'):
-                                        v_sixClash = (_TRUE if q_chart_hexagrams_ex620(X, v_hex) else _FALSE)
-                                        v_sixCombine = (_TRUE if q_chart_hexagrams_ex621(X, v_hex) else _FALSE)
+                                        v_sixClash = (_TRUE if q_chart_hexagrams_ex620_kept(X, v_hex) else _FALSE)
+                                        v_sixCombine = (_TRUE if q_chart_hexagrams_ex621_kept(X, v_hex) else _FALSE)
                                         for v_palaceElement in SP.get((v3782837011, _c1897), _E):
                                             if _lang_in(v_palaceElement, 'zh-hant'):
                                                 for v_palace in SP.get((v_p, _c1897), _E):
@@ -49357,15 +50354,15 @@ def q_chart_question(X, v_cast):
     rows = []
     _row = rows.append
     if (v_cast, _c5, _c126) in SPO:
-        _o0 = q_chart_question_opt624(X, v_cast)
+        _o0 = q_chart_question_opt624_kept(X, v_cast)
         for v_topic, in _o0 or (_c1893,):
-            _o1 = q_chart_question_opt625(X, v_cast)
+            _o1 = q_chart_question_opt625_kept(X, v_cast)
             for v_about, in _o1 or (_c1893,):
-                _o2 = q_chart_question_opt626(X, v_cast)
+                _o2 = q_chart_question_opt626_kept(X, v_cast)
                 for v_q, v_unit in _o2 or (_c1895,):
-                    _o3 = q_chart_question_opt627(X, v_cast)
+                    _o3 = q_chart_question_opt627_kept(X, v_cast)
                     for v_s, v_school in _o3 or (_c1895,):
-                        _o4 = q_chart_question_opt628(X, v_cast)
+                        _o4 = q_chart_question_opt628_kept(X, v_cast)
                         for v_chosen, in _o4 or (_c1893,):
                             _o5 = q_chart_question_opt629(X)
                             for v_default, in _o5 or (_c1893,):
@@ -49394,27 +50391,27 @@ def q_reading_factors(X, v_cast):
     rows = []
     _row = rows.append
     def _k0(v_cast, v_factor, v_k, v_kindEn, v_kindKo, v_kindZh, v_polarity, v_rule, v_source, v_u):
-        _o1 = q_reading_factors_opt630(X, v_factor)
+        _o1 = q_reading_factors_opt630_kept(X, v_factor)
         for v_st, in _o1 or (_c1893,):
-            _o2 = q_reading_factors_opt631(X, v_u)
+            _o2 = q_reading_factors_opt631_kept(X, v_u)
             for v_p0, in _o2 or (_c1893,):
                 _o3 = q_reading_factors_opt632(X, v_u)
                 for v_fly, v_p1 in _o3 or (_c1895,):
                     _o4 = q_reading_factors_opt633(X, v_u)
                     for v_readRule, v_rl in _o4 or (_c1895,):
-                        _o5 = q_reading_factors_opt634(X, v_factor)
+                        _o5 = q_reading_factors_opt634_kept(X, v_factor)
                         for v_s, in _o5 or (_c1893,):
-                            _o6 = q_reading_factors_opt635(X, v_factor)
+                            _o6 = q_reading_factors_opt635_kept(X, v_factor)
                             for v_other, v_otherPos in _o6 or (_c1895,):
-                                _o7 = q_reading_factors_opt636(X, v_source)
+                                _o7 = q_reading_factors_opt636_kept(X, v_source)
                                 for v_w, v_work in _o7 or (_c1895,):
-                                    _o8 = q_reading_factors_opt638(X, v_source)
+                                    _o8 = q_reading_factors_opt638_kept(X, v_source)
                                     for v_chapter, in _o8 or (_c1893,):
-                                        _o9 = q_reading_factors_opt639(X, v_source)
+                                        _o9 = q_reading_factors_opt639_kept(X, v_source)
                                         for v_quote, in _o9 or (_c1893,):
-                                            _o10 = q_reading_factors_opt640(X, v_source)
+                                            _o10 = q_reading_factors_opt640_kept(X, v_source)
                                             for v_seed, in _o10 or (_c1893,):
-                                                _o11 = q_reading_factors_opt641(X, v_source)
+                                                _o11 = q_reading_factors_opt641_kept(X, v_source)
                                                 for v_note, in _o11 or (_c1893,):
                                                     _o12 = q_reading_factors_opt642(X, v_factor)
                                                     for v_o, v_outweighedBy, v_precedence, v_precedenceSource, v_precedenceZh in _o12 or (_c1935,):
@@ -49461,9 +50458,9 @@ def q_reading_verdict(X, v_cast):
                                         for v_termZh in SP.get((v_t, _c1897), _E):
                                             if _lang_in(v_termZh, 'zh-hant'):
                                                 v_term = strafter(str_(v_t), _c1938)
-                                                _o0 = q_reading_verdict_opt643(X, v_rule)
+                                                _o0 = q_reading_verdict_opt643_kept(X, v_rule)
                                                 for v_chapter, v_note, v3297728738, v_quote, v_seed, v_source, v_work in _o0 or (_c1939,):
-                                                    _o1 = q_reading_verdict_opt649(X, v_verdict)
+                                                    _o1 = q_reading_verdict_opt649_kept(X, v_verdict)
                                                     for v_factor, v_role in _o1 or (_c1895,):
                                                         _k2(v3297728738, v_cast, v_chapter, v_factor, v_favourable, v_note, v_quote, v_role, v_rule, v_seed, v_source, v_t, v_term, v_termEn, v_termKo, v_termZh, v_verdict, v_work)
     return _rows(rows, (False, False, False), False)
@@ -49483,18 +50480,18 @@ def q_reading_timing(X, v_cast):
     rows = []
     _row = rows.append
     def _k3(v_b, v_branch, v_branchIndex, v_candidate, v_cast, v_fly, v_imm, v_p0, v_p1, v_priority, v_rule, v_source, v_u):
-        _o4 = q_reading_timing_opt653(X, v_source)
+        _o4 = q_reading_timing_opt653_kept(X, v_source)
         for v1569065304, v_work in _o4 or (_c1895,):
-            _o5 = q_reading_timing_opt654(X, v_source)
+            _o5 = q_reading_timing_opt654_kept(X, v_source)
             for v_chapter, in _o5 or (_c1893,):
-                _o6 = q_reading_timing_opt655(X, v_source)
+                _o6 = q_reading_timing_opt655_kept(X, v_source)
                 for v_quote, in _o6 or (_c1893,):
-                    _o7 = q_reading_timing_opt656(X, v_source)
+                    _o7 = q_reading_timing_opt656_kept(X, v_source)
                     for v_seed, in _o7 or (_c1893,):
-                        _o8 = q_reading_timing_opt657(X, v_source)
+                        _o8 = q_reading_timing_opt657_kept(X, v_source)
                         for v_note, in _o8 or (_c1893,):
                             if (v_source != _c1943):
-                                if (not q_reading_timing_ex658(X, v_rule, v_source)):
+                                if (not q_reading_timing_ex658_kept(X, v_rule, v_source)):
                                     v_immediate = coalesce(v_imm, _c1937)
                                     v_position = coalesce(v_p0, v_p1)
                                     v_hidden = (_TRUE if (v_p1 is not None) else _FALSE)
@@ -49509,9 +50506,9 @@ def q_reading_timing(X, v_cast):
                                 for v_u in SP.get((v_candidate, _c386), _E):
                                     for v_branch in SP.get((v_b, _c1897), _E):
                                         if _lang_in(v_branch, 'zh-hant'):
-                                            _o0 = q_reading_timing_opt650(X, v_rule)
+                                            _o0 = q_reading_timing_opt650_kept(X, v_rule)
                                             for v_imm, in _o0 or (_c1893,):
-                                                _o1 = q_reading_timing_opt651(X, v_u)
+                                                _o1 = q_reading_timing_opt651_kept(X, v_u)
                                                 for v_p0, in _o1 or (_c1893,):
                                                     _o2 = q_reading_timing_opt652(X, v_u)
                                                     for v_fly, v_p1 in _o2 or (_c1895,):
@@ -49526,9 +50523,9 @@ def q_judgment_editions(X, v_judged):
     rows = []
     _row = rows.append
     def _k0(v_anchor, v_edition, v_end, v_exact, v_file, v_judged, v_judgment, v_p, v_passage, v_q, v_rule, v_start):
-        _o1 = q_judgment_editions_opt659(X, v_anchor)
+        _o1 = q_judgment_editions_opt659_kept(X, v_anchor)
         for v_m, in _o1 or (_c1893,):
-            _o2 = q_judgment_editions_opt660(X, v_anchor)
+            _o2 = q_judgment_editions_opt660_kept(X, v_anchor)
             for v_s, in _o2 or (_c1893,):
                 v_method = coalesce(v_m, _c1951)
                 v_score = coalesce(v_s, _c1952)
@@ -49548,9 +50545,9 @@ def q_judgment_editions(X, v_judged):
                                                     if not_(_lang_in(v_exact, 'ko')):
                                                         _k0(v_anchor, v_edition, v_end, v_exact, v_file, v_judged, v_judgment, v_p, v_passage, v_q, v_rule, v_start)
                             for v_reason in SP.get((v_anchor, _c1953), _E):
-                                _o3 = q_judgment_editions_opt659(X, v_anchor)
+                                _o3 = q_judgment_editions_opt659_kept(X, v_anchor)
                                 for v_m, in _o3 or (_c1893,):
-                                    _o4 = q_judgment_editions_opt660(X, v_anchor)
+                                    _o4 = q_judgment_editions_opt660_kept(X, v_anchor)
                                     for v_s, in _o4 or (_c1893,):
                                         v_method = coalesce(v_m, _c1951)
                                         v_score = coalesce(v_s, _c1952)

@@ -744,7 +744,7 @@ class RuleCompiler:
             self.emit_pattern(f, node, self._params_env(params, kinds, SUBST), 1,
                               lambda fn, env, ind: fn.lines.add(ind, "return True", effect=True), set(), True)
             self.m.helpers.append(f.source(["return False"]))
-            return f.name
+            return self._memoized(f)
 
         return self._helper(("ex", id(node), tuple(params), tuple(kinds[v] for v in params)), make)
 
@@ -783,9 +783,35 @@ class RuleCompiler:
             needs = set(new) | (expr_vars(node.expr) if node.expr is not None else set())
             self.emit_pattern(f, node.b, self._params_env(params, kinds, OUTER), 1, found, needs, False)
             self.m.helpers.append(f.source(["return rows"]))
-            return f.name
+            return self._memoized(f)
 
         return self._helper(("opt", id(node), tuple(params)), make)
+
+    #: whether an EXISTS or OPTIONAL helper reading forward only (`sp`, `spo`) keeps its answers for arguments that
+    #: are no cast's nodes (runtime._layers_only): a named query's, whose helpers ask the same of the layers for
+    #: every cast; a rule's are left as they are
+    MEMO = False
+
+    def _memoized(self, f: Function) -> str:
+        """`f`'s name, or with MEMO, when `f` has parameters and reads the index forward only, the name of a wrapper
+        that keeps its answers by arguments (read from the layers and the reference alone: the same for every
+        cast)."""
+        if not (self.MEMO and f.params and f.uses <= {"SP", "SPO"}):
+            return f.name
+        memo, name = f"_memo_{f.name}", f"{f.name}_kept"
+        key = "(" + "".join(f"{p}, " for p in f.params) + ")"
+        args = ", ".join(["X", *f.params])
+        self.m.helpers.append("\n".join([
+            f"{memo} = {{}}", "", "",
+            f"def {name}({args}):",
+            f"    _key = {key}",
+            f"    _hit = {memo}.get(_key, _NOTHING)",
+            "    if _hit is _NOTHING:",
+            f"        _hit = {f.name}({args})",
+            "        if _layers_only(*_key):",
+            f"            {memo}[_key] = _hit",
+            "    return _hit", ""]))
+        return name
 
     def _subselect(self, node: SubSelect) -> str:
         def make():
@@ -1135,6 +1161,8 @@ _FOLDABLE = {"STR": runtime.str_, "CONCAT": runtime.concat, "STRAFTER": runtime.
 class QueryCompiler(RuleCompiler):
     """Compiles one named SELECT into `module`: a function `(X, *parameters) -> rows`, a row a tuple of the
     projected variables' terms (None: unbound), in the query's ORDER BY (see the module's docstring)."""
+
+    MEMO = True
 
     def __init__(self, module: Module, stats, fn_name: str):
         super().__init__(module, stats, fn_name)

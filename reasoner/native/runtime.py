@@ -14,6 +14,7 @@ from decimal import Decimal, localcontext
 
 import pyoxigraph as ox
 
+from liuyao_kg.namespaces import CAST
 from liuyao_kg.reasoner.native.terms import (
     FALSE, RDF_LANG_STRING, TRUE, XSD, XSD_BOOLEAN, XSD_DECIMAL, XSD_DOUBLE, XSD_FLOAT, XSD_INTEGER, XSD_STRING, BNode,
 )
@@ -580,6 +581,16 @@ def _opt_step(index, start, p, forward: bool) -> list:
     return out
 
 
+def _layers_only(*values) -> bool:
+    """Whether no value is a node of a cast (an IRI under the casts' namespace): a helper that reads forward from
+    such values alone (`sp`, `spo`) reads the layers and the reference only, which no cast changes, so its answer
+    may be kept for every cast (the compiled queries' memos)."""
+    for v in values:
+        if type(v) is str and v.startswith(CAST):
+            return False
+    return True
+
+
 def _rows(rows: list, descending: tuple | None, distinct: bool) -> list:
     """A SELECT's solutions: rows [(projected values, ORDER BY keys)] sorted (stable) when `descending` (a flag per
     key) is given, else rows of projected values; then duplicates dropped, the first kept, with DISTINCT."""
@@ -606,4 +617,4 @@ GENERATED_NAMES = ("_E", "_TRUE", "_FALSE", "_XSD_STRING", "_NOTHING", "_lex", "
                    "ebv", "boolean", "and_", "or_", "not_", "str_", "concat", "strafter", "strbefore", "iri",
                    "valid_iri", "valid_iri_of", "add", "subtract", "multiply", "divide", "negate", "plus", "coalesce",
                    "count", "NotNative", "to_boolean", "lang", "langmatches", "strends", "_lang_in", "_star",
-                   "_opt_step", "_rows")
+                   "_opt_step", "_rows", "_layers_only")
