@@ -273,8 +273,8 @@ def _write_rows(out: Path, part: int, states: list, judgments: list, readings: l
 
     text = pa.string()
     schemas = {
-        "states": pa.schema([("cast", text), ("state", text), pa.field("class", text, nullable=False), ("of", text), ("position", pa.int8()),
-                             ("rule", text)]),
+        "states": pa.schema([("cast", text), ("state", text), pa.field("class", text, nullable=False), ("of", text),
+                             ("position", pa.int8()), ("rule", text)]),
         "judgments": pa.schema([("cast", text), ("judgment", text), ("rule", text), ("lines", pa.list_(pa.int8()))]),
         "casts": pa.schema([("cast", text), ("record", text), ("primary", text), ("changed", text), ("topic", text),
                             ("reading_school", text), ("verdict", text), ("favourable", pa.bool_()),
@@ -282,7 +282,7 @@ def _write_rows(out: Path, part: int, states: list, judgments: list, readings: l
     }
     counts = {}
     for name, rows in (("states", states), ("judgments", judgments), ("casts", readings)):
-        rows.sort(key=lambda r: r[:3])  # cast, state or judgment, class or rule
+        rows.sort(key=lambda r: r[:3])  # the cast first: its rows together, in a stable order
         schema = schemas[name]
         table = pa.Table.from_pydict({f.name: [r[i] for r in rows] for i, f in enumerate(schema)}, schema=schema)
         pq.write_table(table, out / f"{name}-{part:06d}.parquet")

@@ -3,9 +3,11 @@
 
 What a query sees is what the SPARQL path's dataset holds for a cast (`graph.KnowledgeGraph.select`: the cast's
 graphs and the package's layers): the cast's index (the kept reference, its asserted and inferred triples) chained
-with a shared, frozen index of the layers' other triples (`layers_index`: the ontology, reference, rules and
-passages graphs less what the kept reference holds, so no triple is seen twice; only the triples whose predicate
-some compiled query reads). Rows are dicts converted as `graph._py` converts pyoxigraph's terms.
+with the layers' other triples (less what the kept reference holds, so no triple is seen twice), either looked up
+in a store holding the package's layers untouched, a key at a time (`store_layers`: what `liuyao_kg.cast` reads,
+nothing parsed at a process's first chart), or a frozen index of the package's layers parsed once, the triples
+whose predicate some compiled query reads (`layers_index`: a load's worker process, which has no store). Rows are
+dicts converted as `graph._py` converts pyoxigraph's terms.
 """
 from __future__ import annotations
 
@@ -16,7 +18,6 @@ import time
 from liuyao_kg import queries
 from liuyao_kg.namespaces import CAST, XSD
 
-#: the graphs of the package's layers a query of one cast reads besides the cast's own (graph.LAYERS)
 _INT_SUFFIXES = ("#integer", "#int", "#long", "#short", "#nonNegativeInteger", "#positiveInteger")
 _XSD_INTEGER = XSD + "integer"
 _XSD_STRING = XSD + "string"
