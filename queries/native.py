@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import time
 
 from liuyao_kg import queries
 from liuyao_kg.namespaces import CAST, XSD
@@ -77,14 +76,13 @@ class View:
 
 _LAYERS_LOCK = threading.Lock()
 _WHOLE = None  # layers_index(None)
-#: how long the last layers index took to build (seconds): what the first native chart of a process adds
-last_layers_seconds: float | None = None
 
 
 def layers_index(engine, compiled=None):
     """The frozen index of the package's layers the compiled queries read, less the engine's kept reference: built
-    once per engine (a process's first native chart pays for it) and shared by every cast."""
-    global last_layers_seconds, _WHOLE
+    once per engine (~1 s: a process's first native chart pays for it) and shared by every cast; `engine=None`: the
+    layers whole, for a cast's index without the reference (a load's, when the reference engine derived)."""
+    global _WHOLE
     if engine is None:  # the layers whole, for an index of a cast's own triples alone
         if _WHOLE is None:
             with _LAYERS_LOCK:
@@ -96,10 +94,7 @@ def layers_index(engine, compiled=None):
     with _LAYERS_LOCK:
         index = getattr(engine, "_query_layers", None)
         if index is None:
-            start = time.perf_counter()
-            index = _build_layers(engine, compiled)
-            engine._query_layers = index
-            last_layers_seconds = time.perf_counter() - start
+            index = engine._query_layers = _build_layers(engine, compiled)
     return index
 
 
