@@ -173,6 +173,7 @@ def _derive_partition(engine, casts: list, out_dir: str | None, part: int, *, nq
     directory) the file there that holds the inferred graphs as N-Quads, a cast's quads together (`nquads`), and
     their number (`inferred`)."""
     from liuyao_kg.reasoner.engine import inferred_graph
+    from liuyao_kg.reasoner.native.nquads import quads_text
 
     counts: dict = {}
     states: list[tuple] = []
@@ -193,8 +194,6 @@ def _derive_partition(engine, casts: list, out_dir: str | None, part: int, *, nq
             if out_dir is not None:
                 readings.append(_reading_row(engine, index, cast, None if ids is None else ids[k], native))
             if text is not None:
-                from liuyao_kg.reasoner.native.nquads import quads_text
-
                 text.write(quads_text(triples, inferred_graph(cast)))
                 inferred += len(triples)
     finally:

@@ -162,30 +162,24 @@ class NativeEngine:
         add, fallback = self._add, self._fallback
         for recursive, members in self._groups(topics):
             # inlined (this loop runs ~400 rules a cast, most finding nothing): a function raises NotNative for a
-            # case it leaves to pyoxigraph
-            if recursive:
-                while True:
-                    added = 0
-                    for iri, fn in members:
-                        try:
-                            triples = fn(index)
-                        except NotNative:
-                            triples = fallback(iri, index)
-                        if triples:
-                            added += add(index, iri, triples, cast)
-                    if not added:
-                        break
-            else:  # a level's rules do not read each other: each sees the index as the level found it
-                results = []
+            # case it leaves to pyoxigraph. A recursive stratum adds a rule's triples at once and runs again until a
+            # round adds nothing; a level's rules do not read each other: each sees the index as the level found it
+            while True:
+                added, pending = 0, []
                 for iri, fn in members:
                     try:
                         triples = fn(index)
                     except NotNative:
                         triples = fallback(iri, index)
                     if triples:
-                        results.append((iri, triples))
-                for iri, triples in results:
+                        if recursive:
+                            added += add(index, iri, triples, cast)
+                        else:
+                            pending.append((iri, triples))
+                for iri, triples in pending:
                     add(index, iri, triples, cast)
+                if not (recursive and added):
+                    break
         return index, start
 
     def _quads(self, triples: list, cast: str) -> list[ox.Quad]:
