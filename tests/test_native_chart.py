@@ -232,3 +232,37 @@ def test_a_helper_keeps_answers_only_for_nodes_of_no_cast():
     assert _layers_only(LYR + "BranchZi", ("子", "http://www.w3.org/2001/XMLSchema#string"), None)
     assert not _layers_only(LYR + "BranchZi", CAST + "0123456789abcdef/line/3")
     assert any(name.startswith("_memo_q_") for name in vars(compiled))
+
+
+def test_order_by_sorts_by_keys_as_its_comparison_orders():
+    """`_rows` sorts a column at a time by keys (`_column_keys`): the same order as ORDER BY's comparison
+    (`order_cmp`, spareval's) for columns of IRIs, blank nodes, unbound and literals of one kind, ties kept in
+    order; a column mixing literal kinds has no keys, and is sorted by the comparison itself."""
+    import random
+    from functools import cmp_to_key
+
+    from liuyao_kg.reasoner.native.runtime import BNode, _column_keys, _rows, order_cmp
+    from liuyao_kg.reasoner.native.terms import RDF_LANG_STRING, XSD_BOOLEAN, XSD_INTEGER, XSD_STRING
+
+    shared = [None, BNode("b1"), BNode("b2"), "urn:a", "urn:b", "urn:b/2"]
+    kinds = [[(t, XSD_STRING) for t in ("", "9", "10", "甲", "乙")],
+             [(t, XSD_INTEGER) for t in ("-3", "9", "10", "0")],
+             [(t, XSD_BOOLEAN) for t in ("true", "false")],
+             [(t, RDF_LANG_STRING, "zh") for t in ("甲", "乙", "a")]]
+    rng = random.Random(7)
+    for _ in range(300):
+        columns = [shared + rng.choice(kinds) for _ in range(2)]
+        descending = (rng.random() < 0.5, rng.random() < 0.5)
+        rows = [((i,), tuple(rng.choice(c) for c in columns)) for i in range(12)]
+
+        def cmp(a, b):
+            for x, y, desc in zip(a[1], b[1], descending):
+                c = order_cmp(x, y)
+                if c:
+                    return -c if desc else c
+            return 0
+
+        assert all(_column_keys(c) is not None for c in zip(*(r[1] for r in rows)))
+        assert _rows(list(rows), descending, False) == [r[0] for r in sorted(rows, key=cmp_to_key(cmp))]
+    assert _column_keys([("1", XSD_INTEGER), ("a", XSD_STRING)]) is None
+    assert _column_keys([("a", RDF_LANG_STRING, "zh"), ("a", RDF_LANG_STRING, "en")]) is None

@@ -2,7 +2,7 @@
 # One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '101b88b860530f1f5c604269434a0e582ba80bb2f2110904af387fb92c1c276a'
-COMPILER = '0247cddbf8cf6cdb08cee7ac7898a97f456565eb785f4c72e7f1023ed46b5603'
+COMPILER = '3fc95b69360732c8f84d071b52093954ef9ce5aa03dc839cf694e28f875d8d7d'
 QUERY_TEXTS = 'b25c097096b90caddabddf3e4913efd88a3a0d6cea4c017bc95ee5c6499e8cf1'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (

@@ -591,21 +591,56 @@ def _layers_only(*values) -> bool:
     return True
 
 
+def _column_keys(values) -> list | None:
+    """Sort keys for one ORDER BY column that order as `order_cmp` does, or None where the column mixes literals of
+    kinds `order_cmp` orders by its lexical fallback (no total order a key could give): unbound < blank nodes (all
+    equal) < IRIs (by text) < literals, these all strings, all integers, all booleans or all of one language."""
+    keys = []
+    seen = None
+    for t in values:
+        if t is None:
+            keys.append((0,))
+        elif type(t) is str:
+            keys.append((2, t))
+        elif type(t) is tuple:
+            k = kind(t)
+            if k is LANG:
+                k = t[2]
+            elif k is not STRING and k is not INTEGER and k is not BOOLEAN:
+                return None
+            if seen is None:
+                seen = k
+            elif seen != k:
+                return None
+            keys.append((3, int(t[0]) if k is INTEGER else t[0]))
+        else:
+            keys.append((1,))
+    return keys
+
+
 def _rows(rows: list, descending: tuple | None, distinct: bool) -> list:
     """A SELECT's solutions: rows [(projected values, ORDER BY keys)] sorted (stable) when `descending` (a flag per
-    key) is given, else rows of projected values; then duplicates dropped, the first kept, with DISTINCT."""
+    key) is given, else rows of projected values; then duplicates dropped, the first kept, with DISTINCT. Sorted a
+    column at a time, last first, by keys (`_column_keys`), or by `order_cmp` where a column has none."""
     if descending is not None:
-        from functools import cmp_to_key
+        columns = [_column_keys(c) for c in zip(*(r[1] for r in rows))]
+        if None in columns:
+            from functools import cmp_to_key
 
-        def cmp(a, b):
-            for x, y, desc in zip(a[1], b[1], descending):
-                c = order_cmp(x, y)
-                if c:
-                    return -c if desc else c
-            return 0
+            def cmp(a, b):
+                for x, y, desc in zip(a[1], b[1], descending):
+                    c = order_cmp(x, y)
+                    if c:
+                        return -c if desc else c
+                return 0
 
-        rows.sort(key=cmp_to_key(cmp))
-        rows = [r[0] for r in rows]
+            rows.sort(key=cmp_to_key(cmp))
+            rows = [r[0] for r in rows]
+        else:
+            order = list(range(len(rows)))
+            for keys, desc in reversed(list(zip(columns, descending))):
+                order.sort(key=keys.__getitem__, reverse=desc)  # reverse keeps ties in order: a stable sort
+            rows = [rows[i][0] for i in order]
     if distinct:
         rows = list(dict.fromkeys(rows))
     return rows
