@@ -114,7 +114,7 @@ LYO_STATE_RULE = "https://w3id.org/liuyao-kg/ontology#StateRule"
 def state_rules(rules):
     """The state rules among `rules` and what they read (`of_class` over the package's rules layer)."""
     from liuyao_kg import namespaces as ns
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
     from liuyao_kg.reasoner.engine import of_class
 
     return of_class(rules, layer_quads((ns.GRAPH_RULES,))[ns.GRAPH_RULES], LYO_STATE_RULE)
@@ -200,7 +200,7 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
         iris = []
         for v, m, d, t in items:
             iris.append(timed(lambda: liuyao_kg.cast(v, month=m, day=d, topic=t, kg=kg), 1)["cast"])
-        from liuyao_kg.reasoner.engine import inferred_graph
+        from liuyao_kg.namespaces import inferred_graph
         import pyoxigraph as ox
 
         per = {}

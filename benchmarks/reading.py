@@ -85,7 +85,6 @@ def main() -> None:
 
 
 def _is_reading(kg, iri: str) -> bool:
-    import pyoxigraph as ox
     q = f"ASK {{ GRAPH ?g {{ {{ <{iri}> a <https://w3id.org/liuyao-kg/ontology#ReadingRule> }} UNION " \
         f"{{ <{iri}> a <https://w3id.org/liuyao-kg/ontology#TimingRule> }} }} }}"
     return bool(kg.store.query(q))

@@ -57,7 +57,7 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
         rules, reference = load_rules(store, ns.GRAPH_RULES), _whole_reference(store, None)
     else:
         if layers is None:
-            from liuyao_kg.graph import layer_quads
+            from liuyao_kg.ontology import layer_quads
 
             layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES))  # no rule reads the passages
         rules_store = ox.Store()
@@ -98,7 +98,7 @@ def _whole_reference(store: ox.Store | None, layers: Mapping[str, list[ox.Quad]]
         return b"".join(store.dump(format=ox.RdfFormat.N_TRIPLES, from_graph=ox.NamedNode(g))
                         for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE))
     if layers is None:
-        from liuyao_kg.graph import layer_quads
+        from liuyao_kg.ontology import layer_quads
 
         layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE))
     return list(layers[ns.GRAPH_ONTOLOGY]) + list(layers[ns.GRAPH_REFERENCE])

@@ -14,7 +14,7 @@ from importlib import resources
 import pyoxigraph as ox
 
 from liuyao_kg.namespaces import PREFIXES
-from liuyao_kg.reasoner.engine import inferred_graph
+from liuyao_kg.namespaces import inferred_graph
 
 FORMATS = ("turtle", "trig", "nquads", "json-ld")
 LAYER_CHOICES = ("all", "asserted", "inferred")

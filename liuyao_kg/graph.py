@@ -15,50 +15,16 @@ import time
 import warnings
 from collections.abc import Iterable
 from functools import cached_property
-from importlib import resources
 from pathlib import Path
 
 import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
+from liuyao_kg.ontology import LAYERS, graph_nonempty, layer_bytes, load_layers
 from liuyao_kg import versioning
 from liuyao_kg.derivation import DEFAULT_BACKEND
-from liuyao_kg.reasoner.engine import inferred_graph
+from liuyao_kg.namespaces import inferred_graph
 from liuyao_kg.sparql_text import inline_iris
-
-#: (graph IRI, resource files in liuyao_kg.ontology) for the fixed layers of the store.
-LAYERS = (
-    (ns.GRAPH_ONTOLOGY, ("lyo.ttl", "external.ttl")),  # external.ttl: the reused terms lyo.ttl imports
-    (ns.GRAPH_REFERENCE, ("reference.ttl", "reading-tables.ttl")),
-    (ns.GRAPH_RULES, ("rules/chart.ttl", "rules/relations.ttl", "rules/line-states.ttl", "rules/cast-states.ttl",
-                      "rules/shensha.ttl", "rules/chapters.ttl", "rules/reading.ttl")),
-    (ns.GRAPH_PASSAGES, ("passages.ttl", "chapter-passages.ttl")),
-)
-
-
-def _layer_bytes(files: Iterable[str]) -> Iterable[bytes]:
-    base = resources.files("liuyao_kg.ontology")
-    for name in files:
-        yield base.joinpath(name).read_bytes()
-
-
-def load_layers(store: ox.Store, *, only_missing: bool = True, atomic: bool = True, skip: tuple = ()) -> None:
-    """Parse the package's Turtle files into their layer graphs (natively: no Python term objects).
-
-    pyoxigraph applies each `load` as one transaction. With `atomic`, a layer made of several files
-    is first parsed into a scratch store and written with a single load, so a persistent store never
-    holds half a layer; an in-memory store, which cannot outlive a failure, skips that step.
-    """
-    for graph, files in LAYERS:
-        g = ox.NamedNode(graph)
-        if graph in skip or only_missing and _graph_nonempty(store, g):
-            continue
-        target = ox.Store() if atomic and len(files) > 1 else store
-        for data in _layer_bytes(files):
-            target.load(data, format=ox.RdfFormat.TURTLE, to_graph=g)
-        if target is not store:
-            store.load(target.dump(format=ox.RdfFormat.N_QUADS), format=ox.RdfFormat.N_QUADS)
-
 
 #: the write-ahead journal of bulk loads: `<chunk> lyo:pendingCast <cast>` while a chunk is being written
 GRAPH_JOURNAL = ns.GRAPH + "journal"
@@ -123,24 +89,6 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(before=_Fill.wait_all)
 
 
-def _graph_nonempty(store: ox.Store, g: ox.NamedNode) -> bool:
-    return next(iter(store.quads_for_pattern(None, None, None, g)), None) is not None
-
-
-def layer_quads(graphs: Iterable[str] | None = None) -> dict[str, list[ox.Quad]]:
-    """Quads of the fixed layers (`graphs`, default every one), parsed from the package's Turtle files into a
-    store, as a store holds them (its literals canonical: `"1"^^xsd:nonNegativeInteger` reads as xsd:integer).
-
-    The store is a scratch one, so not loaded atomically (each layer of several files parsed, dumped and loaded
-    again: 0.97 s for every layer, 0.44 s without, measured; the three layers the rules need, 0.21 s)."""
-    wanted = None if graphs is None else set(graphs)
-    skip = tuple(graph for graph, _ in LAYERS if wanted is not None and graph not in wanted)
-    store = ox.Store()
-    load_layers(store, atomic=False, skip=skip)
-    return {graph: list(store.quads_for_pattern(None, None, None, ox.NamedNode(graph)))
-            for graph, _ in LAYERS if graph not in skip}
-
-
 def query_dataset(store: ox.Store, text: str, default_graph: list[str] | None = None,
                   named_graphs: list[str] | None = None):
     """Evaluate on a pyoxigraph store with the SPARQL Protocol's dataset: the given graphs, else the query's own
@@ -185,7 +133,7 @@ class KnowledgeGraph:
         self.backend = backend
         self.read_only = bool(read_only and path is not None)
         self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
-        self._deferred = False  # True while the lazy layers lack what no cast reads (liuyao_kg.lazy_layers)
+        self._deferred = False  # True while the lazy layers lack what no cast reads (liuyao_kg.ontology.lazy)
         self._completing = threading.Lock()
         self._filling: _Fill | None = None  # the layers being parsed beside derivation (_ensure_layers)
         #: the store holds the package's layers, parsed from its files and not written since: its engine may start
@@ -228,10 +176,10 @@ class KnowledgeGraph:
             # a new store in memory cannot outlive a failure: parse straight into it (the scratch store's
             # dump and re-parse below cost ~0.8 s of every `liuyao cast`), the passages and rules layers without
             # what no cast reads: `store`, `sparql`, `update` and any query that may read it add it first
-            from liuyao_kg.lazy_layers import EAGER_FILES, eager_parts
+            from liuyao_kg.ontology.lazy import EAGER_FILES, eager_parts
 
             eager = eager_parts()
-            parts = {g: ([eager[g]] if g in eager else list(_layer_bytes(files))) for g, files in LAYERS}
+            parts = {g: ([eager[g]] if g in eager else list(layer_bytes(files))) for g, files in LAYERS}
             self._deferred = any(g in eager for g in EAGER_FILES)
             self._raw.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
             # the layers (~0.2 s of parsing, which pyoxigraph does without the GIL) are parsed in a thread while the
@@ -277,19 +225,19 @@ class KnowledgeGraph:
 
     @property
     def deferring(self) -> bool:
-        """True while the passages and rules layers still lack the quads no cast reads (liuyao_kg.lazy_layers)."""
+        """True while the passages and rules layers still lack the quads no cast reads (liuyao_kg.ontology.lazy)."""
         return self._deferred
 
     def _complete(self) -> None:
         """Parse the rest of the lazy layers into a store that deferred it (their quads already there stay)."""
         if not self._deferred:
             return
-        from liuyao_kg.lazy_layers import EAGER_FILES
+        from liuyao_kg.ontology.lazy import EAGER_FILES
 
         with self._completing:  # a second thread waits for the whole layers rather than reading half of them
             if self._deferred:
                 for graph in EAGER_FILES:
-                    for data in _layer_bytes(dict(LAYERS)[graph]):
+                    for data in layer_bytes(dict(LAYERS)[graph]):
                         self._ox.load(data, format=ox.RdfFormat.TURTLE, to_graph=ox.NamedNode(graph))
                 self._deferred = False
 
@@ -319,7 +267,7 @@ class KnowledgeGraph:
 
     def _has_graph(self, graph: str) -> bool:
         # a cast's graph, or a layer before any is parsed in a thread: no need to wait for one (`_ox`)
-        return _graph_nonempty(self._raw, ox.NamedNode(graph))
+        return graph_nonempty(self._raw, ox.NamedNode(graph))
 
     def layers(self) -> dict[str, list[ox.Quad]]:
         """{layer graph: quads} as this store holds them."""
@@ -393,7 +341,7 @@ class KnowledgeGraph:
         self._check_writable()
         self._check_current()
         if self._deferred:
-            from liuyao_kg.lazy_layers import fits
+            from liuyao_kg.ontology.lazy import fits
 
             if not fits(asserted) or not fits(inferred):
                 self._complete()  # lazy_build's analysis assumed no cast names a layer's node so
@@ -541,7 +489,7 @@ class KnowledgeGraph:
         pyoxigraph's `substitutions`. Named queries project their parameters, as SEP-0007 requires.
         """
         if self._deferred:
-            from liuyao_kg.lazy_layers import needs_deferred
+            from liuyao_kg.ontology.lazy import needs_deferred
 
             if needs_deferred(text):
                 self._complete()

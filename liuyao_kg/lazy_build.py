@@ -83,12 +83,11 @@ def deferred_predicates(quads, graph: str, cast_reads, found: set[str]) -> tuple
 
 def build() -> dict[str, bytes]:
     """{package file: content} for the eager parts and queries/reads.json."""
-    import pyoxigraph as ox
 
     from liuyao_kg import queries
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
     from liuyao_kg.query_reads import query_reads
-    from liuyao_kg.versioning import package_versions
+    from liuyao_kg.ontology import package_versions
 
     layers = layer_quads()
     found = deferred_subjects(layers)

@@ -28,6 +28,11 @@ PREFIXES = {
 }
 
 
+def inferred_graph(cast_iri: str) -> str:
+    """The named graph of what was derived for a cast (its asserted triples are in the graph named by the cast)."""
+    return cast_iri + "/inferred"
+
+
 def sparql_prologue() -> str:
     """PREFIX lines for every shared prefix, for rules and queries stored without their own."""
     return "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())

@@ -88,7 +88,7 @@ def _layers_digest(layers: dict) -> str:
 @cache
 def _package_digest() -> str:
     from liuyao_kg import namespaces as ns
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
 
     return _layers_digest(layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES)))
 
@@ -172,7 +172,7 @@ def _derive_partition(engine, casts: list, out_dir: str | None, part: int, *, nq
     alone, and write its three Parquet files (if `out_dir`); returns the row counts, and with `nquads` (a
     directory) the file there that holds the inferred graphs as N-Quads, a cast's quads together (`nquads`), and
     their number (`inferred`)."""
-    from liuyao_kg.reasoner.engine import inferred_graph
+    from liuyao_kg.namespaces import inferred_graph
     from liuyao_kg.reasoner.native.nquads import quads_text
 
     counts: dict = {}

@@ -47,8 +47,9 @@ import pyoxigraph as ox
 from liuyao_kg import namespaces as ns
 from liuyao_kg import versioning
 from liuyao_kg.derivation import DEFAULT_BACKEND
-from liuyao_kg.graph import LAYERS, _py, layer_quads
-from liuyao_kg.reasoner.engine import inferred_graph
+from liuyao_kg.ontology import LAYERS, layer_quads, package_versions
+from liuyao_kg.graph import _py
+from liuyao_kg.namespaces import inferred_graph
 from liuyao_kg.sparql_text import LEX as _LEX
 from liuyao_kg.sparql_text import VAR as _VAR
 from liuyao_kg.sparql_text import where_group as _where_group
@@ -263,7 +264,7 @@ class SparqlClient:
                     response = self._open(text, return_format, deadline)
                     self._note_server(response)
                     return self._read(response, deadline)
-                except Exception as exc:  # noqa: BLE001 - every transport or server error becomes a redacted one
+                except Exception as exc:  # noqa: BLE001, F841 - every transport or server error becomes a redacted one
                     if deadline.over:  # the connection was ended by the deadline, whatever broke then
                         exc = deadline.error()
                     pause = self.endpoint.backoff * (2 ** attempt)
@@ -656,7 +657,7 @@ class RemoteKnowledgeGraph:
     def _ensure_layers(self, layers: dict[str, list[ox.Quad]]) -> list[str]:
         sizes = self.graph_sizes(layers)
         recorded = self.layer_versions()
-        versions = versioning.package_versions()
+        versions = package_versions()
         written = []
         for graph, quads in layers.items():
             expected = len(set(ox.Triple(q.subject, q.predicate, q.object) for q in quads))

@@ -25,7 +25,7 @@ import pyoxigraph as ox
 from liuyao_kg import namespaces as ns
 from liuyao_kg import versioning
 from liuyao_kg.derivation import derive_quads
-from liuyao_kg.reasoner.engine import inferred_graph
+from liuyao_kg.namespaces import inferred_graph
 
 BATCH = 200
 
@@ -55,7 +55,7 @@ def replace_layers(store: ox.Store, outdated, layers: dict[str, list[ox.Quad]] |
     Alone, this is the whole upgrade of a store that holds no cast (nothing to re-derive): what a store
     left half-made by a process killed during its first layer write needs (KnowledgeGraph does it on open).
     """
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
 
     layers = layers if layers is not None else layer_quads()
     changed = {graph: _replace_layer(store, graph, layers[graph]) for graph in outdated}
@@ -111,7 +111,7 @@ def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
     `partitioned`: derive in partitions (None: for an embedded store of PARTITIONED_FROM casts or more), `partition`
     casts at a time (default parquet_load.BATCH); else with the store's engine, `batch` at a time."""
     from liuyao_kg.batch import PARTITIONED_FROM, partitionable
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
 
     if partitioned and not partitionable(kg):  # refused before anything is written
         raise ValueError(f"partitions upgrade an embedded store deriving with the default engine, not "

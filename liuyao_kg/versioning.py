@@ -20,15 +20,13 @@ would be derived with the store's old rules and silently disagree with a fresh s
 """
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, timezone
-from functools import cache
-from importlib import resources
 
 import pyoxigraph as ox
 
 from liuyao_kg import __version__
 from liuyao_kg import namespaces as ns
+from liuyao_kg.ontology import LAYERS, package_versions
 
 GRAPH_META = ns.GRAPH + "meta"
 _META = ox.NamedNode(GRAPH_META)
@@ -48,23 +46,6 @@ class OutdatedStoreError(RuntimeError):
     """Refused to write casts into an outdated store; run `liuyao upgrade --store PATH`."""
 
 
-@cache
-def package_versions() -> dict[str, str]:
-    """{layer graph IRI: "sha256:<hex>"} for the package's Turtle files."""
-    from liuyao_kg.graph import LAYERS
-
-    base = resources.files("liuyao_kg.ontology")
-    out = {}
-    for graph, files in LAYERS:
-        h = hashlib.sha256()
-        for name in files:
-            h.update(name.encode() + b"\0")
-            h.update(base.joinpath(name).read_bytes())
-            h.update(b"\0")
-        out[graph] = "sha256:" + h.hexdigest()
-    return out
-
-
 def recorded_versions(store: ox.Store) -> dict[str, str]:
     """{layer graph IRI: recorded version} as the store's metadata graph says."""
     return {q.subject.value: q.object.value
@@ -79,8 +60,6 @@ def outdated_layers(store: ox.Store) -> dict[str, tuple[str | None, str]]:
 
 def meta_quads(graph: str, version: str | None = None) -> list[ox.Quad]:
     """The metadata of one layer as loaded from this package (version defaults to the package's)."""
-    from liuyao_kg.graph import LAYERS
-
     files = dict(LAYERS)[graph]
     s = ox.NamedNode(graph)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")

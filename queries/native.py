@@ -99,7 +99,7 @@ def layers_index(engine, compiled=None):
 
 
 def _build_layers(engine, compiled=None):
-    from liuyao_kg.graph import LAYERS, layer_quads
+    from liuyao_kg.ontology import LAYERS, layer_quads
     from liuyao_kg.reasoner.native.index import Index
     from liuyao_kg.reasoner.native.terms import from_ox
 
@@ -153,7 +153,7 @@ class StoreLayers:
     def __init__(self, store, kept: set):
         import pyoxigraph as ox
 
-        from liuyao_kg.graph import LAYERS
+        from liuyao_kg.ontology import LAYERS
         from liuyao_kg.reasoner.native.terms import BNode, from_ox, to_ox
 
         graphs = [ox.NamedNode(g) for g, _ in LAYERS]
@@ -183,10 +183,10 @@ class StoreLayers:
 
 def store_layers(kg, engine):
     """The layers of `kg` (a KnowledgeGraph holding the package's layers untouched) for the compiled queries, as a
-    function of a query's text: a query that may read what a new store defers (liuyao_kg.lazy_layers) has the
+    function of a query's text: a query that may read what a new store defers (liuyao_kg.ontology.lazy) has the
     layers completed first. Kept on the store for its engine, and started again once the store is complete (what
     was looked up before may lack a deferred part)."""
-    from liuyao_kg.lazy_layers import needs_deferred
+    from liuyao_kg.ontology.lazy import needs_deferred
 
     def layers(text: str) -> StoreLayers:
         if kg._deferred and needs_deferred(text):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
-from liuyao_kg.namespaces import CAST, LYO, sparql_prologue
+from liuyao_kg.namespaces import CAST, LYO, inferred_graph, sparql_prologue
 from liuyao_kg.pools import ForkSafePool
 from liuyao_kg.reasoner.dependencies import RDF_TYPE, Key, RuleIO, RulePlan, plan, rule_ios
 
@@ -93,10 +93,6 @@ def of_class(rules: list[Rule], rule_quads: Iterable[ox.Quad], cls: str) -> list
 def load_rules(store: ox.Store, graph: str | None = None) -> list[Rule]:
     """Read every rule with an executable CONSTRUCT from the store (optionally one graph), in IRI order."""
     return rules_of_rows(*rule_rows(store, graph))
-
-
-def inferred_graph(cast_iri: str) -> str:
-    return cast_iri + "/inferred"
 
 
 def cast_of(node_iri: str) -> str | None:
@@ -424,4 +420,4 @@ def _inferred_graph_of(t: ox.Triple, iri: str, graphs: set) -> ox.NamedNode:
 
 
 __all__ = ["Engine", "Rule", "run_strata", "ox_keys", "triple_keys", "RuleScopeError", "load_rules", "rule_rows",
-           "rules_of_rows", "Holders", "inferred_graph", "cast_of", "LYO"]
+           "rules_of_rows", "Holders", "cast_of", "LYO"]

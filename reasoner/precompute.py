@@ -23,7 +23,7 @@ def build() -> str:
     import pyoxigraph as ox
 
     from liuyao_kg import namespaces as ns
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
     from liuyao_kg.reasoner import dependencies as d
 
     store = ox.Store()

@@ -70,10 +70,10 @@ def build() -> tuple[bytes, bytes]:
     import pyoxigraph as ox
 
     from liuyao_kg import namespaces as ns
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
     from liuyao_kg.reasoner.dependencies import _IO_FIELDS
     from liuyao_kg.reasoner.engine import Engine, rule_rows, rules_of_rows
-    from liuyao_kg.versioning import package_versions
+    from liuyao_kg.ontology import package_versions
 
     layers = layer_quads()
     store = ox.Store()
@@ -135,7 +135,7 @@ def _decode(data: dict, reference: bytes) -> RuleBase:
 def current() -> RuleBase | None:
     """What an engine of the package's own layers starts from, or None when a layer file changed since the files
     were built (the engine then reads its store, as for any other rule base)."""
-    from liuyao_kg.versioning import package_versions
+    from liuyao_kg.ontology import package_versions
 
     try:
         data = _PlainData(io.BytesIO(RULES.read_bytes())).load()

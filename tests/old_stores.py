@@ -8,7 +8,7 @@ from liuyao_kg import namespaces as ns
 from liuyao_kg.graph import KnowledgeGraph
 from liuyao_kg.loaders import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
-from liuyao_kg.reasoner.engine import inferred_graph
+from liuyao_kg.namespaces import inferred_graph
 from liuyao_kg.versioning import record
 
 #: the rule the old rule base lacks

@@ -49,7 +49,7 @@ def test_a_rule_base_that_differs_from_the_compiled_one_derives_on_the_reference
     import pyoxigraph as ox
 
     from liuyao_kg import namespaces as ns
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
 
     layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES))
     first = next(q for q in layers[ns.GRAPH_RULES] if q.predicate.value == ns.LYO + "sparqlConstruct")

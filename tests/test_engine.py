@@ -184,7 +184,7 @@ def test_cast_of_maps_every_minted_node_to_its_cast():
 
 
 def test_the_keys_a_store_reads_of_its_triples_in_one_query_are_those_of_each_triple():
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
     from liuyao_kg.reasoner.engine import ox_keys, store_keys
 
     layers = layer_quads()
@@ -213,7 +213,8 @@ def test_the_keys_read_while_keeping_the_reference_are_those_the_kept_store_hold
 
 
 def test_the_working_store_keeps_the_reference_triples_some_rule_reads_and_only_those():
-    from liuyao_kg.graph import KnowledgeGraph, layer_quads
+    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.ontology import layer_quads
 
     engine = KnowledgeGraph(backend="oxigraph").engine
     reads = engine.plan.reference_reads
@@ -321,7 +322,7 @@ def test_a_forked_child_evaluates_a_level_with_threads_of_its_own():
 
 def test_the_state_rules_with_what_they_read_derive_every_state_all_rules_derive():
     """`of_class(…, lyo:StateRule)`: what the benchmarks compare with the oracle (chart and states, no reading)."""
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
     from liuyao_kg.loaders.cast_input import make_cast_input
     from liuyao_kg.loaders.rdf import cast_quads
     from liuyao_kg.reasoner.dependencies import STRUCTURAL, _matches

@@ -10,7 +10,7 @@ import rdflib
 
 import liuyao_kg
 from liuyao_kg import formats
-from liuyao_kg.reasoner.engine import inferred_graph
+from liuyao_kg.namespaces import inferred_graph
 
 RAPPER = shutil.which("rapper")
 needs_rapper = pytest.mark.skipif(RAPPER is None, reason="rapper (Debian raptor2-utils) not installed; .ci/run installs it")

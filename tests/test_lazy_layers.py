@@ -13,7 +13,7 @@ import liuyao_kg
 from liuyao_kg import lazy_build, queries
 from liuyao_kg.graph import KnowledgeGraph
 from liuyao_kg.i18n import labels
-from liuyao_kg.lazy_layers import needs_deferred
+from liuyao_kg.ontology.lazy import needs_deferred
 from liuyao_kg.render import chart_text
 
 README = dict(spec="節之中孚", month="寅", day="辛亥", topic="求財")
@@ -81,20 +81,21 @@ def test_the_raw_store_holds_the_whole_layers():
 
 
 def test_the_layers_shipped_as_n_triples_hold_what_their_turtle_holds():
-    from liuyao_kg.graph import LAYERS, _layer_bytes
-    from liuyao_kg.lazy_layers import WHOLE_FILES, eager_parts
+    from liuyao_kg.ontology import LAYERS
+    from liuyao_kg.ontology import layer_bytes
+    from liuyao_kg.ontology.lazy import WHOLE_FILES, eager_parts
 
     parts = eager_parts()
     for graph in WHOLE_FILES:
         shipped, turtle = ox.Store(), ox.Store()
         shipped.load(parts[graph], format=ox.RdfFormat.N_TRIPLES)
-        for data in _layer_bytes(dict(LAYERS)[graph]):
+        for data in layer_bytes(dict(LAYERS)[graph]):
             turtle.load(data, format=ox.RdfFormat.TURTLE)
         assert set(shipped) == set(turtle), graph
 
 
 def test_eager_parts_built_from_other_layer_files_are_not_used(monkeypatch):
-    from liuyao_kg import lazy_layers
+    from liuyao_kg.ontology import lazy as lazy_layers
 
     monkeypatch.setattr(lazy_layers, "_reads", lambda: {"deferred": {g: {"built_from": "sha256:other"}
                                                                     for g in lazy_layers.EAGER_FILES},
@@ -131,16 +132,17 @@ def test_the_passages_parsed_beside_derivation_are_whole_before_any_query_reads_
 
 
 def _whole_passages() -> ox.Store:
-    from liuyao_kg.graph import LAYERS, _layer_bytes
+    from liuyao_kg.ontology import LAYERS
+    from liuyao_kg.ontology import layer_bytes
 
     store, graph = ox.Store(), ox.NamedNode(PASSAGES)
-    for data in _layer_bytes(dict(LAYERS)[PASSAGES]):
+    for data in layer_bytes(dict(LAYERS)[PASSAGES]):
         store.load(data, format=ox.RdfFormat.TURTLE, to_graph=graph)
     return store
 
 
 def _eager_passages() -> ox.Store:
-    from liuyao_kg.lazy_layers import eager_parts
+    from liuyao_kg.ontology.lazy import eager_parts
 
     store = ox.Store()
     store.load(eager_parts()[PASSAGES], format=ox.RdfFormat.N_TRIPLES, to_graph=ox.NamedNode(PASSAGES))
@@ -168,7 +170,7 @@ def test_a_fork_right_after_the_store_is_made_sees_every_layer_whole():
 
 
 def test_a_passages_layer_that_fails_to_parse_fails_every_read_and_names_the_layer(monkeypatch):
-    from liuyao_kg import lazy_layers
+    from liuyao_kg.ontology import lazy as lazy_layers
 
     parts = lazy_layers.eager_parts()
     monkeypatch.setattr(lazy_layers, "eager_parts", lambda: {**parts, PASSAGES: b"<a> <b> ."})
@@ -181,7 +183,7 @@ def test_a_passages_layer_that_fails_to_parse_fails_every_read_and_names_the_lay
 def test_a_rules_layer_that_fails_to_parse_fails_the_cast_and_names_the_layer(monkeypatch):
     # the engine starts from the shipped rule base while the store parses its layers; the cast is refused when
     # it is written, not stored beside a rules graph that is missing
-    from liuyao_kg import lazy_layers
+    from liuyao_kg.ontology import lazy as lazy_layers
 
     parts = lazy_layers.eager_parts()
     monkeypatch.setattr(lazy_layers, "eager_parts", lambda: {**parts, RULES: b"<a> <b> ."})
@@ -213,7 +215,7 @@ def test_layer_quads_are_the_layers_as_a_store_holds_them():
     """What the engines and the precomputed files are built from equals what a store holds, literals canonical
     as it keeps them: passages.ttl writes offsets as xsd:nonNegativeInteger, a store reads them as xsd:integer."""
     from liuyao_kg import namespaces as ns
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
 
     held = KnowledgeGraph().layers()
     parsed = layer_quads()

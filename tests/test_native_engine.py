@@ -538,7 +538,7 @@ def test_a_rule_writing_outside_its_cast_is_refused():
 
 def test_the_reference_as_quads_derives_as_the_shipped_reference_does(engines):
     from liuyao_kg import namespaces as ns
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
 
     layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE))
     _, native = engines

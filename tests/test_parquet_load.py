@@ -13,7 +13,6 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from liuyao_kg import namespaces as ns
 from liuyao_kg.batch import load_file
 from liuyao_kg.graph import KnowledgeGraph
 from liuyao_kg.loaders.errors import BatchError

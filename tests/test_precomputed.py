@@ -12,7 +12,7 @@ import pyoxigraph as ox
 import pytest
 
 from liuyao_kg import namespaces as ns
-from liuyao_kg.graph import layer_quads
+from liuyao_kg.ontology import layer_quads
 from liuyao_kg.reasoner import dependencies, precompute
 from liuyao_kg.reasoner.engine import Engine, load_rules
 
@@ -94,14 +94,14 @@ def test_an_engine_from_the_shipped_rule_base_derives_what_one_reading_the_store
 
 
 def test_a_layer_file_changed_since_the_rule_base_was_built_is_read_from_the_store(monkeypatch):
-    from liuyao_kg import versioning
+    from liuyao_kg import ontology
     from liuyao_kg.graph import KnowledgeGraph
     from liuyao_kg.reasoner import rule_base
 
-    versions = dict(versioning.package_versions())
+    versions = dict(ontology.package_versions())
     versions[ns.GRAPH_RULES] = "sha256:other"
     rule_base.current.cache_clear()
-    monkeypatch.setattr(versioning, "package_versions", lambda: versions)
+    monkeypatch.setattr(ontology, "package_versions", lambda: versions)
     try:
         assert rule_base.current() is None
         kg = KnowledgeGraph()
@@ -134,10 +134,10 @@ def test_a_rule_base_file_not_as_built_is_not_read(content, tmp_path, monkeypatc
     import pickle
     from collections import OrderedDict
 
-    from liuyao_kg import versioning
+    from liuyao_kg.ontology import package_versions
     from liuyao_kg.reasoner import rule_base
 
-    built_from = {g: versioning.package_versions()[g] for g in rule_base._graphs()}
+    built_from = {g: package_versions()[g] for g in rule_base._graphs()}
     data = {"names a class": pickle.dumps(OrderedDict(format=rule_base.FORMAT)),
             "has another shape": pickle.dumps({"format": rule_base.FORMAT, "built_from": built_from,
                                                "rules": [("urn:x:rule",)], "plans": {}, "reference_keys": ()}),

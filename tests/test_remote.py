@@ -13,7 +13,7 @@ import pytest
 import liuyao_kg
 from liuyao_kg import queries
 from liuyao_kg.graph import KnowledgeGraph
-from liuyao_kg.reasoner.engine import inferred_graph
+from liuyao_kg.namespaces import inferred_graph
 from liuyao_kg.remote import Endpoint, RemoteKnowledgeGraph, RemoteStoreError, prepare
 
 XSD = "http://www.w3.org/2001/XMLSchema#"

@@ -10,7 +10,8 @@ import rdflib
 
 import liuyao_kg
 from liuyao_kg import namespaces as ns
-from liuyao_kg.graph import LAYERS, KnowledgeGraph, layer_quads
+from liuyao_kg.ontology import layer_quads
+from liuyao_kg.graph import KnowledgeGraph
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.shapes import ShapeViolation, check_cast, shape_violation, violations

@@ -24,7 +24,8 @@ from liuyao_kg.derivation import DEFAULT_BACKEND, build_engine, derive_casts
 from liuyao_kg.loaders import make_cast_input
 from liuyao_kg.remote import Endpoint, RemoteKnowledgeGraph
 from liuyao_kg.store import CastStore, open_store
-from liuyao_kg.versioning import GRAPH_META, package_versions
+from liuyao_kg.versioning import GRAPH_META
+from liuyao_kg.ontology import package_versions
 
 CASTS = [dict(spec="節之中孚", month="寅", day="辛亥", topic="求財"),
          dict(spec="大畜之蒙", month="巳", day="癸未", birth="寅", topic="疾病"),

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 
-import pyoxigraph as ox
 import pytest
 
 from liuyao_kg import namespaces as ns
 from liuyao_kg.batch import load_file
 from liuyao_kg.graph import KnowledgeGraph
-from liuyao_kg.loaders.errors import BatchError, CastInputError
+from liuyao_kg.loaders.errors import BatchError
 from liuyao_kg.parquet_load import load_parquet
 
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"

@@ -12,10 +12,12 @@ from liuyao_kg.cli import main
 from liuyao_kg.graph import KnowledgeGraph
 from liuyao_kg.loaders import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
-from liuyao_kg.reasoner.engine import inferred_graph
+from liuyao_kg.namespaces import inferred_graph
 from liuyao_kg.upgrade import cast_iris, upgrade
-from liuyao_kg.versioning import (GRAPH_META, OutdatedStoreError, OutdatedStoreWarning, outdated_layers,
-                                  package_versions, recorded_versions)
+from liuyao_kg.versioning import (
+    GRAPH_META, OutdatedStoreError, OutdatedStoreWarning, outdated_layers, recorded_versions,
+)
+from liuyao_kg.ontology import package_versions
 
 from old_stores import asserted, fresh_inferred as derived_fresh, graph as _graph, old_store
 

@@ -11,10 +11,11 @@ import pytest
 from liuyao_kg import batch
 from liuyao_kg.cli import main
 from liuyao_kg.graph import KnowledgeGraph
-from liuyao_kg.reasoner.engine import inferred_graph
+from liuyao_kg.namespaces import inferred_graph
 from liuyao_kg.store import StoreError
 from liuyao_kg.upgrade import upgrade, upgrade_graph
-from liuyao_kg.versioning import GRAPH_META, OutdatedStoreWarning, package_versions, recorded_versions
+from liuyao_kg.versioning import GRAPH_META, OutdatedStoreWarning, recorded_versions
+from liuyao_kg.ontology import package_versions
 from old_stores import asserted, fresh_inferred as derived_fresh, graph as _graph, old_store
 
 #: dated and undated, every kind of input a chart reads: births, years, sexes, topics and none

@@ -16,7 +16,6 @@ larger results silently) and MaxQueryExecutionTime.
 """
 from __future__ import annotations
 
-import os
 import secrets
 import shutil
 import signal

@@ -223,9 +223,9 @@ def _alternatives(w: Writer, ed: Edition, e: ox.NamedNode, names: tuple) -> int:
 
 def build_key(kg) -> str:
     """What an edition graph was computed from besides its file: the methods and the passages they aligned."""
-    from liuyao_kg import versioning
+    from liuyao_kg.ontology import package_versions
 
-    passages = write.passages_version(kg) or versioning.package_versions()[ns.GRAPH_PASSAGES]
+    passages = write.passages_version(kg) or package_versions()[ns.GRAPH_PASSAGES]
     return (f"corpus layer: align exact/folded/tolerant (threshold {al.THRESHOLD}), parallels {par.METHOD} "
             f"(min score {par.MIN_SCORE}, top {par.TOP}), passages {passages}")
 

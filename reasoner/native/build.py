@@ -63,7 +63,7 @@ def package_rules():
     import pyoxigraph as ox
 
     from liuyao_kg import namespaces as ns
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
     from liuyao_kg.reasoner.engine import load_rules
 
     layers = layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES))
@@ -118,7 +118,7 @@ def statistics(rules, reference: bytes, layers: bool = False):
         casts.append(native(quads) + native(engine.derive(quads)))
     if not layers:
         return Stats(kept, casts)
-    from liuyao_kg.graph import layer_quads
+    from liuyao_kg.ontology import layer_quads
 
     every = [(from_ox(q.subject), from_ox(q.predicate), from_ox(q.object)) for qs in layer_quads().values() for q in qs]
     return Stats(kept, casts), Stats(list(dict.fromkeys(kept + every)), casts)

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from liuyao_kg.reasoner.native import runtime
 from liuyao_kg.reasoner.native.algebra import (
-    Aggregate, Call, Const, Exists, PathOp, SubSelect, Unsupported, Var, bound_vars, expr_vars, pattern_vars,
+    Aggregate, Call, Const, Exists, SubSelect, Unsupported, Var, bound_vars, expr_vars, pattern_vars,
     read_construct, read_select,
 )
 from liuyao_kg.reasoner.native.planner import Block, Unit, flatten, order

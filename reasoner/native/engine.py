@@ -15,7 +15,8 @@ from functools import partial
 import pyoxigraph as ox
 
 from liuyao_kg.namespaces import CAST, LYO, sparql_prologue
-from liuyao_kg.reasoner.engine import Rule, RuleScopeError, inferred_graph, kept_reference
+from liuyao_kg.reasoner.engine import Rule, RuleScopeError, kept_reference
+from liuyao_kg.namespaces import inferred_graph
 from liuyao_kg.reasoner.native.index import Index
 from liuyao_kg.reasoner.native.runtime import NotNative
 from liuyao_kg.reasoner.native.terms import from_ox, to_ox

@@ -51,7 +51,7 @@ def eager_parts() -> dict[str, bytes]:
     """{layer graph: its eager part, or for the other layers the whole layer} as N-Triples written by pyoxigraph from
     strictly parsed layers (so parsed leniently), or {} when a file was built from other files than the package's
     (a layer edited without `python -m liuyao_kg.lazy_build`): then nothing is deferred, and the Turtle is parsed."""
-    from liuyao_kg.versioning import package_versions
+    from liuyao_kg.ontology import package_versions
 
     reads = _reads()
     built = {**reads["deferred"], **reads["whole"]}
