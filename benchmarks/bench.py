@@ -22,7 +22,7 @@ the native engine (the rules compiled to Python) unless told otherwise, and the 
   swrl-pellet          benchmarks/swrl_stack.py: the SWRL-expressible states, owlready2 + Pellet, 10 casts per run
   najia                benchmarks/najia_stack.py: najia's chart layer (palace, 納甲, 六親, 六神, 世應, 伏神)
   oracle               tests/oracle.py: the plain-Python chart and states (no judgments), one cast at a time
-  load-jobs-N          liuyao_kg.parquet_load.load_parquet (liuyao load --parquet --jobs N): JSON Lines in, Parquet
+  load-jobs-N          liuyao_kg.load.partitions.load_parquet (liuyao load --parquet --jobs N): JSON Lines in, Parquet
                        out, partitions of parquet_load.BATCH casts derived by the native engine in N worker processes
                        (spawned by the load: their start and engine builds are in its time; a file of one partition
                        derives in this process, whose engine is built and warm first); casts/s over the wall time
@@ -58,6 +58,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from liuyao_kg.load import derive_with, engine_for
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "benchmarks")]
@@ -191,10 +192,10 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
             timed(lambda: najia_stack.chart(v, d), 1)
     elif stack == "engine-cast":
         import liuyao_kg
-        from liuyao_kg.graph import KnowledgeGraph
+        from liuyao_kg.store.embedded import KnowledgeGraph
 
         # the reference Engine by name: a store's default engine is the native one
-        kg = KnowledgeGraph(backend="oxigraph")
+        kg = derive_with(KnowledgeGraph(), backend="oxigraph")
         v, m, d, t = warm_item[0]
         liuyao_kg.cast(v, month=m, day=d, topic=t, kg=kg)  # warm: rule plan, working store, queries
         iris = []
@@ -209,13 +210,13 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
         digest = combine(per)
     elif stack in ("engine-derive", "engine-batch", "engine-states-batch", "engine-swrl-subset", "native-derive",
                    "native-states-batch"):
-        from liuyao_kg.batch import chunks_by_topic
-        from liuyao_kg.graph import KnowledgeGraph
+        from liuyao_kg.load.batch import chunks_by_topic
+        from liuyao_kg.store.embedded import KnowledgeGraph
 
         native = stack.startswith("native-")
         # the reference Engine (SPARQL on pyoxigraph) by name: without it a store derives with the native engine
-        kg = KnowledgeGraph(chapter_rules=stack not in STATE_STACKS, backend="native" if native else "oxigraph")
-        engine = kg.engine
+        kg = derive_with(KnowledgeGraph(), chapter_rules=stack not in STATE_STACKS, backend="native" if native else "oxigraph")
+        engine = engine_for(kg)
         if native:
             from liuyao_kg.reasoner.native.engine import NativeEngine
 
@@ -237,7 +238,7 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
         inputs = _inputs(items)
         engine.derive(_inputs(warm_item)[0])  # warm
         size = 1 if stack in ONE_PER_CALL else chunk
-        # chunked as `liuyao load` chunks (liuyao_kg.batch.chunks_by_topic): one topic per chunk where chapter
+        # chunked as `liuyao load` chunks (liuyao_kg.load.batch.chunks_by_topic): one topic per chunk where chapter
         # rules run; the state rules ignore topics
         by_topic = stack not in STATE_STACKS
         groups = list(chunks_by_topic(enumerate(inputs), size, topic=lambda item: items[item[0]][3] if by_topic else None))
@@ -261,7 +262,7 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
     elif stack.startswith("load-jobs-"):
         import tempfile
 
-        from liuyao_kg import parquet_load
+        from liuyao_kg.load import partitions as parquet_load
 
         jobs = int(stack.rsplit("-", 1)[1])
         with tempfile.TemporaryDirectory() as tmp:
@@ -285,14 +286,14 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
     elif stack.startswith("load-cluster-"):
         import tempfile
 
-        from liuyao_kg.parquet_load import BATCH, _client, load_parquet
+        from liuyao_kg.load.partitions import BATCH, _client, load_parquet
 
         workers = int(stack.rsplit("-", 1)[1])
         with tempfile.TemporaryDirectory() as tmp:
             src = _write_jsonl(Path(tmp), items)
             client, cluster = _client(f"local:{workers}")
             try:  # workers built and warm before the clock starts (a one-cast partition on each)
-                from liuyao_kg.parquet_load import derive_partition
+                from liuyao_kg.load.partitions import derive_partition
                 from liuyao_kg.loaders.cast_input import make_cast_input
 
                 warm = [("warm", make_cast_input(warm_item[0][0], month=warm_item[0][1], day=warm_item[0][2],
@@ -315,7 +316,7 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
     elif stack == "engine-batch-2proc":
         from multiprocessing import get_context
 
-        from liuyao_kg.batch import chunks_by_topic
+        from liuyao_kg.load.batch import chunks_by_topic
 
         groups = list(chunks_by_topic(items, chunk, topic=lambda item: item[3]))
         ctx = get_context("spawn")
@@ -333,10 +334,10 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
         extra["chunk"] = chunk
         extra["processes"] = 2
     elif stack == "swrl-pellet":
-        from liuyao_kg.graph import KnowledgeGraph
+        from liuyao_kg.store.embedded import KnowledgeGraph
         from swrl_stack import SwrlStack
 
-        kg = KnowledgeGraph(chapter_rules=False)
+        kg = derive_with(KnowledgeGraph(), chapter_rules=False)
         swrl = SwrlStack(kg.store)
         inputs = _inputs(items)
         t = time.perf_counter()
@@ -370,9 +371,9 @@ _WORKER_ENGINE = None
 
 def _worker_init() -> None:
     global _WORKER_ENGINE
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
 
-    _WORKER_ENGINE = KnowledgeGraph(backend="oxigraph").engine  # the reference Engine, as engine-batch
+    _WORKER_ENGINE = engine_for(derive_with(KnowledgeGraph(), backend="oxigraph"))  # the reference Engine, as engine-batch
     _WORKER_ENGINE.derive(_inputs(casts(1, seed=99))[0])
 
 
@@ -407,16 +408,16 @@ def check_oracle(n: int, backend: str = "oxigraph") -> dict:
     from oracle import first_difference, normalize_production, oracle_chart
 
     import liuyao_kg
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
 
-    kg = KnowledgeGraph(chapter_rules=False, backend=backend)
+    kg = derive_with(KnowledgeGraph(), chapter_rules=False, backend=backend)
     bad = []
     for v, m, d, _ in casts(n):
         diff = first_difference(oracle_chart(tuple(int(c) for c in v), m, d),
                                 normalize_production(liuyao_kg.cast(v, month=m, day=d, kg=kg)))
         if diff:
             bad.append(f"{v} {m} {d}: {diff}")
-    return {"casts": n, "engine": type(kg.engine).__name__, "equal": not bad, "differences": bad[:20]}
+    return {"casts": n, "engine": type(engine_for(kg)).__name__, "equal": not bad, "differences": bad[:20]}
 
 
 def check_najia(n: int) -> dict:
@@ -425,9 +426,9 @@ def check_najia(n: int) -> dict:
     from oracle import BRANCHES as OB, JIAZI as OJ, KING_WEN, oracle_chart, values_for_pair
 
     import liuyao_kg
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
 
-    kg = KnowledgeGraph(chapter_rules=False, backend="oxigraph")
+    kg = derive_with(KnowledgeGraph(), chapter_rules=False, backend="oxigraph")
     vs_engine = []
     for v, m, d, _ in casts(n):
         diff = najia_stack.differences(najia_stack.chart(v, d), najia_stack.ours(liuyao_kg.cast(v, month=m, day=d, kg=kg)))
@@ -495,11 +496,11 @@ def profile(n: int, chunk: int) -> dict:
 
     import pyoxigraph as ox
 
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
     from liuyao_kg.reasoner import engine as eng
 
-    kg = KnowledgeGraph(backend="oxigraph")
-    engine = kg.engine
+    kg = derive_with(KnowledgeGraph(), backend="oxigraph")
+    engine = engine_for(kg)
     inputs = _inputs(casts(n))
     per_rule: dict[str, float] = {}
     calls: dict[str, int] = {}

@@ -17,6 +17,7 @@ import os
 import statistics
 import time
 from pathlib import Path
+from liuyao_kg.load import add_casts
 
 def seeded_casts(n: int):
     """(spec, month, day, year, topic): the benchmarks' seeded casts (`bench.casts`), every fourth with a year
@@ -32,7 +33,7 @@ def measure(sizes: list[int], sample: int) -> dict:
 
     from liuyao_kg import queries
     from liuyao_kg.chart import CHART_QUERIES
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
     from liuyao_kg.loaders.cast_input import make_cast_input
     from liuyao_kg.loaders.rdf import cast_quads
     from liuyao_kg.reading import READING_QUERIES
@@ -46,7 +47,7 @@ def measure(sizes: list[int], sample: int) -> dict:
         for spec, month, day, year, topic in made:
             if len(casts) >= size:
                 break
-            casts += kg.add_quads(cast_quads(make_cast_input(spec, month=month, day=day, year=year, topic=topic)))
+            casts += add_casts(kg, cast_quads(make_cast_input(spec, month=month, day=day, year=year, topic=topic)))
         row = {}
         for name in names:
             text, times = queries.get(name).text, []

@@ -85,6 +85,7 @@ from liuyao_kg.i18n import labels
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.shapes import check_cast
+from liuyao_kg.load import add_casts, engine_for
 out, last = {"imports": time.perf_counter() - t0}, time.perf_counter()
 def lap(name):
     global last
@@ -93,8 +94,8 @@ def lap(name):
 kg = liuyao_kg.default_graph(); lap("store")
 quads = cast_quads(make_cast_input("節之中孚", month="寅", day="辛亥", topic="求財")); lap("input")
 check_cast(quads); lap("shacl_check")
-kg.engine; lap("engine")
-(iri,) = kg.add_quads(quads); lap("derive")
+engine_for(kg); lap("engine")
+(iri,) = add_casts(kg, quads); lap("derive")
 c = chart(kg, iri); lap("chart")
 render.chart_text(c, "zh", labels(kg)); lap("text")
 out["total"] = time.perf_counter() - t0
@@ -135,11 +136,12 @@ def warm(casts: int = 40, repeats: int = 20) -> dict:
     derives in one) and into one whose engine is the reference, the rules' SPARQL on pyoxigraph (`oxigraph`:
     `--backend oxigraph`, its default threads)."""
     import liuyao_kg
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.load import derive_with, engine_for
+    from liuyao_kg.store.embedded import KnowledgeGraph
 
     serial = KnowledgeGraph()
     serial.parallel_reads = 1
-    reference = KnowledgeGraph(backend="oxigraph")
+    reference = derive_with(KnowledgeGraph(), backend="oxigraph")
     stores = {"default": None, "threads_1": serial, "oxigraph": reference}
     for kg in stores.values():
         for topic in WARM_TOPICS:
@@ -162,8 +164,8 @@ def warm(casts: int = 40, repeats: int = 20) -> dict:
             "new_cast_oxigraph_median_ms": round(ref * 1000, 1),
             "oxigraph_over_default": round(ref / new, 2),
             "repeated_cast_median_ms": round(statistics.median(again) * 1000, 1), "new_casts": casts,
-            "engine": type(liuyao_kg.default_graph().engine).__name__,
-            "oxigraph_threads": reference.engine.threads, "chart_read_threads": liuyao_kg.default_graph().parallel_reads}
+            "engine": type(engine_for(liuyao_kg.default_graph())).__name__,
+            "oxigraph_threads": engine_for(reference).threads, "chart_read_threads": liuyao_kg.default_graph().parallel_reads}
 
 
 def bytecode() -> dict:

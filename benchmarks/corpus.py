@@ -38,7 +38,7 @@ def main() -> None:
     from liuyao_kg import queries
     from liuyao_kg.chart import chart
     from liuyao_kg.corpus.add import add_edition
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
 
     kg = KnowledgeGraph()
     out: dict = {"add_seconds": {}}

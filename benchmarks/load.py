@@ -41,11 +41,11 @@ import json, os, resource, sys, time
 argv, states_only = json.loads(sys.argv[1]), sys.argv[2] == "1"
 backend = argv[argv.index("--backend") + 1] if "--backend" in argv else "native"
 t0 = time.perf_counter()
-if states_only:  # the library, chart-state rules only (KnowledgeGraph(chapter_rules=False))
-    from liuyao_kg.batch import load_file
-    from liuyao_kg.graph import KnowledgeGraph
+if states_only:  # the library, chart-state rules only (derive_with(KnowledgeGraph(), chapter_rules=False))
+    from liuyao_kg.load.batch import load_file
+    from liuyao_kg.store.embedded import KnowledgeGraph
     partition = int(argv[argv.index("--partition") + 1]) if "--partition" in argv else None
-    kg = KnowledgeGraph(argv[3], chapter_rules=False, backend=backend)
+    kg = derive_with(KnowledgeGraph(argv[3]), chapter_rules=False, backend=backend)
     # as `liuyao load`: --partition asks for partitions; the reference engine derives in chunks; else the size chooses
     partitioned = True if partition is not None else False if backend == "oxigraph" else None
     load_file(kg, argv[1], jobs=int(argv[6]), partitioned=partitioned, partition=partition)
@@ -60,9 +60,10 @@ else:  # the command as a user runs it (every rule, chapter judgments included)
 seconds = time.perf_counter() - t0
 # a second run of the same load is a no-op; then the example query over the whole store
 from liuyao_kg import queries
-from liuyao_kg.batch import load_file
-from liuyao_kg.graph import KnowledgeGraph
-kg = KnowledgeGraph(argv[3], chapter_rules=states_only is False, backend=backend)
+from liuyao_kg.load.batch import load_file
+from liuyao_kg.store.embedded import KnowledgeGraph
+from liuyao_kg.load import derive_with
+kg = derive_with(KnowledgeGraph(argv[3]), chapter_rules=states_only is False, backend=backend)
 t1 = time.perf_counter()
 again = load_file(kg, argv[1], jobs=1)
 rerun_s = time.perf_counter() - t1

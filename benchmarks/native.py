@@ -55,7 +55,7 @@ def _timed(fn):
 def compare(casts: list[dict], chapter_rules: bool) -> dict:
     import pyoxigraph as ox
 
-    from liuyao_kg.derivation import build_engine
+    from liuyao_kg.reasoner.engines import build_engine
     from liuyao_kg.loaders.cast_input import make_cast_input
     from liuyao_kg.loaders.rdf import cast_quads
 

@@ -4,7 +4,7 @@
 
 One run, the same seeded casts (random lines, date, topic) through: (a) the engine with every rule but those of
 rules/reading.ttl, (b) the engine with every rule, on one-topic chunks of --chunk casts as `liuyao load` derives
-them (liuyao_kg.batch.chunks_by_topic), the two alternating chunk by chunk so a shared machine's load hits both;
+them (liuyao_kg.load.batch.chunks_by_topic), the two alternating chunk by chunk so a shared machine's load hits both;
 (c) for the first --charts casts, the chart JSON read back without the reading and with it (liuyao_kg.reading:
 the named reading queries and the calendar dates). Prints JSON: ms per cast of each and the ratio b/a.
 """
@@ -15,6 +15,7 @@ import json
 import random
 import statistics
 import time
+from liuyao_kg.load import add_casts
 
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
 TOPICS = "求財 婚姻 疾病 身命 產育 田蠶 天時 國家 征戰 官事 文書 葬地 出行 自身".split()
@@ -39,9 +40,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=11)
     args = ap.parse_args()
 
-    from liuyao_kg.batch import chunks_by_topic
+    from liuyao_kg.load.batch import chunks_by_topic
     from liuyao_kg.chart import chart
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
     from liuyao_kg.loaders.cast_input import make_cast_input
     from liuyao_kg.loaders.rdf import cast_quads
     from liuyao_kg.reasoner.engine import Engine, load_rules
@@ -72,7 +73,7 @@ def main() -> None:
                                    / result["derive_without_reading_ms_per_cast"], 3)
     base, full = [], []
     for ci in inputs[:args.charts]:
-        (iri,) = kg.add_quads(cast_quads(ci))
+        (iri,) = add_casts(kg, cast_quads(ci))
         t = time.perf_counter()
         chart(kg, iri, reading=False)
         base.append(time.perf_counter() - t)

@@ -46,7 +46,7 @@ def _free_port() -> int:
 
 def _request_bodies(cast_iris: list[str]) -> list[str]:
     """Query texts with their parameters as a VALUES block (what the remote client sends)."""
-    from liuyao_kg.remote import prepare
+    from liuyao_kg.store.remote import prepare
 
     out = []
     for iri in cast_iris:

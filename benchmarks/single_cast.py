@@ -16,6 +16,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from liuyao_kg.load import derive_with, engine_for
 
 def measure(casts: int = 40, repeat: int = 9, top: int = 10) -> dict:
     from cold_start import WARM_TOPICS, new_casts
@@ -23,13 +24,13 @@ def measure(casts: int = 40, repeat: int = 9, top: int = 10) -> dict:
     import liuyao_kg
     from liuyao_kg import queries
     from liuyao_kg.chart import CHART_QUERIES
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
     from liuyao_kg.reading import READING_QUERIES
 
-    kg = KnowledgeGraph(backend="oxigraph")  # the reference engine: its per-rule timings
+    kg = derive_with(KnowledgeGraph(), backend="oxigraph")  # the reference engine: its per-rule timings
     for topic in WARM_TOPICS:
         liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic=topic, kg=kg)
-    engine = kg.engine
+    engine = engine_for(kg)
     engine.timings = timings = {}
     walls, iri = [], None
     for spec, month, day, topic in new_casts(casts):

@@ -36,13 +36,14 @@ MODES = ("partitioned", "chunked", "oxigraph")
 #: an upgrade in chunks (the library's: `liuyao upgrade` derives a store of this size in partitions), its report printed
 _CHUNKED = r"""
 import json, sys, warnings
-from liuyao_kg import versioning
-from liuyao_kg.graph import KnowledgeGraph
-from liuyao_kg.upgrade import upgrade_graph
+from liuyao_kg.store import versioning
+from liuyao_kg.store.embedded import KnowledgeGraph
+from liuyao_kg.load.upgrade import upgrade_graph
+from liuyao_kg.load import derive_with
 store, backend, batch, force = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", versioning.OutdatedStoreWarning)
-    kg = KnowledgeGraph(store, backend=backend)
+    kg = derive_with(KnowledgeGraph(store), backend=backend)
 try:
     print(json.dumps(upgrade_graph(kg, batch=batch, force=force, partitioned=False), ensure_ascii=False))
 finally:
@@ -51,11 +52,11 @@ finally:
 
 
 def make_old(path: Path) -> None:
-    """The store as a rule base without RULE would have left it (liuyao_kg/upgrade.py reads it as outdated)."""
+    """The store as a rule base without RULE would have left it (liuyao_kg/load/upgrade.py reads it as outdated)."""
     from liuyao_kg import namespaces as ns
-    from liuyao_kg.graph import KnowledgeGraph
-    from liuyao_kg.upgrade import upgrade_graph
-    from liuyao_kg.versioning import record
+    from liuyao_kg.store.embedded import KnowledgeGraph
+    from liuyao_kg.load.upgrade import upgrade_graph
+    from liuyao_kg.store.versioning import record
 
     kg = KnowledgeGraph(path)
     try:
@@ -70,7 +71,7 @@ def make_old(path: Path) -> None:
 def quads(path: Path) -> set:
     import pyoxigraph as ox
 
-    from liuyao_kg.versioning import GRAPH_META
+    from liuyao_kg.store.versioning import GRAPH_META
 
     store = ox.Store.read_only(str(path))
     return {q for q in store.quads_for_pattern(None, None, None, None) if q.graph_name.value != GRAPH_META}
@@ -78,7 +79,7 @@ def quads(path: Path) -> set:
 
 def upgrade_run(store: Path, mode: str, force: bool, tmp: Path, sample_s: float, batch: int = 200) -> dict:
     """One upgrade of `store` (`mode`: one of MODES), in a fresh subprocess, its process tree's memory sampled."""
-    from liuyao_kg.parquet_load import BATCH
+    from liuyao_kg.load.partitions import BATCH
 
     if mode == "partitioned":
         cmd = [str(Path(sys.executable).with_name("liuyao")), "upgrade", "--store", str(store), "--partition",

@@ -15,7 +15,7 @@ __version__ = "0.1.0"
 @cache
 def default_graph():
     """The process-wide in-memory knowledge graph used by the convenience functions."""
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
 
     return KnowledgeGraph()
 
@@ -37,8 +37,10 @@ def cast(spec: str, *, lines=None, month=None, day=None, year=None, birth=None, 
 
     check_cast(quads)  # SHACL (ontology/shapes/cast.ttl) before anything is stored
     answers = _native_answers(kg, ci.iri, quads)
-    if answers is None:  # the store derives (and SPARQL reads the chart): another engine, changed layers, a known cast
-        (iri,) = kg.add_quads(quads)
+    if answers is None:  # SPARQL reads the chart: another engine, changed layers, another store, a known cast
+        from liuyao_kg.load import add_casts
+
+        (iri,) = add_casts(kg, quads)
         return chart(kg, iri, horizon)
     return chart(kg, ci.iri, horizon, answers=answers)
 
@@ -47,11 +49,11 @@ def _native_answers(kg, iri: str, quads: list):
     """A new cast derived natively and stored, its chart's queries answered off the native result (the named queries
     compiled with the rules: tests/test_native_chart.py holds them equal to SPARQL): for an embedded store holding
     the package's layers untouched and deriving with the native engine; else None, nothing done."""
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.load import engine_for
 
-    if not isinstance(kg, KnowledgeGraph) or not kg._pristine or kg.has_cast(iri):
+    if not {"local", "packaged"} <= kg.capabilities or kg.has_cast(iri):
         return None
-    engine = kg.engine
+    engine = engine_for(kg)
     if not hasattr(engine, "derive_cast"):
         return None
     from liuyao_kg.queries.native import answers_for, store_layers

@@ -38,7 +38,7 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
 def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
     """The options that name a store and what derives into it; `load`: `liuyao load`'s, whose default derives a large
     file in partitions (by the file's size)."""
-    from liuyao_kg.derivation import BACKENDS, DEFAULT_BACKEND  # ~4 ms (pyoxigraph), which every command opening a store imports anyway
+    from liuyao_kg.reasoner.engines import BACKENDS, DEFAULT_BACKEND  # ~4 ms (pyoxigraph), which every command opening a store imports anyway
 
     where = p.add_mutually_exclusive_group()
     where.add_argument("--store", help="directory of a persistent store (default: in memory)")
@@ -240,9 +240,9 @@ def _exit_code(e: Exception) -> int | None:
     not imported by a `liuyao cast` that succeeds."""
     from liuyao_kg.loaders.errors import CastInputError
     from liuyao_kg.queries import QueryParameterError
-    from liuyao_kg.remote import RemoteStoreError
+    from liuyao_kg.store.remote import RemoteStoreError
     from liuyao_kg.store import StoreError
-    from liuyao_kg.versioning import OutdatedStoreError
+    from liuyao_kg.store.versioning import OutdatedStoreError
 
     if isinstance(e, (CastInputError, QueryParameterError, OutdatedStoreError)):
         return 2
@@ -254,7 +254,8 @@ def _exit_code(e: Exception) -> int | None:
 def _graph(args):
     """The store named by --store or --endpoint (opened once per command, closed by main), else the in-memory one."""
     from liuyao_kg import default_graph
-    from liuyao_kg.derivation import DEFAULT_BACKEND
+    from liuyao_kg.load import derive_with
+    from liuyao_kg.reasoner.engines import DEFAULT_BACKEND
     from liuyao_kg.store import open_store
 
     if getattr(args, "_kg", None) is not None:
@@ -264,15 +265,14 @@ def _graph(args):
         backend = DEFAULT_BACKEND
     if getattr(args, "endpoint", None):
         args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout,
-                              total_timeout=args.total_timeout, backend=backend)
+                              total_timeout=args.total_timeout)
     elif getattr(args, "store", None):
-        args._kg = open_store(args.store, read_only=getattr(args, "read_only", False), wait=getattr(args, "wait", 0.0) or 0.0,
-                              backend=backend)
+        args._kg = open_store(args.store, read_only=getattr(args, "read_only", False), wait=getattr(args, "wait", 0.0) or 0.0)
     elif backend != DEFAULT_BACKEND:
-        args._kg = open_store("memory", backend=backend)
+        args._kg = open_store("memory")
     else:
         return default_graph()
-    return args._kg
+    return derive_with(args._kg, backend=backend)
 
 
 def _spec(args) -> str:
@@ -416,7 +416,7 @@ def _cmd_load(args) -> int:
     import time
     from pathlib import Path
 
-    from liuyao_kg.batch import load_file, summary
+    from liuyao_kg.load.batch import load_file, summary
     from liuyao_kg.progress import Progress
 
     from liuyao_kg.loaders.batch import check_readable
@@ -428,7 +428,7 @@ def _cmd_load(args) -> int:
     stats: dict = {}
     t0 = time.perf_counter()
     if args.parquet:
-        from liuyao_kg.parquet_load import load_parquet
+        from liuyao_kg.load.partitions import load_parquet
 
         kg = _graph(args) if args.store else None
         report = load_parquet(args.file, args.parquet, kg=kg, on_error=args.on_error, cluster=args.cluster,
@@ -472,7 +472,7 @@ def _check_load_options(args) -> None:
 def _cmd_upgrade(args) -> int:
     from liuyao_kg.loaders.errors import CastInputError
     from liuyao_kg.progress import Progress
-    from liuyao_kg.upgrade import upgrade
+    from liuyao_kg.load.upgrade import upgrade
 
     if args.partition is not None and args.partition < 1:
         raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1", field="partition",

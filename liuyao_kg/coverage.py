@@ -36,7 +36,9 @@ def dependency_graph(kg, fmt: str = "graphml") -> str:
     import networkx as nx
 
     g = nx.DiGraph()
-    plan = kg.engine.plan
+    from liuyao_kg.load import engine_for
+
+    plan = engine_for(kg).plan
     for i, stratum in enumerate(plan.strata):
         for rule in stratum:
             g.add_node(rule, stratum=i, recursive=plan.recursive[i])

@@ -143,8 +143,8 @@ LYO = "https://w3id.org/liuyao-kg/ontology#"
 
 def graph_without(rules) -> object:
     """A new in-memory graph whose rule base lacks `rules` (local names, e.g. FactorSourceDamaged): an ablation.
-    The store's engine then derives with the rules the store holds (liuyao_kg.derivation.build_engine)."""
-    from liuyao_kg.graph import KnowledgeGraph
+    The store's engine then derives with the rules the store holds (liuyao_kg.reasoner.engines.build_engine)."""
+    from liuyao_kg.store.embedded import KnowledgeGraph
 
     kg = KnowledgeGraph()
     for name in rules:

@@ -15,7 +15,7 @@ from liuyao_kg import queries
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
 STEMS = "甲乙丙丁戊己庚辛壬癸"
 JIAZI = [STEMS[i % 10] + BRANCHES[i % 12] for i in range(60)]
-BATCH = 50  # casts derived together (see liuyao_kg.batch.CHUNK)
+BATCH = 50  # casts derived together (see liuyao_kg.load.batch.CHUNK)
 
 
 def sample_space(n: int, seed: int, *, years: bool = False) -> list[tuple]:
@@ -34,9 +34,10 @@ def sample_space(n: int, seed: int, *, years: bool = False) -> list[tuple]:
 
 def never_fired(n: int, seed: int = 0, *, years: bool = False, batch: int = BATCH, progress=None) -> dict:
     """Derive a sample of n casts and report the executable chapter rules that fired on none of them."""
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.load import add_casts
     from liuyao_kg.loaders.cast_input import make_cast_input
     from liuyao_kg.loaders.rdf import cast_quads
+    from liuyao_kg.store.embedded import KnowledgeGraph
 
     if n < 1:
         raise ValueError("the sample needs at least one cast")
@@ -50,7 +51,7 @@ def never_fired(n: int, seed: int = 0, *, years: bool = False, batch: int = BATC
             if ci.iri not in distinct:
                 distinct.add(ci.iri)
                 quads += cast_quads(ci)
-        kg.add_quads(quads)
+        add_casts(kg, quads)
         if progress:
             progress(min(i + batch, len(casts)), len(casts))
     rows = queries.run(kg, "rules-never-fired")

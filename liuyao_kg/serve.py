@@ -241,7 +241,7 @@ class _OxigraphStore:
     path = None  # unknown: the dry run of an update finds out whether the store is on disk
 
     def sparql(self, text, *, default_graph=None, named_graphs=None):
-        from liuyao_kg.graph import query_dataset
+        from liuyao_kg.store.embedded import query_dataset
 
         return query_dataset(self.store, text, default_graph, named_graphs)
 
@@ -521,7 +521,7 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self._raw_store()
         if raw is not None and self.limits.isolate == "fork":
             try:
-                from liuyao_kg.graph import dataset_kwargs
+                from liuyao_kg.store.embedded import dataset_kwargs
 
                 result = forked.run_query(raw, text, dataset_kwargs(text, **dataset), self._chooser(accept, short),
                                           _query_error, deadline=deadline, limit=self.limits.max_result_bytes,

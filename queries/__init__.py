@@ -11,7 +11,7 @@ store's own binding mechanism (pyoxigraph `substitutions`, SEP-0007), never by p
 so a value can only ever be a value. Kinds: iri, integer, string, and state (a state class, given
 as its local name or its zh-Hant term, e.g. "MonthBroken" or "月破").
 
-On a remote endpoint (`liuyao_kg.remote`) the same values arrive as a VALUES block at the start of the
+On a remote endpoint (`liuyao_kg.store.remote`) the same values arrive as a VALUES block at the start of the
 WHERE group, which is joined with the top-level patterns and filters, not pushed into nested groups: so a
 parameter is used in the top-level group (its patterns, its FILTERs, or OPTIONALs), never only inside a
 UNION branch or a subquery (see rules-by-school.rq). A boolean computed by a query is cast explicitly

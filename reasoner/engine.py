@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -276,6 +277,7 @@ class Engine:
             self._reference, keys = kept_reference(reference if isinstance(reference, bytes) else ox.serialize(
                 [q.triple for q in reference], format=ox.RdfFormat.N_TRIPLES), self.plan.reference_reads)
         self._fresh_store()
+        self._deriving = threading.Lock()  # one derivation at a time on the working store (an engine is shared)
         self._reference_keys = store_keys(self._work) if keys is None else keys
         # the groups a Holders can check: a key of each the reference lacks, and no cast node in the reference
         describes_casts = re.search(rb"(?m)^<" + re.escape(CAST.encode()), self._reference) is not None
@@ -299,7 +301,10 @@ class Engine:
 
     def derive(self, cast_quads: Iterable[ox.Quad]) -> list[ox.Quad]:
         """Return the inferred quads for the casts given (their asserted quads)."""
-        quads = list(cast_quads)
+        with self._deriving:
+            return self._derive(list(cast_quads))
+
+    def _derive(self, quads: list[ox.Quad]) -> list[ox.Quad]:
         topics = {q.object.value for q in quads if q.predicate == _TOPIC}
         if self._uses >= self.REBUILD_EVERY:
             self._fresh_store()

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.namespaces import inferred_graph
-from liuyao_kg.versioning import record
+from liuyao_kg.store.versioning import record
+from liuyao_kg.load import add_casts, derive_with
 
 #: the rule the old rule base lacks
 RULE = ns.LYRULE + "MonthBroken"
@@ -25,8 +26,8 @@ def graph(store, g: str) -> set[ox.Quad]:
 
 def fresh_inferred(casts: list[dict]) -> dict[str, set[ox.Quad]]:
     """Each cast's inferred graph as a fresh in-memory store with this package's rules derives it."""
-    kg = KnowledgeGraph(backend="oxigraph")  # the reference: what a fresh store's engine must equal
-    iris = kg.add_quads(asserted(casts))
+    kg = derive_with(KnowledgeGraph(), backend="oxigraph")  # the reference: what a fresh store's engine must equal
+    iris = add_casts(kg, asserted(casts))
     return {c: graph(kg.store, inferred_graph(c)) for c in iris}
 
 
@@ -36,7 +37,7 @@ def old_store(path, casts: list[dict]) -> tuple[list[str], dict[str, set[ox.Quad
     kg = KnowledgeGraph(path)
     kg.store.update(f"DELETE WHERE {{ GRAPH <{ns.GRAPH_RULES}> {{ <{RULE}> ?p ?o }} }}")
     kg.__dict__.pop("engine", None)
-    iris = kg.add_quads(asserted(casts))
+    iris = add_casts(kg, asserted(casts))
     record(kg.store, ns.GRAPH_RULES, "sha256:old")
     by_cast = {c: graph(kg.store, c) for c in iris}
     kg.close()

@@ -1,7 +1,7 @@
 """A partition that fails, importable by a load's worker processes (tests/test_parquet_load.py patches it in)."""
 from __future__ import annotations
 
-from liuyao_kg.parquet_load import derive_partition
+from liuyao_kg.load.partitions import derive_partition
 
 
 def full_disk_at_the_third(records, out_dir, part, **options):

@@ -12,8 +12,9 @@ import pytest
 
 import liuyao_kg
 from liuyao_kg.api import CAST_FIELDS, Api, openapi
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.serve import make_server
+from liuyao_kg.load import derive_with
 
 JIE = {"spec": "節之中孚", "month": "寅", "day": "辛亥", "topic": "求財"}
 
@@ -135,7 +136,7 @@ def api_with_wikisource():
         pytest.skip(f"the Wikisource edition of 火珠林 is not at {HZL}")
     from liuyao_kg.corpus.add import add_edition
 
-    kg = KnowledgeGraph(chapter_rules=False)
+    kg = derive_with(KnowledgeGraph(), chapter_rules=False)
     add_edition(kg, HZL, "火珠林", "wikisource")
     yield Api(kg)
     kg.close()

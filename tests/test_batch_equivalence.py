@@ -6,14 +6,15 @@ element — reference branches, 納音 and, in a batch, the lines of *other cast
 """
 from __future__ import annotations
 
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
+from liuyao_kg.load import derive_with, engine_for
 from samples import sample_casts
 
 
 def test_batch_derivation_equals_one_cast_at_a_time():
-    engine = KnowledgeGraph(chapter_rules=False).engine
+    engine = engine_for(derive_with(KnowledgeGraph(), chapter_rules=False))
     inputs = [cast_quads(make_cast_input(v, month=m, day=d, topic=t)) for v, m, d, t in sample_casts(60, seed=3)]
     single = {q for c in inputs for q in engine.derive(c)}
     batch = set(engine.derive([q for c in inputs for q in c]))
@@ -22,7 +23,7 @@ def test_batch_derivation_equals_one_cast_at_a_time():
 
 def test_rescue_way_4_names_only_nodes_of_its_own_cast():
     """Even one cast at a time the rescuer can be a reference individual (a branch, a 納音 …)."""
-    engine = KnowledgeGraph(chapter_rules=False).engine
+    engine = engine_for(derive_with(KnowledgeGraph(), chapter_rules=False))
     bad = []
     for v, m, d, t in sample_casts(60, seed=3):
         quads = cast_quads(make_cast_input(v, month=m, day=d, topic=t))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from liuyao_kg.cli import main
+from liuyao_kg.load import engine_for, settings
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:
@@ -297,7 +298,7 @@ def test_serve_and_load_open_their_store_with_the_backend_named(tmp_path):
         args = build_parser().parse_args(argv)
         kg = _graph(args)
         try:
-            assert kg.backend == "oxigraph" and isinstance(kg.engine, Engine)
+            assert settings(kg)[1] == "oxigraph" and isinstance(engine_for(kg), Engine)
         finally:
             kg.close()
 

@@ -20,7 +20,7 @@ from liuyao_kg.corpus import parallels as par
 from liuyao_kg.corpus.add import add_edition, build, sentence_iri
 from liuyao_kg.corpus.variants import fold, supplement
 from liuyao_kg.corpus.works import CorpusError
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.edition import EditionError, read_edition
 from liuyao_kg.ontology import build_passages as bp
 
@@ -546,7 +546,7 @@ def test_a_passage_with_both_seed_and_corpus_is_refused(tmp_path):
 def test_an_edition_is_aligned_again_when_the_passages_it_was_aligned_against_change(tmp_path):
     import pyoxigraph as ox
 
-    from liuyao_kg import versioning
+    from liuyao_kg.store import versioning
 
     kg = KnowledgeGraph()
     p = _write(tmp_path, "財官異路，可辨五鄉。")
@@ -578,7 +578,7 @@ def test_reviews_set_the_status_of_the_links_and_survive_re_adding_the_edition(t
         # the same file under the same name with a changed passages layer: the graph is rebuilt, reviews kept
         import pyoxigraph as ox
 
-        from liuyao_kg import versioning
+        from liuyao_kg.store import versioning
         meta, passages = ox.NamedNode(versioning.GRAPH_META), ox.NamedNode("https://w3id.org/liuyao-kg/graph/passages")
         has_version = ox.NamedNode("http://purl.org/dc/terms/hasVersion")
         for q in list(kg.store.quads_for_pattern(passages, has_version, None, meta)):

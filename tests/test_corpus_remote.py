@@ -14,8 +14,8 @@ import pytest
 from liuyao_kg import queries
 from liuyao_kg.cli import main
 from liuyao_kg.corpus.add import add_edition
-from liuyao_kg.graph import KnowledgeGraph
-from liuyao_kg.remote import Endpoint, RemoteKnowledgeGraph, RemoteStoreError
+from liuyao_kg.store.embedded import KnowledgeGraph
+from liuyao_kg.store.remote import Endpoint, RemoteKnowledgeGraph, RemoteStoreError
 from liuyao_kg.serve import make_server
 
 pytestmark = pytest.mark.server

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from liuyao_kg import batch
-from liuyao_kg.derivation import build_engine
+from liuyao_kg.load import batch
+from liuyao_kg.reasoner.engines import build_engine
 from liuyao_kg.reasoner.engine import Engine
 from liuyao_kg.reasoner.native import NativeEngine
 from liuyao_kg.store import open_store
+from liuyao_kg.load import derive_with, engine_for
 
 
 def test_a_worker_process_builds_the_engine_of_the_backend_it_is_given():
@@ -31,15 +32,15 @@ def test_the_loader_hands_the_stores_backend_to_its_workers(monkeypatch, tmp_pat
     path = tmp_path / "casts.jsonl"
     path.write_text("".join(f'{{"id": "c{i}", "spec": "787986", "month": "子", "day": "{d}"}}\n'
                             for i, d in enumerate(["甲子", "乙丑", "丙寅", "丁卯"])), encoding="utf-8")
-    kg = open_store("memory", backend="oxigraph", chapter_rules=False)
+    kg = derive_with(open_store("memory"), backend="oxigraph", chapter_rules=False)
     with pytest.raises(RuntimeError, match="stop here"):
         batch.load_file(kg, path, jobs=2, chunk=2)
     assert seen["initargs"] == (False, "oxigraph")
 
 
 def test_every_adapter_takes_its_engine_from_derivation():
-    assert isinstance(open_store("memory").engine, NativeEngine)
-    assert isinstance(open_store("memory", backend="oxigraph").engine, Engine)
+    assert isinstance(engine_for(open_store("memory")), NativeEngine)
+    assert isinstance(engine_for(derive_with(open_store("memory"), backend="oxigraph")), Engine)
     with pytest.raises(ValueError, match="unknown backend"):
         build_engine(backend="jena")
 

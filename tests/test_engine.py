@@ -9,6 +9,7 @@ import pytest
 import liuyao_kg
 from liuyao_kg import namespaces as ns
 from liuyao_kg.reasoner.dependencies import RuleCycleError, plan, rule_io
+from liuyao_kg.load import derive_with, engine_for
 from liuyao_kg.reasoner.engine import Engine, Rule, RuleScopeError, cast_of
 
 
@@ -91,13 +92,13 @@ def test_skipping_rules_whose_required_facts_are_absent_changes_no_result():
     carries each group of keys it needs together."""
     from dataclasses import replace
 
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
     from liuyao_kg.loaders.cast_input import make_cast_input
     from liuyao_kg.loaders.rdf import cast_quads
     from liuyao_kg.reasoner.dependencies import RuleIO
     from samples import sample_casts
 
-    engine = KnowledgeGraph(backend="oxigraph").engine
+    engine = engine_for(derive_with(KnowledgeGraph(), backend="oxigraph"))
     unfiltered = Engine([replace(r, io=RuleIO(r.io.reads, r.io.negated, r.io.writes)) for r in engine.rules.values()],
                         engine._reference)
     assert sum(bool(r.io.required) for r in engine.rules.values()) > 0.9 * len(engine.rules)
@@ -195,12 +196,12 @@ def test_the_keys_a_store_reads_of_its_triples_in_one_query_are_those_of_each_tr
 
 
 def test_the_keys_read_while_keeping_the_reference_are_those_the_kept_store_holds():
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
     from liuyao_kg.reasoner.engine import kept_reference, store_keys
 
     kg = KnowledgeGraph()
     try:
-        engine = kg.engine
+        engine = engine_for(kg)
         dumped = b"".join(kg.store.dump(format=ox.RdfFormat.N_TRIPLES, from_graph=ox.NamedNode(g))
                           for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE))
         kept, keys = kept_reference(dumped, engine.plan.reference_reads)
@@ -213,10 +214,10 @@ def test_the_keys_read_while_keeping_the_reference_are_those_the_kept_store_hold
 
 
 def test_the_working_store_keeps_the_reference_triples_some_rule_reads_and_only_those():
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
     from liuyao_kg.ontology import layer_quads
 
-    engine = KnowledgeGraph(backend="oxigraph").engine
+    engine = engine_for(derive_with(KnowledgeGraph(), backend="oxigraph"))
     reads = engine.plan.reference_reads
     reference = layer_quads()
     expected = {q.triple for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE) for q in reference[g]
@@ -359,6 +360,6 @@ def test_the_state_rules_with_what_they_read_derive_every_state_all_rules_derive
 @cache
 def _reference_engine():
     """The reference engine (SPARQL on pyoxigraph) for the package's rules: what these tests specify."""
-    from liuyao_kg.derivation import build_engine
+    from liuyao_kg.reasoner.engines import build_engine
 
     return build_engine(backend="oxigraph")

@@ -8,6 +8,7 @@ Run with:  pytest -m exhaustive tests/test_exhaustive.py
 import pytest
 
 import liuyao_kg
+from liuyao_kg.load import derive_with
 from oracle import (
     BRANCHES, JIAZI, KING_WEN, first_difference, normalize_production, oracle_chart, values_for_pair,
 )
@@ -23,9 +24,9 @@ def _cast(values, month, day):
     tested in test_chapter_rules.py; leaving them out here keeps 4,096 casts fast)."""
     global _STATES_ONLY
     if _STATES_ONLY is None:
-        from liuyao_kg.graph import KnowledgeGraph
+        from liuyao_kg.store.embedded import KnowledgeGraph
 
-        _STATES_ONLY = KnowledgeGraph(chapter_rules=False)
+        _STATES_ONLY = derive_with(KnowledgeGraph(), chapter_rules=False)
     return liuyao_kg.cast("".join(map(str, values)), month=month, day=day, kg=_STATES_ONLY)
 
 

@@ -11,10 +11,11 @@ import pytest
 
 import liuyao_kg
 from liuyao_kg import lazy_build, queries
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.i18n import labels
 from liuyao_kg.ontology.lazy import needs_deferred
 from liuyao_kg.render import chart_text
+from liuyao_kg.load import add_casts, engine_for
 
 README = dict(spec="節之中孚", month="寅", day="辛亥", topic="求財")
 PASSAGE = "https://w3id.org/liuyao-kg/passage/ch-000-chonghe-six-combine-matter-succeeds"
@@ -110,7 +111,7 @@ def test_eager_parts_built_from_other_layer_files_are_not_used(monkeypatch):
 def test_a_cast_naming_a_passage_node_where_the_layers_never_do_loads_the_rest_first():
     kg = KnowledgeGraph()
     cast = ox.NamedNode("https://w3id.org/liuyao-kg/cast/odd")
-    kg.add_quads([ox.Quad(cast, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#seeAlso"),
+    add_casts(kg, [ox.Quad(cast, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#seeAlso"),
                           ox.NamedNode(PASSAGE + "/quote"), cast)])
     assert not kg.deferring
 
@@ -198,7 +199,7 @@ def test_a_rule_written_into_a_new_store_before_its_first_cast_is_run_by_its_eng
     construct = "CONSTRUCT { ?c a lyo:Marked } WHERE { ?c a lyo:Cast }"
     kg.update(f"""PREFIX lyo: <https://w3id.org/liuyao-kg/ontology#>
         INSERT DATA {{ GRAPH <{RULES}> {{ <{rule}> a lyo:Rule ; lyo:sparqlConstruct "{construct}" }} }}""")
-    assert rule in kg.engine.rules
+    assert rule in engine_for(kg).rules
     cast = _cast(kg)
     assert bool(kg.sparql(f"ASK {{ GRAPH <{cast}/inferred> {{ <{cast}> a <https://w3id.org/liuyao-kg/ontology#Marked> }} }}"))
 

@@ -8,15 +8,16 @@ import pyoxigraph as ox
 import pytest
 
 from liuyao_kg import namespaces as ns
-from liuyao_kg.batch import load_file
+from liuyao_kg.load.batch import load_file
 from liuyao_kg.store import StoreFullError
 from liuyao_kg.cli import main
-from liuyao_kg.graph import GRAPH_JOURNAL, InterruptedLoadWarning, KnowledgeGraph
+from liuyao_kg.store.embedded import GRAPH_JOURNAL, InterruptedLoadWarning, KnowledgeGraph
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.loaders import BatchError
 from liuyao_kg.loaders.batch import iter_batch
 from liuyao_kg.progress import Progress
+from liuyao_kg.load import derive_with
 
 from samples import sample_casts
 from store_doubles import Wrapped
@@ -87,13 +88,13 @@ def test_a_cast_repeated_in_the_file_is_loaded_once(tmp_path):
     batch = tmp_path / "dup.jsonl"
     batch.write_text('{"id": "a", "spec": "787986", "month": "寅", "day": "辛亥"}\n'
                      '{"id": "b", "spec": "787986", "month": "寅", "day": "辛亥"}\n', encoding="utf-8")
-    report = load_file(KnowledgeGraph(chapter_rules=False), batch, chunk=1)
+    report = load_file(derive_with(KnowledgeGraph(), chapter_rules=False), batch, chunk=1)
     assert report == {"loaded": ["a"], "skipped": ["b"], "rejected": []}
 
 
 def test_two_worker_processes_load_exactly_what_one_process_loads(tmp_path):
     batch = _write_batch(tmp_path / "casts.jsonl", 24, seed=5, bad_every=10)
-    one, two = KnowledgeGraph(chapter_rules=False), KnowledgeGraph(chapter_rules=False)
+    one, two = derive_with(KnowledgeGraph(), chapter_rules=False), derive_with(KnowledgeGraph(), chapter_rules=False)
     stats1, stats2 = {}, {}
     r1 = load_file(one, batch, jobs=1, chunk=5, stats=stats1)
     r2 = load_file(two, batch, jobs=2, chunk=5, stats=stats2)
@@ -118,7 +119,7 @@ def test_chunks_grouped_by_topic_load_what_one_cast_at_a_time_loads_and_report_i
 def test_a_store_on_disk_gets_exactly_the_quads_of_a_store_in_memory(tmp_path):
     """On disk the chunks go through the journaled bulk loader, in memory through one transaction."""
     batch = _write_batch(tmp_path / "casts.jsonl", 12, seed=9)
-    memory, disk = KnowledgeGraph(chapter_rules=False), KnowledgeGraph(tmp_path / "kg", chapter_rules=False)
+    memory, disk = derive_with(KnowledgeGraph(), chapter_rules=False), derive_with(KnowledgeGraph(tmp_path / "kg"), chapter_rules=False)
     assert load_file(memory, batch, chunk=5) == load_file(disk, batch, chunk=5)
     assert _quads(disk) == _quads(memory) and len(_quads(disk)) > 12 * 100
     assert not list(disk.store.quads_for_pattern(None, None, None, ox.NamedNode(GRAPH_JOURNAL)))
@@ -127,7 +128,7 @@ def test_a_store_on_disk_gets_exactly_the_quads_of_a_store_in_memory(tmp_path):
 def test_a_chunk_cut_off_mid_write_is_removed_when_the_store_is_opened_again(tmp_path):
     """A crash between the journal entry and its removal leaves pending casts: they go, the rest stays."""
     batch = _write_batch(tmp_path / "casts.jsonl", 6, seed=10)
-    kg = KnowledgeGraph(tmp_path / "kg", chapter_rules=False)
+    kg = derive_with(KnowledgeGraph(tmp_path / "kg"), chapter_rules=False)
     load_file(kg, batch, chunk=3)
     complete = _quads(kg)
     # the state a crash inside write_derived leaves: the chunk journaled, part of its quads written
@@ -138,14 +139,14 @@ def test_a_chunk_cut_off_mid_write_is_removed_when_the_store_is_opened_again(tmp
     kg.store.extend(asserted[: len(asserted) // 2])
     kg.close()
     with pytest.warns(InterruptedLoadWarning, match="2 cast"):
-        again = KnowledgeGraph(tmp_path / "kg", chapter_rules=False)
+        again = derive_with(KnowledgeGraph(tmp_path / "kg"), chapter_rules=False)
     assert _quads(again) == complete
     assert not any(again.has_cast(ci.iri) for ci in extra)
 
 
 def test_a_chunk_whose_write_fails_is_taken_out_at_once(tmp_path, monkeypatch):
     batch = _write_batch(tmp_path / "casts.jsonl", 4, seed=12)
-    kg = KnowledgeGraph(tmp_path / "kg", chapter_rules=False)
+    kg = derive_with(KnowledgeGraph(tmp_path / "kg"), chapter_rules=False)
     before = _quads(kg)
 
     real = kg.store
@@ -166,7 +167,7 @@ def test_a_chunk_whose_write_fails_is_taken_out_at_once(tmp_path, monkeypatch):
 
 def test_abort_loads_nothing_even_with_workers(tmp_path):
     batch = _write_batch(tmp_path / "casts.jsonl", 12, bad_every=12)
-    kg = KnowledgeGraph(chapter_rules=False)
+    kg = derive_with(KnowledgeGraph(), chapter_rules=False)
     before = len(kg.store)
     with pytest.raises(BatchError, match="1 of 12 record"):
         load_file(kg, batch, on_error="abort", jobs=2, chunk=3)

@@ -16,13 +16,14 @@ import pytest
 
 from liuyao_kg import queries
 from liuyao_kg.chart import NATIVE_QUERIES, chart, native_chart
-from liuyao_kg.derivation import build_engine
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.reasoner.engines import build_engine
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.queries import native as qnative
 from liuyao_kg.reasoner.native import build, compiled
 from liuyao_kg.reasoner.native.algebra import Unsupported, Var, read_select
 from liuyao_kg.reasoner.native.compiler import Module, QueryCompiler
+from liuyao_kg.load import add_casts, derive_with
 from test_native_engine import seeded_inputs, witness_inputs
 
 SHOWN = 3
@@ -37,13 +38,13 @@ def native():
 
 @pytest.fixture(scope="module")
 def kg():
-    return KnowledgeGraph(backend="oxigraph")
+    return derive_with(KnowledgeGraph(), backend="oxigraph")
 
 
 def _add(kg, inputs) -> list[str]:
     iris = []
     for k in range(0, len(inputs), CHUNK):
-        iris += kg.add_quads([q for ci in inputs[k:k + CHUNK] for q in cast_quads(ci)])
+        iris += add_casts(kg, [q for ci in inputs[k:k + CHUNK] for q in cast_quads(ci)])
     return iris
 
 

@@ -18,8 +18,8 @@ import pyoxigraph as ox
 import pytest
 import yaml
 
-from liuyao_kg.batch import CHUNK
-from liuyao_kg.derivation import build_engine
+from liuyao_kg.load.batch import CHUNK
+from liuyao_kg.reasoner.engines import build_engine
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.errors import CastInputError
 from liuyao_kg.loaders.rdf import cast_quads

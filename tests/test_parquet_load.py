@@ -13,10 +13,11 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from liuyao_kg.batch import load_file
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.load.batch import load_file
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.errors import BatchError
-from liuyao_kg.parquet_load import load_parquet
+from liuyao_kg.load.partitions import load_parquet
+from liuyao_kg.load import add_casts, derive_with
 from samples import sample_casts
 
 JUDGMENTS = """PREFIX lyo: <https://w3id.org/liuyao-kg/ontology#>
@@ -97,7 +98,7 @@ def test_a_file_of_one_partition_takes_one_job_whatever_is_asked(batch, tmp_path
 def test_a_load_that_fails_leaves_no_file_of_it(batch, tmp_path, monkeypatch, jobs):
     """Partitions are written into a hidden directory and moved into DIR once the whole load is done: a partition
     that fails (here the third of four: a full disk, say) leaves DIR without any file of the load, half-written or not."""
-    from liuyao_kg import parquet_load
+    from liuyao_kg.load import partitions as parquet_load
     from partition_faults import full_disk_at_the_third
 
     real = parquet_load.derive_partition
@@ -113,7 +114,7 @@ def test_a_load_that_fails_leaves_no_file_of_it(batch, tmp_path, monkeypatch, jo
 
 
 def test_a_load_does_not_replace_files_another_load_wrote_into_its_directory_meanwhile(batch, tmp_path, monkeypatch):
-    from liuyao_kg import parquet_load
+    from liuyao_kg.load import partitions as parquet_load
 
     real = parquet_load.derive_partition
 
@@ -131,7 +132,7 @@ def test_a_load_does_not_replace_files_another_load_wrote_into_its_directory_mea
 
 
 def test_the_default_jobs_are_as_many_as_the_memory_holds(monkeypatch):
-    from liuyao_kg import parquet_load
+    from liuyao_kg.load import partitions as parquet_load
 
     monkeypatch.setattr(parquet_load.os, "cpu_count", lambda: 64)
     per_job = parquet_load.JOB_BYTES
@@ -147,7 +148,7 @@ def test_the_default_jobs_are_as_many_as_the_memory_holds(monkeypatch):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="MemAvailable is Linux's (elsewhere: a job per CPU)")
 def test_the_memory_available_is_read_on_linux():
-    from liuyao_kg.parquet_load import available_memory
+    from liuyao_kg.load.partitions import available_memory
 
     assert available_memory() > 0
 
@@ -192,11 +193,11 @@ def test_the_casts_file_holds_each_cast_s_reading_as_its_chart_gives_it(batch, t
         for r in pq.read_table(path).to_pylist():
             got[r["record"]] = r
     assert sorted(got) == sorted(report["loaded"])
-    kg = KnowledgeGraph(backend="oxigraph")
+    kg = derive_with(KnowledgeGraph(), backend="oxigraph")
     for rid, ci in iter_batch(batch):
         if rid not in got:  # the bad record and the repeat
             continue
-        (iri,) = kg.add_quads(cast_quads(ci))
+        (iri,) = add_casts(kg, cast_quads(ci))
         c = chart(kg, iri)
         row = got[rid]
         assert row["cast"] == iri and (row["primary"], row["changed"]) == (

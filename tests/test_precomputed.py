@@ -14,6 +14,7 @@ import pytest
 from liuyao_kg import namespaces as ns
 from liuyao_kg.ontology import layer_quads
 from liuyao_kg.reasoner import dependencies, precompute
+from liuyao_kg.load import derive_with, engine_for
 from liuyao_kg.reasoner.engine import Engine, load_rules
 
 
@@ -79,7 +80,7 @@ def test_the_shipped_rule_base_is_the_rules_graph_as_the_engine_reads_it():
 
 
 def test_an_engine_from_the_shipped_rule_base_derives_what_one_reading_the_store_derives():
-    from liuyao_kg.derivation import build_engine
+    from liuyao_kg.reasoner.engines import build_engine
     from liuyao_kg.loaders.cast_input import make_cast_input
     from liuyao_kg.loaders.rdf import cast_quads
 
@@ -95,7 +96,7 @@ def test_an_engine_from_the_shipped_rule_base_derives_what_one_reading_the_store
 
 def test_a_layer_file_changed_since_the_rule_base_was_built_is_read_from_the_store(monkeypatch):
     from liuyao_kg import ontology
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
     from liuyao_kg.reasoner import rule_base
 
     versions = dict(ontology.package_versions())
@@ -105,7 +106,7 @@ def test_a_layer_file_changed_since_the_rule_base_was_built_is_read_from_the_sto
     try:
         assert rule_base.current() is None
         kg = KnowledgeGraph()
-        rules = kg.engine.rules
+        rules = engine_for(kg).rules
         assert not kg.deferring  # the store's layers whole before the engine read its rules out of them
     finally:
         rule_base.current.cache_clear()
@@ -115,14 +116,14 @@ def test_a_layer_file_changed_since_the_rule_base_was_built_is_read_from_the_sto
 def test_the_engine_of_a_new_store_starts_without_decoding_the_rule_analysis(monkeypatch):
     """The shipped rule base holds each rule's analysis and the plans decoded: neither the analysis file nor a
     hash of the rules' texts is needed (~60 ms of every `liuyao cast`)."""
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
 
     refuse = _refusal("the rule analysis was read although the rule base ships it decoded")
     monkeypatch.setattr(dependencies, "_packaged", refuse)
     monkeypatch.setattr(dependencies, "rule_ios", refuse)
     monkeypatch.setattr(dependencies, "rules_key", refuse)
     for chapter_rules in (True, False):
-        engine = KnowledgeGraph(chapter_rules=chapter_rules).engine
+        engine = engine_for(derive_with(KnowledgeGraph(), chapter_rules=chapter_rules))
         assert any(r.chapter for r in engine.rules.values()) == chapter_rules
 
 

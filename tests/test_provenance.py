@@ -35,8 +35,8 @@ def test_a_state_is_traced_to_its_passage_with_seed_offsets():
 
 
 def test_the_batch_record_id_is_kept_as_the_cast_label(tmp_path):
-    from liuyao_kg.batch import load_file
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.load.batch import load_file
+    from liuyao_kg.store.embedded import KnowledgeGraph
 
     batch = tmp_path / "b.csv"
     batch.write_text("id,spec,month,day\nmy-case-1,否之臨,寅,己亥\n", encoding="utf-8")

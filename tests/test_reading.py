@@ -11,12 +11,13 @@ import pytest
 
 import liuyao_kg
 from liuyao_kg.chart import chart
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
 from samples import sample_casts
 
 from liuyao_kg.ontology import tables as T
+from liuyao_kg.load import add_casts
 
 ROOT = Path(__file__).resolve().parent.parent
 RULE = "https://w3id.org/liuyao-kg/rule/"
@@ -35,7 +36,7 @@ def read(kg, spec, **kw):
 def sample(kg):
     """60 seeded casts of every topic, derived together, with their charts."""
     cis = [make_cast_input(v, month=m, day=d, topic=t) for v, m, d, t in sample_casts(60, seed=111)]
-    iris = kg.add_quads([q for ci in cis for q in cast_quads(ci)])
+    iris = add_casts(kg, [q for ci in cis for q in cast_quads(ci)])
     return [chart(kg, iri) for iri in iris]
 
 
@@ -245,7 +246,7 @@ def wide_sample(kg):
     by_topic: dict[str, list] = {}
     for v, m, d, t in sample_casts(5 * len(T.QUESTIONS), seed=38):
         by_topic.setdefault(t, []).append(make_cast_input(v, month=m, day=d, topic=t))
-    iris = [iri for cis in by_topic.values() for iri in kg.add_quads([q for ci in cis for q in cast_quads(ci)])]
+    iris = [iri for cis in by_topic.values() for iri in add_casts(kg, [q for ci in cis for q in cast_quads(ci)])]
     return {iri: {r["term"] for r in queries.run(kg, "reading-verdict", cast=iri)} for iri in iris}
 
 
@@ -402,7 +403,7 @@ def by_school(kg):
     out = {}
     for school in ("易冒", "卜筮正宗"):
         cis = [make_cast_input(v, month=m, day=d, topic=t, school=school) for v, m, d, t in drawn]
-        out[school] = [chart(kg, iri) for iri in kg.add_quads([q for ci in cis for q in cast_quads(ci)])]
+        out[school] = [chart(kg, iri) for iri in add_casts(kg, [q for ci in cis for q in cast_quads(ci)])]
     return out
 
 

@@ -12,9 +12,10 @@ import pytest
 
 import liuyao_kg
 from liuyao_kg import queries
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.namespaces import inferred_graph
-from liuyao_kg.remote import Endpoint, RemoteKnowledgeGraph, RemoteStoreError, prepare
+from liuyao_kg.store.remote import Endpoint, RemoteKnowledgeGraph, RemoteStoreError, prepare
+from liuyao_kg.load import add_casts, engine_for
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 CASTS = [
@@ -270,11 +271,11 @@ def test_a_cast_write_is_atomic_when_the_server_rejects_the_request(stores, monk
 
     monkeypatch.setattr(remote.client, "update", broken)
     with pytest.raises(RemoteStoreError):
-        remote.add_quads(quads)
+        add_casts(remote, quads)
     assert len(sent) == 1 and inferred_graph(iri) in sent[0]  # one request held both graphs
     assert not remote.has_cast(iri) and _size(remote, iri) == (0, 0)
     monkeypatch.setattr(remote.client, "update", real)
-    remote.add_quads(quads)
+    add_casts(remote, quads)
     assert remote.has_cast(iri) and _size(remote, iri)[1] > 0
 
 
@@ -286,9 +287,9 @@ def test_a_failed_derivation_writes_nothing(stores, monkeypatch):
     def fail(_):
         raise RuntimeError("derivation failed")
 
-    monkeypatch.setattr(remote.engine, "derive", fail)
+    monkeypatch.setattr(engine_for(remote), "derive", fail)
     with pytest.raises(RuntimeError):
-        remote.add_quads(quads)
+        add_casts(remote, quads)
     assert _size(remote, iri) == (0, 0)
 
 

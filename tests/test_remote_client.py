@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from liuyao_kg.cli import main
-from liuyao_kg.remote import Endpoint, RemoteStoreError, SparqlClient
+from liuyao_kg.store.remote import Endpoint, RemoteStoreError, SparqlClient
 
 pytestmark = pytest.mark.server
 
@@ -160,7 +160,7 @@ def test_malformed_select_results_are_clear_errors(fake, body, why):
 
 
 def test_a_bad_count_from_the_server_is_a_clear_error_when_opening_the_store(fake):
-    from liuyao_kg.remote import RemoteKnowledgeGraph
+    from liuyao_kg.store.remote import RemoteKnowledgeGraph
 
     body = json.dumps({"head": {"vars": ["n"]}, "results": {"bindings": [{"n": {
         "type": "literal", "value": "many", "datatype": "http://www.w3.org/2001/XMLSchema#integer"}}]}}).encode()

@@ -9,9 +9,10 @@ from __future__ import annotations
 import pytest
 
 from liuyao_kg.chart import chart
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
+from liuyao_kg.load import add_casts, derive_with
 from oracle import GENERATES, OVERCOMES, stage
 from samples import sample_casts
 
@@ -72,9 +73,9 @@ def derived_ways(ch: dict) -> set[tuple[int, int]]:
 
 @pytest.fixture(scope="module")
 def charts():
-    kg = KnowledgeGraph(chapter_rules=False)
+    kg = derive_with(KnowledgeGraph(), chapter_rules=False)
     inputs = [make_cast_input(v, month=m, day=d, topic=t) for v, m, d, t in sample_casts(400, seed=3)]
-    kg.add_quads([q for ci in inputs for q in cast_quads(ci)])
+    add_casts(kg, [q for ci in inputs for q in cast_quads(ci)])
     return [chart(kg, ci.iri) for ci in inputs]
 
 

@@ -19,8 +19,9 @@ from SPARQLWrapper.SPARQLExceptions import QueryBadFormed
 
 import liuyao_kg
 from liuyao_kg import namespaces as ns
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.serve import make_server, negotiate, _RESULTS
+from liuyao_kg.load import derive_with
 
 pytestmark = pytest.mark.server
 
@@ -31,7 +32,7 @@ SELECT ?cast ?pos ?relative WHERE { ?cast a lyo:Cast ; lyo:hasLine ?l . ?l lyo:p
 
 @pytest.fixture(scope="module")
 def kg(tmp_path_factory):
-    g = KnowledgeGraph(tmp_path_factory.mktemp("serve") / "kg", chapter_rules=False)
+    g = derive_with(KnowledgeGraph(tmp_path_factory.mktemp("serve") / "kg"), chapter_rules=False)
     casts = [liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic="求財", kg=g)["cast"],
              liuyao_kg.cast("大畜之小畜", month="午", day="己巳", kg=g)["cast"]]
     g.casts = casts

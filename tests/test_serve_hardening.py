@@ -252,7 +252,7 @@ def test_sixteen_concurrent_clients_are_all_answered(running):
 
 def test_serve_over_a_remote_store_forwards_queries_to_it(running):
     """`liuyao serve --endpoint URL`: the endpoint in front of another endpoint, through the store interface."""
-    from liuyao_kg.remote import Endpoint, RemoteKnowledgeGraph
+    from liuyao_kg.store.remote import Endpoint, RemoteKnowledgeGraph
 
     inner = running(_store(5), allow_update=True)
     # a generous timeout: the front first writes the ~104,000 layer triples into the inner store
@@ -430,7 +430,7 @@ def test_an_update_past_its_limit_writes_nothing_and_stops(running, tmp_path, wh
 
 @pytest.mark.parametrize("where", ["memory", "disk"])
 def test_answers_are_byte_identical_to_the_in_process_evaluation(running, tmp_path, where):
-    from liuyao_kg.graph import query_dataset
+    from liuyao_kg.store.embedded import query_dataset
 
     store = _store(50) if where == "memory" else _disk_store(tmp_path, 50)
     server = running(store)

@@ -11,10 +11,11 @@ import rdflib
 import liuyao_kg
 from liuyao_kg import namespaces as ns
 from liuyao_kg.ontology import layer_quads
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.shapes import ShapeViolation, check_cast, shape_violation, violations
+from liuyao_kg.load import derive_with
 
 INT = ox.NamedNode(ns.XSD + "integer")
 
@@ -69,7 +70,7 @@ def test_a_hexagram_outside_the_64_violates_the_cast_shape(jie):
 def test_a_violating_cast_is_not_stored(jie, monkeypatch):
     from liuyao_kg.loaders import rdf
 
-    kg = KnowledgeGraph(chapter_rules=False)
+    kg = derive_with(KnowledgeGraph(), chapter_rules=False)
     monkeypatch.setattr(rdf, "cast_quads", lambda ci: _replace(cast_quads(ci), "lineValue", "/line/3",
                                                                ox.Literal("5", datatype=INT)))
     with pytest.raises(ShapeViolation):
@@ -211,10 +212,10 @@ def corrupt_writer(monkeypatch):
 
 
 def test_a_batch_cast_violating_a_shape_is_rejected_naming_its_record_and_the_shape(tmp_path, corrupt_writer):
-    from liuyao_kg.batch import load_file
+    from liuyao_kg.load.batch import load_file
 
     path, iris = _batch(tmp_path)
-    kg = KnowledgeGraph(chapter_rules=False)
+    kg = derive_with(KnowledgeGraph(), chapter_rules=False)
     report = load_file(kg, path)
     assert report["loaded"] == ["a", "c"] and report["skipped"] == []
     (rejected,) = report["rejected"]
@@ -230,15 +231,15 @@ def test_a_parquet_load_rejects_a_violating_cast_and_its_duplicates_as_a_store_l
     builds its graphs with its own, uncorrupted writer): the report is load_file's."""
     import pyarrow.parquet as pq
 
-    from liuyao_kg.batch import load_file
-    from liuyao_kg.parquet_load import load_parquet
+    from liuyao_kg.load.batch import load_file
+    from liuyao_kg.load.partitions import load_parquet
 
     path, iris = _batch(tmp_path)
     with path.open("a", encoding="utf-8") as f:
         for rid in ("bad-again", "a-again", "bad-thrice"):
             day = "辛亥" if rid.startswith("a") else "甲子"
             f.write(json.dumps({"id": rid, "spec": "節之中孚", "month": "寅", "day": day}, ensure_ascii=False) + "\n")
-    store = load_file(KnowledgeGraph(chapter_rules=False), path)
+    store = load_file(derive_with(KnowledgeGraph(), chapter_rules=False), path)
     parquet = load_parquet(path, tmp_path / "pq", batch=1, jobs=1)  # one record a partition: rejections arrive late
     assert [(r["id"], r["line"]) for r in parquet["rejected"]] == [("bad", 2), ("bad-again", 4), ("bad-thrice", 6)]
     assert parquet["rejected"] == sorted(store["rejected"], key=lambda r: r["line"])
@@ -248,22 +249,22 @@ def test_a_parquet_load_rejects_a_violating_cast_and_its_duplicates_as_a_store_l
 
 
 def test_a_duplicate_of_a_violating_batch_cast_is_rejected_too_not_skipped(tmp_path, corrupt_writer):
-    from liuyao_kg.batch import load_file
+    from liuyao_kg.load.batch import load_file
 
     path, _ = _batch(tmp_path)
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps({"id": "bad-again", "spec": "節之中孚", "month": "寅", "day": "甲子"}, ensure_ascii=False) + "\n")
-    report = load_file(KnowledgeGraph(chapter_rules=False), path)
+    report = load_file(derive_with(KnowledgeGraph(), chapter_rules=False), path)
     assert report["skipped"] == [] and [(r["id"], r["line"]) for r in report["rejected"]] == [("bad", 2), ("bad-again", 4)]
     assert "shape lysh:LineShape" in report["rejected"][1]["reason"]
 
 
 def test_with_abort_a_batch_cast_violating_a_shape_loads_nothing(tmp_path, corrupt_writer):
-    from liuyao_kg.batch import load_file
+    from liuyao_kg.load.batch import load_file
     from liuyao_kg.loaders.errors import BatchError
 
     path, iris = _batch(tmp_path)
-    kg = KnowledgeGraph(chapter_rules=False)
+    kg = derive_with(KnowledgeGraph(), chapter_rules=False)
     with pytest.raises(BatchError) as ei:
         load_file(kg, path, on_error="abort")
     (problem,) = ei.value.problems
@@ -274,9 +275,9 @@ def test_with_abort_a_batch_cast_violating_a_shape_loads_nothing(tmp_path, corru
 
 
 def test_a_good_batch_loads_whole_under_the_shape_check(tmp_path):
-    from liuyao_kg.batch import load_file
+    from liuyao_kg.load.batch import load_file
 
     path, iris = _batch(tmp_path)
-    kg = KnowledgeGraph(chapter_rules=False)
+    kg = derive_with(KnowledgeGraph(), chapter_rules=False)
     assert load_file(kg, path, on_error="abort") == {"loaded": ["a", "bad", "c"], "skipped": [], "rejected": []}
     assert all(kg.has_cast(iri) for iri in iris.values())

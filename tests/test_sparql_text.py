@@ -8,7 +8,8 @@ import pyoxigraph as ox
 import pytest
 
 import liuyao_kg
-from liuyao_kg import graph, queries
+from liuyao_kg.store import embedded as graph
+from liuyao_kg import queries
 from liuyao_kg.sparql_text import inline_iris
 
 CAST = ox.NamedNode("https://w3id.org/liuyao-kg/cast/example")

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from liuyao_kg import namespaces as ns
-from liuyao_kg.derivation import build_engine
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.reasoner.engines import build_engine
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.batch import iter_batch
 from liuyao_kg.loaders.rdf import cast_quads
 from samples import sample_casts
@@ -213,7 +213,7 @@ def test_a_full_disk_stops_the_load_clearly_and_the_next_run_completes(tmp_path,
 def test_after_a_disk_fills_the_chunk_is_taken_out_without_a_flush(tmp_path, expected):
     """RocksDB's flush on a full disk can wait forever (a load hung 900 s in CI): neither the chunk's undo nor
     close flushes after it; the removal is seen at once, and the journal redoes it at the next open if need be."""
-    from liuyao_kg.graph import InterruptedLoadWarning
+    from liuyao_kg.store.embedded import InterruptedLoadWarning
     from liuyao_kg.store import StoreFullError
 
     batch, casts = expected
@@ -241,7 +241,7 @@ def test_after_a_disk_fills_the_chunk_is_taken_out_without_a_flush(tmp_path, exp
 def _flaky_read_only(monkeypatch, failures: int) -> list:
     """ox.Store.read_only failing `failures` times as RocksDB does when a writer's compaction removed a file the
     MANIFEST it read still named (the race of `query --read-only` beside `serve`); then the real open."""
-    import liuyao_kg.graph as graph_module
+    import liuyao_kg.store.embedded as graph_module
 
     real, calls = graph_module._store_read_only, []
 
@@ -269,7 +269,7 @@ def test_a_read_only_open_racing_a_compaction_opens_again(tmp_path, monkeypatch)
 
 
 def test_a_read_only_open_that_keeps_failing_names_the_store(tmp_path, monkeypatch):
-    from liuyao_kg.graph import READ_ONLY_ATTEMPTS
+    from liuyao_kg.store.embedded import READ_ONLY_ATTEMPTS
     from liuyao_kg.store import StoreError
 
     store = tmp_path / "kg"

@@ -12,10 +12,11 @@ import json
 import pytest
 
 from liuyao_kg import namespaces as ns
-from liuyao_kg.batch import load_file
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.load.batch import load_file
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.errors import BatchError
-from liuyao_kg.parquet_load import load_parquet
+from liuyao_kg.load.partitions import load_parquet
+from liuyao_kg.load import derive_with
 
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
 STEMS = "甲乙丙丁戊己庚辛壬癸"
@@ -68,7 +69,7 @@ def cast_graphs(kg) -> set[str]:
 def reference(batch, tmp_path_factory):
     """The file loaded by the reference engine, SPARQL on pyoxigraph (chunks of 50 in this process): the store and
     report to match."""
-    kg = KnowledgeGraph(tmp_path_factory.mktemp("reference") / "kg", backend="oxigraph")
+    kg = derive_with(KnowledgeGraph(tmp_path_factory.mktemp("reference") / "kg"), backend="oxigraph")
     report = load_file(kg, batch, partitioned=False)
     quads = cast_quads(kg)
     kg.close()
@@ -99,7 +100,7 @@ def test_the_partitioned_load_reports_what_the_reference_load_reports(partitione
 
 
 def test_loading_the_file_again_loads_nothing_and_derives_nothing(partitioned, batch, monkeypatch):
-    from liuyao_kg import parquet_load
+    from liuyao_kg.load import partitions as parquet_load
 
     kg, _, _, _ = partitioned
     monkeypatch.setattr(parquet_load, "derive_partition", None)  # any partition derived would fail
@@ -158,8 +159,8 @@ def test_abort_with_a_bad_record_loads_nothing(batch, tmp_path):
 
 
 def test_an_outdated_store_is_refused_before_anything_is_derived(batch, tmp_path, monkeypatch):
-    from liuyao_kg import parquet_load
-    from liuyao_kg.versioning import OutdatedStoreError
+    from liuyao_kg.load import partitions as parquet_load
+    from liuyao_kg.store.versioning import OutdatedStoreError
 
     kg = KnowledgeGraph(tmp_path / "kg")
     kg.outdated = {ns.GRAPH_RULES: ("sha256:old", "sha256:new")}
@@ -169,7 +170,7 @@ def test_an_outdated_store_is_refused_before_anything_is_derived(batch, tmp_path
 
 
 def test_the_size_of_the_file_chooses_partitions(batch, tmp_path, monkeypatch):
-    from liuyao_kg import batch as batch_module
+    from liuyao_kg.load import batch as batch_module
 
     small: dict = {}
     load_file(KnowledgeGraph(), batch, partitioned=None, stats=small)
@@ -179,7 +180,7 @@ def test_the_size_of_the_file_chooses_partitions(batch, tmp_path, monkeypatch):
     load_file(KnowledgeGraph(), batch, partitioned=None, stats=large)
     assert large["partitioned"] is True
     other: dict = {}
-    load_file(KnowledgeGraph(backend="oxigraph"), batch, partitioned=None, stats=other)
+    load_file(derive_with(KnowledgeGraph(), backend="oxigraph"), batch, partitioned=None, stats=other)
     assert other["partitioned"] is False  # a store opened for the reference engine derives with that one
 
 

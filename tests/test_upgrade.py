@@ -9,15 +9,16 @@ import pytest
 
 from liuyao_kg import namespaces as ns
 from liuyao_kg.cli import main
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.namespaces import inferred_graph
-from liuyao_kg.upgrade import cast_iris, upgrade
-from liuyao_kg.versioning import (
+from liuyao_kg.load.upgrade import cast_iris, upgrade
+from liuyao_kg.store.versioning import (
     GRAPH_META, OutdatedStoreError, OutdatedStoreWarning, outdated_layers, recorded_versions,
 )
 from liuyao_kg.ontology import package_versions
+from liuyao_kg.load import add_casts
 
 from old_stores import asserted, fresh_inferred as derived_fresh, graph as _graph, old_store
 
@@ -63,8 +64,8 @@ def test_an_outdated_store_warns_refuses_writes_and_upgrade_rederives_every_cast
         assert _graph(kg.store, inferred_graph(iris[0])) != fresh_inferred[iris[0]]
         new = cast_quads(make_cast_input("乾", month="子", day="甲子"))
         with pytest.raises(OutdatedStoreError, match="liuyao upgrade"):
-            kg.add_quads(new)
-        assert kg.add_quads(_asserted()) == iris  # known casts: nothing to write, no error
+            add_casts(kg, new)
+        assert add_casts(kg, _asserted()) == iris  # known casts: nothing to write, no error
     finally:
         kg.close()
 
@@ -94,7 +95,7 @@ def test_an_outdated_store_warns_refuses_writes_and_upgrade_rederives_every_cast
 def test_a_store_of_casts_that_predates_versioning_is_outdated(tmp_path):
     path = tmp_path / "kg"
     with KnowledgeGraph(path) as kg:
-        kg.add_quads(_asserted()[:1])  # a store without casts is given the package's layers on open instead
+        add_casts(kg, _asserted()[:1])  # a store without casts is given the package's layers on open instead
         kg.store.remove_graph(ox.NamedNode(GRAPH_META))
     with pytest.warns(OutdatedStoreWarning):
         kg = KnowledgeGraph(path)
@@ -118,7 +119,7 @@ def test_a_store_without_casts_whose_layers_are_unrecorded_repairs_itself_on_ope
         warnings.simplefilter("error")
         with KnowledgeGraph(path) as kg:
             assert not kg.outdated and recorded_versions(kg.store) == package_versions()
-            kg.add_quads(_asserted()[:1])  # and it takes casts
+            add_casts(kg, _asserted()[:1])  # and it takes casts
 
 
 def test_the_cli_refuses_to_load_into_an_outdated_store_and_upgrades_it(tmp_path, capsys):

@@ -1,5 +1,5 @@
 """`liuyao upgrade` in partitions: the same inferred graphs as the reference engine derives, each cast rewritten
-wholly or not at all, and an upgrade that stops half-way finished by the next (liuyao_kg/upgrade.py)."""
+wholly or not at all, and an upgrade that stops half-way finished by the next (liuyao_kg/load/upgrade.py)."""
 from __future__ import annotations
 
 import json
@@ -8,14 +8,15 @@ import warnings
 import pyoxigraph as ox
 import pytest
 
-from liuyao_kg import batch
+from liuyao_kg.load import batch
 from liuyao_kg.cli import main
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.namespaces import inferred_graph
 from liuyao_kg.store import StoreError
-from liuyao_kg.upgrade import upgrade, upgrade_graph
-from liuyao_kg.versioning import GRAPH_META, OutdatedStoreWarning, recorded_versions
+from liuyao_kg.load.upgrade import upgrade, upgrade_graph
+from liuyao_kg.store.versioning import GRAPH_META, OutdatedStoreWarning, recorded_versions
 from liuyao_kg.ontology import package_versions
+from liuyao_kg.load import add_casts, derive_with
 from old_stores import asserted, fresh_inferred as derived_fresh, graph as _graph, old_store
 
 #: dated and undated, every kind of input a chart reads: births, years, sexes, topics and none
@@ -47,7 +48,7 @@ def _old_store(path):
 
 def _current_store(path):
     with KnowledgeGraph(path) as kg:
-        kg.add_quads(_asserted())
+        add_casts(kg, _asserted())
         return _all(kg.store)
 
 
@@ -137,7 +138,7 @@ def test_the_number_of_casts_chooses_partitions(tmp_path, monkeypatch):
 def test_partitions_refuse_a_store_deriving_with_the_reference_engine_before_writing(tmp_path):
     path = tmp_path / "kg"
     before = _current_store(path)
-    with KnowledgeGraph(path, backend="oxigraph") as kg:
+    with derive_with(KnowledgeGraph(path), backend="oxigraph") as kg:
         with pytest.raises(ValueError, match="partitions upgrade an embedded store deriving with the default engine"):
             upgrade_graph(kg, force=True, partitioned=True)
         assert _all(kg.store) == before

@@ -38,7 +38,7 @@ def passages_version(kg) -> str | None:
 
 def replace_request(graph: str, quads: list[ox.Quad]) -> str:
     """One update request: drop the graph (if any), then insert its new triples."""
-    from liuyao_kg.remote import insert_data
+    from liuyao_kg.store.remote import insert_data
 
     return f"DROP SILENT GRAPH {ox.NamedNode(graph)} ;\n" + insert_data({graph: quads})
 

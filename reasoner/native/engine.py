@@ -9,6 +9,7 @@ A rule on the compiled module's fallback list runs on pyoxigraph, on a store hol
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
 from functools import partial
 
@@ -110,6 +111,7 @@ class NativeEngine:
         self._by_topics: dict = {}
         self._iris: dict = {}  # NamedNodes of IRIs outside any cast (predicates, classes, reference nodes)
         self._store = None  # pyoxigraph store of the reference, for the fallback rules
+        self._falling_back = threading.Lock()  # one fallback at a time on that store (an engine is shared)
 
     def _groups(self, topics: frozenset) -> list:
         """The plan's groups with the rules a cast of these topics runs: [(recursive, [(iri, function)])], a function
@@ -221,6 +223,10 @@ class NativeEngine:
 
     def _fallback(self, iri: str, index: Index) -> list:
         """A rule the compiler could not take, evaluated on pyoxigraph over the same triples."""
+        with self._falling_back:
+            return self._fallback_locked(iri, index)
+
+    def _fallback_locked(self, iri: str, index: Index) -> list:
         if self._store is None:
             self._store = ox.Store()
             self._store.load(self._reference, format=ox.RdfFormat.N_TRIPLES)

@@ -14,9 +14,10 @@ import json
 import random
 from pathlib import Path
 
-from liuyao_kg.graph import KnowledgeGraph
+from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
+from liuyao_kg.load import add_casts
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "tests" / "data" / "reading_witnesses.json"
@@ -42,7 +43,7 @@ def main() -> None:
         specs = [{"spec": "".join(rnd.choice("6789") for _ in range(6)), "month": rnd.choice(BRANCHES),
                   "day": rnd.choice(JIAZI), "topic": TOPICS[(b * 50 + i) % len(TOPICS)]} for i in range(50)]
         cis = [make_cast_input(s["spec"], month=s["month"], day=s["day"], topic=s["topic"]) for s in specs]
-        by_iri = dict(zip(kg.add_quads([q for ci in cis for q in cast_quads(ci)]), specs))
+        by_iri = dict(zip(add_casts(kg, [q for ci in cis for q in cast_quads(ci)]), specs))
         for row in kg.store.query(FIRED, use_default_graph_as_union=True):
             fired.setdefault(row["key"].value, {}).setdefault(row["cast"].value, by_iri[row["cast"].value])
         drawn += list(by_iri.items())

@@ -350,7 +350,7 @@ def cover(rules, candidates, by_topic):
 
 def derive(casts: list[tuple]) -> dict[tuple, set[str]]:
     """Rules that fired per cast, derived by the real engine in one-topic chunks (as `liuyao load` does)."""
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
     from liuyao_kg.loaders.cast_input import make_cast_input
     from samples import add_in_chunks
 

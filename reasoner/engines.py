@@ -1,29 +1,62 @@
-"""Derivation, in one place: the only code that builds a rule engine and turns casts into derived graphs.
+"""Every engine, in one place: the Engine protocol, the registry of engines, the one builder and its one cache.
 
-Every store adapter (embedded memory or disk, remote endpoint), the batch loader's worker processes,
-`upgrade` and `never-fired` get their engine from :func:`build_engine`, so an option such as
-``backend="oxigraph"`` or ``chapter_rules=False`` means the same thing everywhere (before, three copies of
-this code had drifted: worker processes ignored the backend and `serve --endpoint` broke).
-
-Stores only read and write quads; they never derive. The flow is one way:
-casts → :func:`derive_casts` (asserted + inferred N-Quads) → ``store.write_derived``.
+An engine derives casts: given their asserted quads (a named graph each), it returns the inferred quads. Two are
+registered: the native one (the rules compiled to Python, reasoner/native), the default; and the reference, the
+rules' SPARQL on pyoxigraph (reasoner/engine.py), which the native one is tested equal to. Whatever derives (a
+store's load, a worker process, `upgrade`, `never-fired`) gets its engine here, so `backend="oxigraph"` or
+`chapter_rules=False` mean the same everywhere. The reasoner knows no store: a store's rules reach it as quads, or
+as the pyoxigraph store holding them; liuyao_kg.load is where an engine meets a store.
 """
 from __future__ import annotations
 
+import hashlib
+import threading
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Protocol, runtime_checkable
 
 import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
 
-BACKENDS = ("native", "oxigraph")
+
+@runtime_checkable
+class Engine(Protocol):
+    """What derives: the inferred quads of casts given as their asserted quads (one named graph per cast)."""
+
+    def derive(self, cast_quads: Iterable[ox.Quad]) -> list[ox.Quad]: ...
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """A registered engine: its `role` ("fast": what derives by default; "reference": what the fast one is tested
+    equal to), the casts a load derives together with it (`batch`: a partition, written at once), and the optional
+    dependency group it needs (`extra`, None: none)."""
+
+    name: str
+    role: str
+    batch: int
+    extra: str | None
+    summary: str
+
+
+#: the engines, by the name `--backend` takes
+REGISTRY = {
+    "native": EngineSpec("native", "fast", 500, None,
+                         "the rules compiled to Python from their data (reasoner/native), a cast at a time"),
+    "oxigraph": EngineSpec("oxigraph", "reference", 50, None,
+                           "the rules' SPARQL CONSTRUCTs evaluated on pyoxigraph (reasoner/engine.py)"),
+}
+BACKENDS = tuple(REGISTRY)
 #: what derives unless asked otherwise: the rules compiled to Python (reasoner/native), the same quads as the
 #: reference (pyoxigraph, `backend="oxigraph"`; tests/test_native_engine.py compares them)
 DEFAULT_BACKEND = "native"
 
 
 def check_backend(backend: str) -> str:
-    if backend not in BACKENDS:
+    """`backend`, or a ValueError naming the registered ones."""
+    if backend not in REGISTRY:
         raise ValueError(f"unknown backend {backend!r}: one of {', '.join(repr(b) for b in BACKENDS)}")
     return backend
 
@@ -121,4 +154,70 @@ def derive_casts(engine, casts) -> bytes:
     return ox.serialize(asserted + engine.derive(asserted), format=ox.RdfFormat.N_QUADS)
 
 
-__all__ = ["BACKENDS", "DEFAULT_BACKEND", "build_engine", "derive_casts", "derive_quads", "check_backend"]
+class RuleSource:
+    """The rules and reference an engine derives with: the package's own (the default; only a key, so a worker
+    process or a Dask worker builds its engine from its own installed package) or given layers ({graph: quads} of
+    the ontology, reference and rules: a store's, `of_layers`), with `chapter_rules`."""
+
+    def __init__(self, chapter_rules: bool = True, layers: dict | None = None, digest: str = "package"):
+        self.chapter_rules, self.layers, self.digest = chapter_rules, layers, digest
+
+    @property
+    def key(self) -> tuple:
+        return (self.chapter_rules, self.digest)
+
+    @classmethod
+    def of_layers(cls, layers: Mapping[str, list[ox.Quad]], chapter_rules: bool = True) -> "RuleSource":
+        """The source of these layers (read once, by the caller); one holding the package's own rules and reference
+        is the package's source (which any process can build)."""
+        layers = {g: quads for g, quads in layers.items()
+                  if g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES)}
+        digest = _layers_digest(layers)
+        if digest == _package_digest():
+            return cls(chapter_rules)
+        return cls(chapter_rules, layers, digest)
+
+    def __reduce__(self):  # to a Dask worker: the package's rules are its own; a store's layers are never sent
+        if self.layers is not None:
+            raise TypeError("a store's rules derive in this process only (no --cluster with --store)")
+        return (RuleSource, (self.chapter_rules,))
+
+
+def _layers_digest(layers: Mapping[str, list[ox.Quad]]) -> str:
+    digest = hashlib.sha256()
+    for g in sorted(layers):
+        digest.update(g.encode() + b"\n" + "\n".join(sorted(map(str, layers[g]))).encode() + b"\n")
+    return digest.hexdigest()
+
+
+@cache
+def _package_digest() -> str:
+    from liuyao_kg.ontology import layer_quads
+
+    return _layers_digest(layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES)))
+
+
+#: the engines built, by (RuleSource.key, backend): each process builds one per rule base and backend, used by every
+#: cast it derives from then on (a load's partitions, a worker's chunks, the stores holding the package's layers)
+_ENGINES: dict = {}
+_BUILDING = threading.Lock()  # an engine is built once, whichever thread asks first
+
+
+def engine(source: RuleSource | None = None, backend: str = DEFAULT_BACKEND):
+    """The engine of `source` (default: the package's rules, with the chapter rules) and `backend`, built once per
+    process (`build_engine`) and kept."""
+    source = source or RuleSource()
+    key = (source.key, check_backend(backend))
+    found = _ENGINES.get(key)
+    if found is None:
+        with _BUILDING:
+            found = _ENGINES.get(key)
+            if found is None:
+                packaged = source.layers is None
+                found = _ENGINES[key] = build_engine(source.layers, chapter_rules=source.chapter_rules,
+                                                     backend=backend, packaged=packaged)
+    return found
+
+
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "REGISTRY", "Engine", "EngineSpec", "RuleSource", "build_engine", "engine",
+           "derive_casts", "derive_quads", "check_backend"]

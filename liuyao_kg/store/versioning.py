@@ -16,7 +16,7 @@ A store whose recorded version differs from the package's (or that predates vers
 none) is *outdated*: its casts were derived with another rule base. Opening it warns
 (:class:`OutdatedStoreWarning`); writing casts into it raises :class:`OutdatedStoreError` — new casts
 would be derived with the store's old rules and silently disagree with a fresh store. ``liuyao upgrade
---store PATH`` (:mod:`liuyao_kg.upgrade`) brings it up to date.
+--store PATH`` (:mod:`liuyao_kg.load.upgrade`) brings it up to date.
 """
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ write journal. Adapters:
 * ``KnowledgeGraph(path)`` — embedded pyoxigraph on disk, RocksDB (``open_store("./kg")``);
 * ``RemoteKnowledgeGraph(endpoint)`` — any SPARQL 1.1 endpoint (``open_store("http://…/sparql")``).
 
-Adapters never build a rule engine themselves: :mod:`liuyao_kg.derivation` does, for all of them.
-The compliance suite (tests/test_store_compliance.py) runs one set of tests against every adapter.
+A store only stores: it never derives (liuyao_kg.load derives casts and writes them), and instead of being probed
+for its type it says what it can do (`capabilities`). The compliance suite (tests/test_store_compliance.py) runs one set of tests against every adapter.
 """
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ from typing import Protocol, runtime_checkable
 
 import pyoxigraph as ox
 
-from liuyao_kg.derivation import DEFAULT_BACKEND
 
 
 class StoreError(RuntimeError):
@@ -47,8 +46,11 @@ class CastStore(Protocol):
 
     #: "memory", a directory, or the endpoint URL (never with credentials)
     location: str
-    chapter_rules: bool
-    backend: str
+    #: what the store can do, of: "local" (an embedded pyoxigraph store, in this process), "memory" or "disk",
+    #: "remote" (a SPARQL endpoint), "bulk" (RocksDB's bulk loader for large loads), "journal" (its bulk loads are
+    #: journaled), "read_only" (writes are refused), "packaged" (it holds the package's layers untouched: casts
+    #: written into it may be derived by the package's own engine)
+    capabilities: frozenset
     #: {layer graph: (recorded version or None, package version)} for layers written by another rule base
     outdated: dict
 
@@ -72,13 +74,16 @@ class CastStore(Protocol):
         """Write derived casts (their asserted and inferred graphs as N-Quads): each cast completely or
         not at all, even if the process is killed (the journal, or one request per cast)."""
 
-    def add_quads(self, asserted: list[ox.Quad]) -> list[str]:
-        """Derive (through liuyao_kg.derivation) and write casts given as asserted quads; skip known ones."""
+    def write_cast(self, asserted: list[ox.Quad], inferred: list[ox.Quad]) -> None:
+        """Write derived casts given as their asserted and inferred quads: each cast completely or not at all."""
 
     def update(self, text: str) -> None:
         """A raw SPARQL update, written as given (no derivation): `serve --allow-update`."""
 
     # -- layers, versions, journal -------------------------------------------------------------------
+    def layer_store(self) -> ox.Store:
+        """The store's layers in a pyoxigraph store, to be read (the rules an engine for this store derives with)."""
+
     def layer_versions(self) -> dict[str, str]:
         """{layer graph: version recorded in the store}."""
 
@@ -92,8 +97,7 @@ def is_url(where: str) -> bool:
     return isinstance(where, str) and where.lower().startswith(("http://", "https://"))
 
 
-def open_store(where: str | Path | None = "memory", *, chapter_rules: bool = True, backend: str = DEFAULT_BACKEND,
-               update_url: str | None = None, read_only: bool = False, wait: float = 0.0,
+def open_store(where: str | Path | None = "memory", *, update_url: str | None = None, read_only: bool = False, wait: float = 0.0,
                timeout: float | None = None, total_timeout: float | None = None) -> CastStore:
     """The store at `where`: "memory" (or None), a directory, or an http(s) SPARQL endpoint URL.
 
@@ -102,24 +106,24 @@ def open_store(where: str | Path | None = "memory", *, chapter_rules: bool = Tru
     store before giving up with :class:`StoreBusyError`. `timeout`: a remote endpoint's connect/read
     timeout in seconds; `total_timeout`: the most one request to it may take in all, in seconds.
     """
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
 
     if where is None or where == "memory":
-        return KnowledgeGraph(chapter_rules=chapter_rules, backend=backend)
+        return KnowledgeGraph()
     if is_url(str(where)):
-        from liuyao_kg.remote import Endpoint, RemoteKnowledgeGraph
+        from liuyao_kg.store.remote import Endpoint, RemoteKnowledgeGraph
 
         endpoint = Endpoint.from_env(str(where), update_url)
         if timeout is not None:
             endpoint = endpoint.with_timeout(timeout)
         if total_timeout is not None:
             endpoint = endpoint.with_total_timeout(total_timeout)
-        return RemoteKnowledgeGraph(endpoint, chapter_rules=chapter_rules, backend=backend)
+        return RemoteKnowledgeGraph(endpoint)
     path = Path(where)
     deadline = time.monotonic() + max(0.0, wait)
     while True:
         try:
-            return KnowledgeGraph(path, chapter_rules=chapter_rules, backend=backend, read_only=read_only)
+            return KnowledgeGraph(path, read_only=read_only)
         except StoreBusyError:
             if time.monotonic() >= deadline:
                 raise

@@ -24,13 +24,13 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import threading
 from collections import deque
-from functools import cache
 from pathlib import Path
 
+from liuyao_kg.load import settings
 from liuyao_kg.loaders.batch import iter_numbered_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
+from liuyao_kg.reasoner.engines import RuleSource, engine
 
 #: casts a partition derives (`liuyao load --partition N` sets another): each cast is derived alone, so a partition
 #: only bounds what a worker holds and how finely the work is shared out among the workers
@@ -38,59 +38,6 @@ BATCH = 500
 #: the memory a job's worker process takes (its interpreter, engine and one partition: 149 MB at its peak for 500
 #: casts, measured), which bounds the default number of jobs (`default_jobs`)
 JOB_BYTES = 256 * 2**20
-
-#: this process's engines, by the rules they derive with (RuleSource.key): built once, used by every partition this
-#: process (a job's worker process, a Dask worker, the loading process) derives
-_ENGINES: dict = {}
-_BUILDING = threading.Lock()  # an engine is built once, whichever thread asks first
-
-
-class RuleSource:
-    """The rules and reference a partition's engine derives with: the package's own (the default; only a key, so a
-    Dask worker builds its engine from its own installed package) or a store's layers (`of_store`: a load into a
-    store derives with the rules that store holds, as its own engine would)."""
-
-    def __init__(self, chapter_rules: bool = True, layers: dict | None = None, digest: str = "package"):
-        self.chapter_rules, self.layers, self.digest = chapter_rules, layers, digest
-
-    @property
-    def key(self) -> tuple:
-        return (self.chapter_rules, self.digest)
-
-    @classmethod
-    def of_store(cls, kg) -> "RuleSource":
-        """The layers `kg` holds (read once, here); engines built from them are pooled by their content's digest. A
-        store holding the package's own rules and reference gets the package's source (which any process can build)."""
-        from liuyao_kg import namespaces as ns
-
-        layers = {g: quads for g, quads in kg.layers().items()
-                  if g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES)}
-        digest = _layers_digest(layers)
-        if digest == _package_digest():
-            return cls(kg.chapter_rules)
-        return cls(kg.chapter_rules, layers, digest)
-
-    def __reduce__(self):  # to a Dask worker: the package's rules are its own; a store's layers are never sent
-        if self.layers is not None:
-            raise TypeError("a store's rules derive in this process only (no --cluster with --store)")
-        return (RuleSource, (self.chapter_rules,))
-
-
-def _layers_digest(layers: dict) -> str:
-    import hashlib
-
-    digest = hashlib.sha256()
-    for g in sorted(layers):
-        digest.update(g.encode() + b"\n" + "\n".join(sorted(map(str, layers[g]))).encode() + b"\n")
-    return digest.hexdigest()
-
-
-@cache
-def _package_digest() -> str:
-    from liuyao_kg import namespaces as ns
-    from liuyao_kg.ontology import layer_quads
-
-    return _layers_digest(layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES)))
 
 
 def available_memory() -> int | None:
@@ -124,7 +71,7 @@ def derive_partition(records: list, out_dir: str | None, part: int, *, abort: bo
 
     The check runs here, where the partition is derived (a Dask worker, a job's thread), not in the client: it
     was the client's one serial cost per cast."""
-    from liuyao_kg.batch import shape_rejections
+    from liuyao_kg.load.batch import shape_rejections
     from liuyao_kg.loaders.rdf import cast_quads
 
     quads = [cast_quads(ci) for _, ci, _ in records]  # built once: for the shapes and for the derivation
@@ -140,7 +87,7 @@ def derive_partition(records: list, out_dir: str | None, part: int, *, abort: bo
         out |= {"casts": [], "nquads": None}
     if not good:
         return out  # no file: nothing to write
-    derived = _derive_partition(partition_engine(rules or RuleSource()), [quads[i] for i in good], out_dir, part,
+    derived = _derive_partition(engine(rules or RuleSource()), [quads[i] for i in good], out_dir, part,
                                 nquads=nquads, ids=[records[i][0] for i in good])
     if nquads:
         import pyoxigraph as ox
@@ -150,20 +97,6 @@ def derive_partition(records: list, out_dir: str | None, part: int, *, abort: bo
             for i in good:
                 f.write(ox.serialize(quads[i], format=ox.RdfFormat.N_QUADS))
     return out | derived
-
-
-def partition_engine(rules: RuleSource):
-    """The engine a partition derives with: the native one (the rules compiled to Python), or the reference engine
-    for a store whose rules are not the compiled ones (liuyao_kg.derivation.build_engine chooses)."""
-    engine = _ENGINES.get(rules.key)
-    if engine is None:
-        from liuyao_kg.derivation import build_engine
-
-        with _BUILDING:
-            engine = _ENGINES.get(rules.key)
-            if engine is None:
-                engine = _ENGINES[rules.key] = build_engine(rules.layers, chapter_rules=rules.chapter_rules)
-    return engine
 
 
 def _derive_partition(engine, casts: list, out_dir: str | None, part: int, *, nquads: str | None = None,
@@ -303,7 +236,7 @@ def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int |
     journaled, so a cast is in completely or not at all), in file order; with both, the Parquet files hold exactly
     the casts written into the store (the report's `loaded`), and a load that fails leaves the partitions written
     before it in the store and no Parquet file (running it again loads the rest; its files then hold the rest).
-    The engine derives with the rules the store holds (`RuleSource.of_store`), else the package's.
+    The engine derives with the rules the store holds (`RuleSource.of_layers`), else the package's.
     Without `cluster`, `jobs` partitions are derived at once in worker processes (None: `default_jobs`, one per CPU
     as memory allows; never more than the file has partitions, so a small file derives in this process); `stats`
     receives the record count and the jobs used. `scanned`: the file's record count, when the caller has scanned it
@@ -319,11 +252,9 @@ def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int |
     if cluster is not None and kg is not None:
         raise BatchError("a cluster writes Parquet only: its workers cannot write into this process's store", [])
     if kg is not None:
-        from liuyao_kg.graph import KnowledgeGraph
-
-        if not isinstance(kg, KnowledgeGraph):  # an endpoint is written one update a cast (load_file)
+        if "local" not in kg.capabilities:  # an endpoint is written one update a cast (load_file)
             raise BatchError(f"a load in partitions goes into a store on disk or in memory, not {kg.location}", [])
-    from liuyao_kg.batch import check_store_writable, scan, shape_violation_of
+    from liuyao_kg.load.batch import check_store_writable, scan, shape_violation_of
     from liuyao_kg.shapes import ShapeViolation
 
     out = Path(out_dir) if out_dir is not None else None
@@ -380,7 +311,7 @@ def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int |
         if rules is None:
             if kg is not None:
                 check_store_writable(kg)
-            rules = RuleSource.of_store(kg) if kg is not None else RuleSource()
+            rules = RuleSource.of_layers(kg.layers(), settings(kg)[0]) if kg is not None else RuleSource()
             # the engine is Python, under the GIL: a process a job (spawned: this process may hold threads). A store
             # holding rules other than the package's derives in this process, with those rules.
             if jobs > 1 and rules.layers is None:

@@ -1,11 +1,11 @@
 """Any SPARQL 1.1 endpoint as the store: queries through SPARQLWrapper, writes through SPARQL Update.
 
-`RemoteKnowledgeGraph` has the public API that the chart, the explainer, the batch loader and the CLI
-use on `KnowledgeGraph` (`has_cast`, `add_quads`, `cast_graph`, `select`, `close`, `engine`), so either
-can stand behind them. What differs, and why:
+`RemoteKnowledgeGraph` implements the `CastStore` interface as `KnowledgeGraph` does (`has_cast`, `write_cast`,
+`cast_graph`, `select`, `close`), so either can stand behind the chart, the explainer, the loader and the CLI.
+What differs, and why:
 
-- Derivation still runs in the local engine (the reasoner's private pyoxigraph working store, with the
-  package's rule base and reference data). Only the results travel: the asserted and the inferred
+- Derivation runs locally (liuyao_kg.load, with the package's rule base and reference data: this store holds
+  the package's layers). Only the results travel: the asserted and the inferred
   quads of each cast go to the endpoint in ONE update request, `INSERT DATA` into both named graphs
   (`<cast>` and `<cast>/inferred`), so a cast is in completely or not at all. A cast already present
   (its asserted graph is not empty) is skipped, so loading it again is a no-op.
@@ -40,15 +40,14 @@ import time
 import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache
 
 import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
-from liuyao_kg import versioning
-from liuyao_kg.derivation import DEFAULT_BACKEND
+from liuyao_kg.store import versioning
 from liuyao_kg.ontology import LAYERS, layer_quads, package_versions
-from liuyao_kg.graph import _py
+from liuyao_kg.store.embedded import _py
 from liuyao_kg.namespaces import inferred_graph
 from liuyao_kg.sparql_text import LEX as _LEX
 from liuyao_kg.sparql_text import VAR as _VAR
@@ -614,23 +613,19 @@ def insert_data(graphs: Mapping[str, list[ox.Quad]]) -> str:
 class RemoteKnowledgeGraph:
     """The knowledge graph on a SPARQL 1.1 endpoint: same public API as `KnowledgeGraph`."""
 
-    def __init__(self, endpoint: Endpoint | str, *, chapter_rules: bool = True, client: SparqlClient | None = None,
-                 backend: str = DEFAULT_BACKEND):
-        from liuyao_kg.derivation import check_backend
+    #: what this store can do (`CastStore.capabilities`): its layers are written as the package's on open
+    capabilities = frozenset({"remote", "packaged"})
 
+    def __init__(self, endpoint: Endpoint | str, *, client: SparqlClient | None = None):
         self.endpoint = Endpoint.from_env(endpoint) if isinstance(endpoint, str) else endpoint
         self.location = self.endpoint.query_url  # user info already stripped
-        self.chapter_rules = chapter_rules
-        self.backend = check_backend(backend)
         self.client = client or SparqlClient(self.endpoint)
-        self._layers = layer_quads()
-        self.layers_written = self._ensure_layers(self._layers)
+        self.layers_written = self._ensure_layers(layer_quads())
         self._layer_graphs = [g for g, _ in LAYERS]
         self.outdated: dict = {}  # a layer that differs is rewritten on open (above), never left outdated
 
     def close(self) -> None:
-        """Nothing is held open between requests; drops the engine."""
-        self.__dict__.pop("engine", None)
+        """Nothing is held open between requests."""
 
     def __enter__(self) -> "RemoteKnowledgeGraph":
         return self
@@ -715,12 +710,6 @@ class RemoteKnowledgeGraph:
         if blank:  # one request, so each blank node is one node with all its triples
             self.client.update("INSERT {\n" + _graph_block(graph, blank) + "\n} WHERE {}")
 
-    @cached_property
-    def engine(self):
-        from liuyao_kg.derivation import build_engine
-
-        return build_engine(self._layers, chapter_rules=self.chapter_rules, backend=self.backend)
-
     # casts
 
     def present(self, cast_iris: Iterable[str]) -> set[str]:
@@ -730,27 +719,24 @@ class RemoteKnowledgeGraph:
     def has_cast(self, cast_iri: str) -> bool:
         return self.client.ask(f"ASK {{ GRAPH {ox.NamedNode(cast_iri)} {{ ?s ?p ?o }} }}")
 
-    def add_quads(self, asserted: list[ox.Quad]) -> list[str]:
-        """Derive locally and store casts given as asserted quads (one named graph each); skip known casts.
+    def layer_store(self) -> ox.Store:
+        """The layers in a scratch pyoxigraph store (this store holds the package's: an engine never needs them)."""
+        store = ox.Store()
+        store.extend(q for quads in layer_quads().values() for q in quads)
+        return store
 
-        Each new cast is written in one update request: its asserted and its inferred graph together.
-        """
-        from liuyao_kg.derivation import derive_quads
-
-        by_cast: dict[str, list[ox.Quad]] = {}
-        for q in asserted:
-            by_cast.setdefault(q.graph_name.value, []).append(q)
-        known = self.present(by_cast)
-        fresh = {iri: qs for iri, qs in by_cast.items() if iri not in known}
-        if fresh:
-            inferred: dict[str, list[ox.Quad]] = {inferred_graph(iri): [] for iri in fresh}
-            for q in derive_quads(self.engine, [q for qs in fresh.values() for q in qs]):
-                inferred[q.graph_name.value].append(q)
-            for iri, qs in fresh.items():
-                if any(_has_bnode(q) for q in qs + inferred[inferred_graph(iri)]):
-                    raise ValueError(f"cast {iri} has blank nodes; casts are written with INSERT DATA")
-                self.client.update(insert_data({iri: qs, inferred_graph(iri): inferred[inferred_graph(iri)]}))
-        return list(by_cast)
+    def write_cast(self, asserted: list[ox.Quad], inferred: list[ox.Quad]) -> None:
+        """Store derived casts (their asserted and inferred quads): each cast in one update request, its asserted
+        and inferred graphs together (atomic on the server)."""
+        graphs: dict[str, dict[str, list[ox.Quad]]] = {}
+        for q in [*asserted, *inferred]:
+            graph = q.graph_name.value
+            graphs.setdefault(graph.removesuffix("/inferred"), {}).setdefault(graph, []).append(q)
+        for iri, quads in graphs.items():
+            if any(_has_bnode(q) for qs in quads.values() for q in qs):
+                raise ValueError(f"cast {iri} has blank nodes; casts are written with INSERT DATA")
+        for quads in graphs.values():
+            self.client.update(insert_data(quads))
 
     def write_derived(self, nquads: bytes, casts: list[str] | None = None) -> None:
         """Store casts derived elsewhere (asserted and inferred quads as N-Quads): one update per cast.

@@ -34,9 +34,10 @@ from pathlib import Path
 from typing import TypeVar
 
 
+from liuyao_kg.load import engine_for, settings
 from liuyao_kg.loaders.batch import count_records, iter_numbered_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
-from liuyao_kg.derivation import DEFAULT_BACKEND, derive_casts
+from liuyao_kg.reasoner.engines import DEFAULT_BACKEND, derive_casts
 
 T = TypeVar("T")
 
@@ -57,19 +58,17 @@ _ENGINE = None  # the worker process's own engine
 
 def partitionable(kg) -> bool:
     """Whether a load into `kg` can derive in partitions: an embedded store (its layers read in place; a remote
-    endpoint is written one update a cast) deriving with the default engine (a store opened with another backend
-    was asked for that one)."""
-    from liuyao_kg.graph import KnowledgeGraph
-
-    return isinstance(kg, KnowledgeGraph) and kg.backend == DEFAULT_BACKEND
+    endpoint is written one update a cast) deriving with the default engine (a store told to derive with another
+    backend was asked for that one)."""
+    return "local" in kg.capabilities and settings(kg)[1] == DEFAULT_BACKEND
 
 
 def _init_worker(chapter_rules: bool, backend: str = DEFAULT_BACKEND) -> None:
-    """A worker process's engine: built by liuyao_kg.derivation from the package's layers, as the parent's is."""
+    """A worker process's engine: the package's rules (reasoner.engines), as the parent's is."""
     global _ENGINE
-    from liuyao_kg.derivation import build_engine
+    from liuyao_kg.reasoner.engines import RuleSource, engine
 
-    _ENGINE = build_engine(chapter_rules=chapter_rules, backend=backend)
+    _ENGINE = engine(RuleSource(chapter_rules), backend)
     if hasattr(_ENGINE, "threads"):
         _ENGINE.threads = 1  # the workers already take a core each
     _ENGINE.REBUILD_EVERY = min(getattr(_ENGINE, "REBUILD_EVERY", REBUILD_EVERY_CHUNKS), REBUILD_EVERY_CHUNKS)
@@ -82,8 +81,8 @@ def _derive_in_worker(casts) -> bytes:
 def derive_chunk(kg, casts) -> bytes:
     """The derived graphs (N-Quads) of one chunk of casts, in this process, with the store's engine.
 
-    The load's one derivation step, beside the worker path; both go through liuyao_kg.derivation."""
-    engine = kg.engine
+    The load's one derivation step, beside the worker path; both go through liuyao_kg.reasoner.engines."""
+    engine = engine_for(kg)
     if hasattr(engine, "REBUILD_EVERY"):
         engine.REBUILD_EVERY = min(engine.REBUILD_EVERY, REBUILD_EVERY_CHUNKS)
     return derive_casts(engine, casts)
@@ -136,7 +135,7 @@ def check_store_writable(kg) -> None:
     """Refuse a load into a store that cannot take it, before anything is derived: one opened read-only, or one
     whose layers another rule base wrote (`liuyao upgrade` first)."""
     from liuyao_kg.store import StoreAccessError
-    from liuyao_kg.versioning import OutdatedStoreError
+    from liuyao_kg.store.versioning import OutdatedStoreError
 
     if getattr(kg, "read_only", False):
         raise StoreAccessError(f"store {kg.location} was opened read-only: writes are refused")
@@ -213,7 +212,7 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
     if stats is not None:
         stats["partitioned"] = bool(partitioned)
     if partitioned:
-        from liuyao_kg.parquet_load import BATCH, default_jobs, load_parquet
+        from liuyao_kg.load.partitions import BATCH, default_jobs, load_parquet
 
         if partition is None:  # a file of fewer than `jobs` full partitions is shared out, so every job derives
             partition = max(1, min(BATCH, -(-total // (jobs or default_jobs()))))
@@ -265,7 +264,7 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
             import multiprocessing
 
             pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                       initializer=_init_worker, initargs=(kg.chapter_rules, getattr(kg, "backend", DEFAULT_BACKEND)))
+                                       initializer=_init_worker, initargs=settings(kg))
         in_flight.append((pool.submit(_derive_in_worker, casts), items))
 
     def write_oldest():
@@ -306,7 +305,7 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
 
     try:
         # topics matter only to chapter rules: without them any casts make a chunk
-        by_topic = getattr(kg, "chapter_rules", True)
+        by_topic = settings(kg)[0]
         for batch in chunks_by_topic(good(), chunk, topic=lambda record: record[1].topic if by_topic else None):
             submit(batch)
             while len(in_flight) > 2 * jobs - 1:

@@ -1,6 +1,6 @@
 """`liuyao upgrade --store PATH`: bring an on-disk store written by an older rule base up to date.
 
-1. Every outdated layer graph (see :mod:`liuyao_kg.versioning`) is replaced by the package's: the
+1. Every outdated layer graph (see :mod:`liuyao_kg.store.versioning`) is replaced by the package's: the
    quads that differ are removed and added (the graph is never empty, so a store interrupted here is
    still whole and still reported outdated).
 2. Every cast's ``<cast>/inferred`` graph is derived again from its asserted ``<cast>`` graph, which
@@ -23,9 +23,10 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
-from liuyao_kg import versioning
-from liuyao_kg.derivation import derive_quads
+from liuyao_kg.load import engine_for, forget_engine, settings
 from liuyao_kg.namespaces import inferred_graph
+from liuyao_kg.reasoner.engines import derive_quads
+from liuyao_kg.store import versioning
 
 BATCH = 200
 
@@ -68,7 +69,7 @@ def _rederive(kg, casts: list[str]) -> int:
     """Derive a batch of casts again; replace each one's inferred graph atomically. Returns quads written."""
     asserted = [q for c in casts for q in kg.store.quads_for_pattern(None, None, None, ox.NamedNode(c))]
     by_graph: dict[str, list[str]] = {inferred_graph(c): [] for c in casts}
-    for q in derive_quads(kg.engine, asserted):
+    for q in derive_quads(engine_for(kg), asserted):
         by_graph[q.graph_name.value].append(str(q.triple))
     for graph, triples in by_graph.items():
         insert = f" ; INSERT DATA {{ GRAPH <{graph}> {{ {' . '.join(triples)} }} }}" if triples else ""
@@ -83,9 +84,10 @@ def _rederive_partitioned(kg, casts: list[str], partition: int, report: dict, on
     import shutil
     import tempfile
 
-    from liuyao_kg.parquet_load import RuleSource, _derive_partition, partition_engine
+    from liuyao_kg.load.partitions import _derive_partition
+    from liuyao_kg.reasoner.engines import RuleSource, engine as engine_of
 
-    engine = partition_engine(RuleSource.of_store(kg))
+    engine = engine_of(RuleSource.of_layers(kg.layers(), settings(kg)[0]))
     directory = tempfile.mkdtemp(prefix="liuyao-upgrade-")
     try:
         for part, i in enumerate(range(0, len(casts), partition)):
@@ -110,7 +112,7 @@ def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
     """Upgrade an open KnowledgeGraph in place (see the module docstring). `force` re-derives even if current.
     `partitioned`: derive in partitions (None: for an embedded store of PARTITIONED_FROM casts or more), `partition`
     casts at a time (default parquet_load.BATCH); else with the store's engine, `batch` at a time."""
-    from liuyao_kg.batch import PARTITIONED_FROM, partitionable
+    from liuyao_kg.load.batch import PARTITIONED_FROM, partitionable
     from liuyao_kg.ontology import layer_quads
 
     if partitioned and not partitionable(kg):  # refused before anything is written
@@ -128,13 +130,13 @@ def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
     for graph in outdated:
         removed, added = _replace_layer(kg.store, graph, layers[graph])
         report["layers"][graph.rsplit("/", 1)[1]].update(removed=removed, added=added)
-    kg.__dict__.pop("engine", None)  # the engine reads the (new) rules from the store
+    forget_engine(kg)  # the engine reads the (new) rules from the store
     casts = cast_iris(kg.store)
     if partitioned is None:
         partitioned = partitionable(kg) and len(casts) >= PARTITIONED_FROM
     report["partitioned"] = bool(partitioned)
     if partitioned:
-        from liuyao_kg.parquet_load import BATCH as PARTITION
+        from liuyao_kg.load.partitions import BATCH as PARTITION
 
         report["changed"] = 0  # casts whose inferred graph differs now (the others are not written)
         if casts:
@@ -160,7 +162,7 @@ def upgrade(path: str | Path, *, batch: int = BATCH, force: bool = False,
             on_progress: Callable[[int, int], None] | None = None, partitioned: bool | None = None,
             partition: int | None = None) -> dict:
     """Open the on-disk store at `path`, upgrade it, close it; return a report."""
-    from liuyao_kg.graph import KnowledgeGraph
+    from liuyao_kg.store.embedded import KnowledgeGraph
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", versioning.OutdatedStoreWarning)

@@ -14,15 +14,13 @@ import threading
 import time
 import warnings
 from collections.abc import Iterable
-from functools import cached_property
 from pathlib import Path
 
 import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
 from liuyao_kg.ontology import LAYERS, graph_nonempty, layer_bytes, load_layers
-from liuyao_kg import versioning
-from liuyao_kg.derivation import DEFAULT_BACKEND
+from liuyao_kg.store import versioning
 from liuyao_kg.namespaces import inferred_graph
 from liuyao_kg.sparql_text import inline_iris
 
@@ -99,7 +97,7 @@ def query_dataset(store: ox.Store, text: str, default_graph: list[str] | None = 
 def dataset_kwargs(text: str, default_graph: list[str] | None = None, named_graphs: list[str] | None = None) -> dict:
     """The keyword arguments of pyoxigraph's `Store.query` that say `query_dataset`'s dataset (computed apart so
     the endpoint can prepare them before it hands the evaluation to a child process)."""
-    from liuyao_kg.remote import declares_dataset
+    from liuyao_kg.store.remote import declares_dataset
 
     kwargs: dict = {}
     if default_graph:
@@ -114,30 +112,23 @@ def dataset_kwargs(text: str, default_graph: list[str] | None = None, named_grap
 class KnowledgeGraph:
     """The embedded store (pyoxigraph: in memory, or RocksDB on disk): the `CastStore` interface.
 
-    Derivation is not built here: `engine` comes from liuyao_kg.derivation, with this store's own layers.
+    It stores; it never derives (liuyao_kg.load is where casts are derived and written).
     """
 
-    def __init__(self, path: str | Path | None = None, *, chapter_rules: bool = True, backend: str = DEFAULT_BACKEND,
-                 read_only: bool = False):
-        """`chapter_rules=False` derives the chart states only (no judgments): what the state tests need.
-        `backend="oxigraph"` derives with the reference engine (the rules' SPARQL on pyoxigraph) instead of the
-        rules compiled to Python (the same quads); the store itself is pyoxigraph either way. `read_only`
-        opens an on-disk store without its lock (reads only: a read-only directory, or beside a writer)."""
-        from liuyao_kg.derivation import check_backend
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False):
+        """In memory (`path` None) or on disk, in the directory `path`. `read_only` opens an on-disk store without
+        its lock (reads only: a read-only directory, or beside a writer)."""
         from liuyao_kg.store import StoreAccessError, store_error
 
-        check_backend(backend)
         self.path = path
         self.location = str(path) if path is not None else "memory"
-        self.chapter_rules = chapter_rules
-        self.backend = backend
         self.read_only = bool(read_only and path is not None)
         self._layer_graphs = [ox.NamedNode(g) for g, _ in LAYERS]
         self._deferred = False  # True while the lazy layers lack what no cast reads (liuyao_kg.ontology.lazy)
         self._completing = threading.Lock()
         self._filling: _Fill | None = None  # the layers being parsed beside derivation (_ensure_layers)
-        #: the store holds the package's layers, parsed from its files and not written since: its engine may start
-        #: from the rule base shipped for those files (reasoner/rule_base.py) instead of reading it out of the store
+        #: the store holds the package's layers, parsed from its files and not written since (`capabilities`:
+        #: "packaged"): casts written into it may be derived by the engine of the package's own rules
         self._pristine = False
         self._raw: ox.Store | None = None
         self._disk_full = False  # a write hit a full disk: close without flushing (see _write_derived)
@@ -199,7 +190,7 @@ class KnowledgeGraph:
             versioning.record(self._ox, graph)
         stale = versioning.outdated_layers(self._ox)
         if stale and not self._holds_casts():
-            from liuyao_kg.upgrade import replace_layers
+            from liuyao_kg.load.upgrade import replace_layers
 
             replace_layers(self._ox, stale)
 
@@ -252,7 +243,6 @@ class KnowledgeGraph:
             except OSError:
                 pass  # e.g. disk full: what was committed is on disk; the journal covers the rest
         self._raw = None
-        self.__dict__.pop("engine", None)
         if self.path is not None:
             gc.collect()  # iterators caught in reference cycles may still pin the on-disk store's lock
 
@@ -274,16 +264,23 @@ class KnowledgeGraph:
         self._complete()
         return {g: list(self._ox.quads_for_pattern(None, None, None, ox.NamedNode(g))) for g, _ in LAYERS}
 
-    @cached_property
-    def engine(self):
-        from liuyao_kg.derivation import build_engine
-        from liuyao_kg.reasoner import rule_base
+    def layer_store(self) -> ox.Store:
+        """The pyoxigraph store, its layers whole, to read the layers in place (an engine built from the rules this
+        store holds: liuyao_kg.load.engine_for); nothing may be written through it."""
+        self._complete()
+        return self._ox
 
-        if self._pristine and rule_base.current() is not None:
-            # the shipped rules while the layers may still be being parsed
-            return build_engine(packaged=True, chapter_rules=self.chapter_rules, backend=self.backend)
-        self._complete()  # the rules read out of the store: its layers whole
-        return build_engine(store=self._ox, chapter_rules=self.chapter_rules, backend=self.backend)
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What this store can do (`CastStore.capabilities`)."""
+        caps = {"local", "memory" if self.path is None else "disk"}
+        if self.path is not None and not self.read_only:
+            caps |= {"bulk", "journal"}
+        if self.read_only:
+            caps.add("read_only")
+        if self._pristine:
+            caps.add("packaged")
+        return frozenset(caps)
 
     # -- the CastStore interface --------------------------------------------------------------------------
 
@@ -320,24 +317,9 @@ class KnowledgeGraph:
             raise versioning.OutdatedStoreError(f"store {self.path} is outdated (its layers were written by another "
                                                 f"rule base): run `liuyao upgrade --store {self.path}` first")
 
-    def add_quads(self, asserted: list[ox.Quad]) -> list[str]:
-        """Derive and store casts given as asserted quads (one named graph each); skip known casts."""
-        from liuyao_kg.derivation import derive_quads
-
-        by_cast: dict[str, list[ox.Quad]] = {}
-        for q in asserted:
-            by_cast.setdefault(q.graph_name.value, []).append(q)
-        fresh = [q for iri, qs in by_cast.items() if not self.has_cast(iri) for q in qs]
-        if fresh:
-            self._check_writable()
-            self._check_current()
-            self.write_cast(fresh, derive_quads(self.engine, fresh))
-        return list(by_cast)
-
     def write_cast(self, asserted: list[ox.Quad], inferred: list[ox.Quad]) -> None:
-        """Store casts derived by this store's engine: their asserted and inferred quads, in one transaction (every
-        cast in completely or not at all). `add_quads` derives and writes; `liuyao_kg.cast` derives natively and
-        reads the chart off the native result before it writes."""
+        """Store derived casts: their asserted and inferred quads, in one transaction (every cast in completely or
+        not at all; liuyao_kg.load.add_casts derives and writes)."""
         self._check_writable()
         self._check_current()
         if self._deferred:
