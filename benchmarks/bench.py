@@ -222,7 +222,7 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
 
             if not isinstance(engine, NativeEngine):  # the compiled rules are not the package's rules as they are now
                 raise SystemExit(f"{stack}: the store derives with {type(engine).__name__}, not the native engine "
-                                 "(python -m liuyao_kg.reasoner.native.build)")
+                                 "(python -m liuyao_kg.build native)")
         extra["engine"] = type(engine).__name__
         if stack in ("engine-states-batch", "native-states-batch"):
             subset = state_rules(list(engine.rules.values()))

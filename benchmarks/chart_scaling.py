@@ -36,7 +36,7 @@ def measure(sizes: list[int], sample: int) -> dict:
     from liuyao_kg.store.embedded import KnowledgeGraph
     from liuyao_kg.loaders.cast_input import make_cast_input
     from liuyao_kg.loaders.rdf import cast_quads
-    from liuyao_kg.reading import READING_QUERIES
+    from liuyao_kg.chart.reading import READING_QUERIES
 
     names = list(CHART_QUERIES) + list(READING_QUERIES)
     kg = KnowledgeGraph()

@@ -79,12 +79,12 @@ PHASES = r"""
 import json, sys, time
 t0 = time.perf_counter()
 import liuyao_kg
-from liuyao_kg import render
+from liuyao_kg.chart import render
 from liuyao_kg.chart import chart
-from liuyao_kg.i18n import labels
+from liuyao_kg.chart.i18n import labels
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
-from liuyao_kg.shapes import check_cast
+from liuyao_kg.loaders.shapes import check_cast
 from liuyao_kg.load import add_casts, engine_for
 out, last = {"imports": time.perf_counter() - t0}, time.perf_counter()
 def lap(name):

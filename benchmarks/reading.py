@@ -5,7 +5,7 @@
 One run, the same seeded casts (random lines, date, topic) through: (a) the engine with every rule but those of
 rules/reading.ttl, (b) the engine with every rule, on one-topic chunks of --chunk casts as `liuyao load` derives
 them (liuyao_kg.load.batch.chunks_by_topic), the two alternating chunk by chunk so a shared machine's load hits both;
-(c) for the first --charts casts, the chart JSON read back without the reading and with it (liuyao_kg.reading:
+(c) for the first --charts casts, the chart JSON read back without the reading and with it (liuyao_kg.chart.reading:
 the named reading queries and the calendar dates). Prints JSON: ms per cast of each and the ratio b/a.
 """
 from __future__ import annotations

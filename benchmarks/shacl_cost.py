@@ -3,9 +3,9 @@
     python benchmarks/shacl_cost.py [N]
 
 Casts N distinct casts (default 60: 節之中孚 on successive days) into a fresh in-memory store and times, per cast,
-the SHACL check (liuyao_kg.shapes.check_cast) and the whole liuyao_kg.cast call, which includes it; then the
+the SHACL check (liuyao_kg.loaders.shapes.check_cast) and the whole liuyao_kg.cast call, which includes it; then the
 batch loader's check of the same casts, one pySHACL run per chunk of liuyao_kg.load.batch.CHUNK casts
-(liuyao_kg.shapes.cast_graph_violations), per cast.
+(liuyao_kg.loaders.shapes.cast_graph_violations), per cast.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.load.batch import CHUNK
-from liuyao_kg.shapes import cast_graph_violations, check_cast
+from liuyao_kg.loaders.shapes import cast_graph_violations, check_cast
 
 
 STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"

@@ -25,7 +25,7 @@ def measure(casts: int = 40, repeat: int = 9, top: int = 10) -> dict:
     from liuyao_kg import queries
     from liuyao_kg.chart import CHART_QUERIES
     from liuyao_kg.store.embedded import KnowledgeGraph
-    from liuyao_kg.reading import READING_QUERIES
+    from liuyao_kg.chart.reading import READING_QUERIES
 
     kg = derive_with(KnowledgeGraph(), backend="oxigraph")  # the reference engine: its per-rule timings
     for topic in WARM_TOPICS:

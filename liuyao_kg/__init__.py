@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 
-__version__ = "0.1.0"
+from liuyao_kg.version import __version__  # noqa: F401  (the package's release)
 
 
 @cache
@@ -33,7 +33,7 @@ def cast(spec: str, *, lines=None, month=None, day=None, year=None, birth=None, 
                          topic=topic, about=about, sex=sex, school=school, use_god=use_god,
                          day_boundary=day_boundary)
     quads = cast_quads(ci)
-    from liuyao_kg.shapes import check_cast
+    from liuyao_kg.loaders.shapes import check_cast
 
     check_cast(quads)  # SHACL (ontology/shapes/cast.ttl) before anything is stored
     answers = _native_answers(kg, ci.iri, quads)

@@ -86,7 +86,7 @@ def _count(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from liuyao_kg import __version__
+    from liuyao_kg.version import __version__
 
     parser = argparse.ArgumentParser(prog="liuyao", description="Six-line divination knowledge graph with citations.")
     parser.add_argument("--version", action="version", version=f"liuyao-kg {__version__}")
@@ -295,7 +295,7 @@ def _spec(args) -> str:
 
 def _cmd_cast(args) -> int:
     import liuyao_kg
-    from liuyao_kg import render
+    from liuyao_kg.chart import render
 
     kg = _graph(args)
     chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
@@ -307,7 +307,7 @@ def _cmd_cast(args) -> int:
     elif args.format != "text":
         sys.stdout.write(render.cast_rdf(kg, chart["cast"], args.format, args.graphs))
     else:
-        from liuyao_kg.i18n import labels
+        from liuyao_kg.chart.i18n import labels
 
         sys.stdout.write(render.chart_text(chart, args.lang, labels(kg)))
     return 0
@@ -331,17 +331,17 @@ def _cmd_query(args) -> int:
     if args.format == "json":
         print(json.dumps(rows, ensure_ascii=False, indent=2))
     else:
-        from liuyao_kg.render import table
+        from liuyao_kg.chart.render import table
 
         sys.stdout.write(table(rows))
     return 0
 
 
 def _cmd_rules(args) -> int:
-    from liuyao_kg.coverage import coverage, coverage_text, dependency_graph
+    from liuyao_kg.rulebase.coverage import coverage, coverage_text, dependency_graph
 
     if args.what == "never-fired":
-        from liuyao_kg.never_fired import never_fired, never_fired_text
+        from liuyao_kg.rulebase.never_fired import never_fired, never_fired_text
 
         if args.sample < 1:
             print("liuyao: error: --sample must be at least 1", file=sys.stderr)
@@ -360,7 +360,7 @@ def _cmd_rules(args) -> int:
 
 
 def _cmd_topics(args) -> int:
-    from liuyao_kg.topics import topics, topics_text
+    from liuyao_kg.rulebase.topics import topics, topics_text
 
     rows = topics(_graph(args))
     print(json.dumps(rows, ensure_ascii=False, indent=2) if args.format == "json" else topics_text(rows), end="")
@@ -369,7 +369,7 @@ def _cmd_topics(args) -> int:
 
 def _cmd_why(args) -> int:
     import liuyao_kg
-    from liuyao_kg.explain import explain, why_data
+    from liuyao_kg.chart.why import explain, why_data
 
     if args.line is not None and not 1 <= args.line <= 6:
         print(f"liuyao: error: --line {args.line}: a line position is 1 (bottom) … 6 (top)", file=sys.stderr)
@@ -380,7 +380,7 @@ def _cmd_why(args) -> int:
                            school=args.school, use_god=args.use_god, day_boundary=args.day_boundary, kg=kg,
                            horizon=args.horizon)
     if args.verdict or args.timing is not None:
-        from liuyao_kg.explain_reading import explain_timing, explain_verdict
+        from liuyao_kg.chart.why_reading import explain_timing, explain_verdict
 
         if args.timing is not None and not 1 <= args.timing <= max(1, len(chart["timing"])):
             print(f"liuyao: error: --timing {args.timing}: the cast has {len(chart['timing'])} timing candidate(s)",
@@ -401,7 +401,7 @@ def _cmd_why(args) -> int:
 def _cmd_eval(args) -> int:
     from pathlib import Path
 
-    from liuyao_kg.evaluate import evaluate, load_cases, report_text
+    from liuyao_kg.rulebase.evaluate import evaluate, load_cases, report_text
 
     stems = [Path(f).stem for f in args.cases]
     cases = []
@@ -496,7 +496,7 @@ def _cmd_corpus(args) -> int:
 
 
 def _cmd_serve(args) -> int:
-    from liuyao_kg.serve import Limits, serve
+    from liuyao_kg.serve.endpoint import Limits, serve
 
     limits = Limits(query_timeout=args.query_timeout, update_timeout=args.update_timeout,
                     max_result_bytes=args.max_result_bytes, max_body_bytes=args.max_body_bytes,

@@ -3,7 +3,7 @@
 The store parses `ontology/passages-eager.nt` and `ontology/rules-eager.nt` (the layers without what no cast
 reads: their Web Annotation selectors' and passages' labels, prefixes and suffixes, the rules' labels,
 comments and conditions …) and the rest on the first query that may read it: by `queries/reads.json`, built by
-`python -m liuyao_kg.lazy_build` from each named query's algebra. Any other text (user SPARQL, `serve`,
+`python -m liuyao_kg.build lazy` from each named query's algebra. Any other text (user SPARQL, `serve`,
 updates, direct use of the store) is not in it, so it loads the whole layers first.
 """
 from __future__ import annotations
@@ -50,7 +50,7 @@ def fits(quads) -> bool:
 def eager_parts() -> dict[str, bytes]:
     """{layer graph: its eager part, or for the other layers the whole layer} as N-Triples written by pyoxigraph from
     strictly parsed layers (so parsed leniently), or {} when a file was built from other files than the package's
-    (a layer edited without `python -m liuyao_kg.lazy_build`): then nothing is deferred, and the Turtle is parsed."""
+    (a layer edited without `python -m liuyao_kg.build lazy`): then nothing is deferred, and the Turtle is parsed."""
     from liuyao_kg.ontology import package_versions
 
     reads = _reads()

@@ -490,3 +490,13 @@ SHENSHA_SCHOOLS = [
      "Standard convention of the later manuals (卜筮正宗, 增刪卜易; not in the seeds): 亡神 taken from the day "
      "branch's 三合 frame (申子辰 亥, 寅午戌 巳, 巳酉丑 申, 亥卯未 寅), where 天玄賦 counts it by the month (正月亥, forwards)."),
 ]
+
+
+#: the works cited: work key -> (lyr individual, zh-Hant title, English title, Korean title)
+WORKS = {
+    "YiMao": ("WorkYiMao", "易冒", "Yi Mao", "역모"),
+    "TianXuanFu": ("WorkTianXuanFu", "天玄賦", "Tianxuan Fu", "천현부"),
+    "HuoZhuLin": ("WorkHuoZhuLin", "火珠林", "Huozhulin", "화주림"),
+    "HuangJinCe": ("WorkHuangJinCe", "黃金策", "Huangjin Ce", "황금책"),
+    "BuShiZhengZong": ("WorkBuShiZhengZong", "卜筮正宗", "Bushi Zhengzong", "복서정종"),
+}

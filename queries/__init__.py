@@ -144,7 +144,7 @@ def _short(value, limit: int = 80) -> str:
 
 
 def _state_class(value: str) -> str:
-    from liuyao_kg.vocab import state_class_by_term
+    from liuyao_kg.ontology.vocab import state_class_by_term
 
     if re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", value):
         return LYO + value

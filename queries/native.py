@@ -201,9 +201,9 @@ def store_layers(kg, engine):
 
 
 def _compiled():
-    from liuyao_kg.reasoner.native.engine import _compiled_module
+    from liuyao_kg.reasoner.native import compiled_module
 
-    return _compiled_module()
+    return compiled_module()
 
 
 _CHECKED: dict = {}
@@ -240,7 +240,7 @@ class NativeAnswers:
             compiled = getattr(self.compiled, "QUERIES", {}).get(q.name)
             if compiled is None or compiled[0] != hashlib.sha256(q.text.encode("utf-8")).hexdigest():
                 raise StaleCompiledQuery(f"the named query {q.name!r} is not compiled as it is now: "
-                                         "run python -m liuyao_kg.reasoner.native.build")
+                                         "run python -m liuyao_kg.build native")
             entry = _CHECKED[key] = (compiled[1], compiled[2])
         return entry
 

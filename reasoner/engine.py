@@ -45,7 +45,7 @@ class RuleScopeError(RuntimeError):
     """A rule produced a triple whose subject belongs to no cast: rules may only describe casts."""
 
 
-#: what `load_rules` asks of a store (liuyao_kg.lazy_build counts them among what a cast reads): three flat
+#: what `load_rules` asks of a store (liuyao_kg.build.lazy counts them among what a cast reads): three flat
 #: SELECTs joined here rather than one grouped query with an OPTIONAL and an EXISTS (~2× its time at start)
 RULE_TEXTS = _PROLOGUE + "SELECT ?rule ?text WHERE { ?rule lyo:sparqlConstruct ?text }"
 RULE_TOPICS = _PROLOGUE + "SELECT ?rule ?topic WHERE { ?rule lyo:appliesToTopic ?topic }"

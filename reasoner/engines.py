@@ -112,7 +112,8 @@ def _native(rules, reference, plan, *, packaged: bool):
     """The native engine for these rules, or None when the compiled module was not built from them: a store's
     changed rules (quietly: the reference engine is the one for them), or the package's own after a rule was
     edited without rebuilding (with a warning naming the build command)."""
-    from liuyao_kg.reasoner.native.engine import NativeEngine, StaleCompiledRules
+    from liuyao_kg.reasoner.native import StaleCompiledRules
+    from liuyao_kg.reasoner.native.engine import NativeEngine
 
     try:
         return NativeEngine(rules, reference, rule_plan=plan)

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import liuyao_kg
-from liuyao_kg.api import CAST_FIELDS, Api, openapi
+from liuyao_kg.serve.api import CAST_FIELDS, Api, openapi
 from liuyao_kg.store.embedded import KnowledgeGraph
-from liuyao_kg.serve import make_server
+from liuyao_kg.serve.endpoint import make_server
 from liuyao_kg.load import derive_with
 
 JIE = {"spec": "節之中孚", "month": "寅", "day": "辛亥", "topic": "求財"}

@@ -12,7 +12,7 @@ import pytest
 
 import liuyao_kg
 from liuyao_kg.ontology import tables as T
-from liuyao_kg.ontology import build_chapters as bc
+from liuyao_kg.build import chapters as bc
 from liuyao_kg.reasoner.conditions import check_file, strength_table
 from rule_oracle import evaluate
 from samples import sample_casts

@@ -22,7 +22,7 @@ from liuyao_kg.corpus.variants import fold, supplement
 from liuyao_kg.corpus.works import CorpusError
 from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.edition import EditionError, read_edition
-from liuyao_kg.ontology import build_passages as bp
+from liuyao_kg.build import passages as bp
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT.parent / "shared" / "corpora"

@@ -16,7 +16,7 @@ from liuyao_kg.cli import main
 from liuyao_kg.corpus.add import add_edition
 from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.store.remote import Endpoint, RemoteKnowledgeGraph, RemoteStoreError
-from liuyao_kg.serve import make_server
+from liuyao_kg.serve.endpoint import make_server
 
 pytestmark = pytest.mark.server
 

@@ -12,7 +12,7 @@ import pytest
 
 import liuyao_kg
 from liuyao_kg.cli import main
-from liuyao_kg.evaluate import EvalCaseError, build_report, evaluate, load_cases, score, summarise
+from liuyao_kg.rulebase.evaluate import EvalCaseError, build_report, evaluate, load_cases, score, summarise
 from liuyao_kg.loaders.errors import CastInputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -314,7 +314,7 @@ def test_eval_of_a_malformed_file_exits_2_naming_the_case_and_field(tmp_path, ca
 
 def test_an_ablation_leaves_the_named_rule_out_of_the_rule_base():
     """`liuyao eval --without RULE`: the reading without one of its rules, on a graph of its own."""
-    from liuyao_kg.evaluate import graph_without
+    from liuyao_kg.rulebase.evaluate import graph_without
 
     kg = graph_without(["FactorSourceDamaged"])
     # 乾之賁 丑月己卯日 父母 (卜筮正宗 第四問): the moving 午 helper changes into its tomb 戌 (化墓)

@@ -9,7 +9,7 @@ import pytest
 import rdflib
 
 import liuyao_kg
-from liuyao_kg import formats
+from liuyao_kg.chart import rdf as formats
 from liuyao_kg.namespaces import inferred_graph
 
 RAPPER = shutil.which("rapper")

@@ -20,7 +20,8 @@ from liuyao_kg.reasoner.engines import build_engine
 from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.queries import native as qnative
-from liuyao_kg.reasoner.native import build, compiled
+from liuyao_kg.build import native as build
+from liuyao_kg.reasoner.native import compiled
 from liuyao_kg.reasoner.native.algebra import Unsupported, Var, read_select
 from liuyao_kg.reasoner.native.compiler import Module, QueryCompiler
 from liuyao_kg.load import add_casts, derive_with

@@ -7,7 +7,7 @@ import liuyao_kg
 from liuyao_kg import queries
 from liuyao_kg.cli import main
 from liuyao_kg.store.embedded import KnowledgeGraph
-from liuyao_kg.never_fired import sample_space
+from liuyao_kg.rulebase.never_fired import sample_space
 
 IMPOSSIBLE = "004a-tianshi/no-water-no-fire"  # every inner trigram carries a water or a fire branch
 

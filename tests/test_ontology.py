@@ -470,7 +470,7 @@ def test_triple_combination_frames(ref):
 def test_regenerating_reference_ttl_is_a_no_op(tmp_path, hashseed):
     out = tmp_path / "reference.ttl"
     env = dict(os.environ, PYTHONHASHSEED=hashseed)
-    subprocess.run([sys.executable, "-m", "liuyao_kg.ontology.build", str(out)], check=True, env=env,
+    subprocess.run([sys.executable, "-m", "liuyao_kg.build.reference", str(out)], check=True, env=env,
                    capture_output=True)
     assert out.read_bytes() == REFERENCE.read_bytes()
 

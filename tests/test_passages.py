@@ -9,7 +9,7 @@ import rdflib
 from rdflib import RDF, RDFS, Literal, Namespace, URIRef
 
 from liuyao_kg.namespaces import LYO, LYP, OA
-from liuyao_kg.ontology import build_passages as bp
+from liuyao_kg.build import passages as bp
 
 REPO = Path(__file__).resolve().parents[1]
 ONTOLOGY = REPO / "ontology"
@@ -207,13 +207,6 @@ def test_korean_renderings_found_at_recorded_offsets(graph, seed_texts):
         n += 1
     assert n > 0
 
-
-@needs_seeds
-def test_regenerating_is_a_no_op(tmp_path):
-    out = tmp_path / "passages.ttl"
-    assert bp.main(["--seeds", str(SEEDS), "--yaml", str(YAML_PATH), "--out", str(out)]) == 0
-    assert out.read_bytes() == TTL_PATH.read_bytes(), (
-        "passages.ttl is stale: run python -m liuyao_kg.ontology.build_passages")
 
 
 def test_installed_package_carries_the_passages():

@@ -1,7 +1,7 @@
 """The package ships its rule analysis precomputed (reasoner/rule_analysis.json), and the rule base a new store's
 engine starts from decoded (reasoner/rule_base.pickle, reference_kept.nt): a first start parses no rule.
 
-Like reference.ttl, the files are generated (python -m liuyao_kg.reasoner.precompute) and checked here for
+Like reference.ttl, the files are generated (python -m liuyao_kg.build rule-base) and checked here for
 drift from the rules; and a fresh, read-only cache directory must not send the engine to rdflib.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from liuyao_kg import namespaces as ns
 from liuyao_kg.ontology import layer_quads
-from liuyao_kg.reasoner import dependencies, precompute
+from liuyao_kg.reasoner import dependencies
 from liuyao_kg.load import derive_with, engine_for
 from liuyao_kg.reasoner.engine import Engine, load_rules
 
@@ -35,20 +35,9 @@ def _refusal(why: str):
     return refuse
 
 
-def test_the_precomputed_rule_analysis_matches_the_rules():
-    assert dependencies.PACKAGED.read_text(encoding="utf-8") == precompute.build(), \
-        "reasoner/rule_analysis.json is out of date: run python -m liuyao_kg.reasoner.precompute"
-
 
 # --- the rule base and reference the engine starts from (reasoner/rule_base.py) --------------------------
 
-
-def test_the_shipped_rule_base_and_kept_reference_match_the_layers():
-    from liuyao_kg.reasoner import rule_base
-
-    rules, reference = rule_base.build()
-    assert rule_base.RULES.read_bytes() == rules and rule_base.REFERENCE.read_bytes() == reference, \
-        "reasoner/rule_base.pickle or reference_kept.nt is out of date: run python -m liuyao_kg.reasoner.precompute"
 
 
 def _store_rules_and_reference():

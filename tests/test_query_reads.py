@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from liuyao_kg.namespaces import OA, RDF, RDFS, sparql_prologue
-from liuyao_kg.query_reads import EVERYTHING, Nodes, query_reads
+from liuyao_kg.build.reads import EVERYTHING, Nodes, query_reads
 
 LABEL = ("p", RDFS + "label", "")
 #: one selector, <urn:sel>, labelled and reached from its passage by oa:hasSelector

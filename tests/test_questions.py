@@ -14,7 +14,7 @@ from liuyao_kg.namespaces import LYR
 from liuyao_kg.ontology import questions as Q
 from liuyao_kg.ontology import tables as T
 from liuyao_kg.reasoner.conditions import parse, time_needs
-from liuyao_kg.topics import questions_table, topics
+from liuyao_kg.rulebase.topics import topics
 
 REPO = Path(__file__).resolve().parents[1]
 RELATIVE_ZH = {rid: zh for zh, rid, _ko in T.RELATIVES.values()}
@@ -24,11 +24,6 @@ ROLE_ZH = {"RoleShi": "世", "RoleYing": "應"}
 def _rule_id(iri: str) -> str:
     return "/".join(iri.rsplit("/", 2)[-2:])
 
-
-def test_docs_questions_table_is_generated_from_the_graph():
-    text = (REPO / "docs" / "questions.md").read_text(encoding="utf-8")
-    assert questions_table(topics(liuyao_kg.default_graph())) in text, \
-        "docs/questions.md is stale: run `python -m liuyao_kg.topics`"
 
 
 def test_every_question_has_a_source_and_a_use_god():

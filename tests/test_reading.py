@@ -503,7 +503,7 @@ def test_judgments_are_grouped_by_whom_they_concern(meet_time):
 
 
 def test_the_text_chart_opens_with_the_reading_and_merges_repeated_sentences(meet_time):
-    from liuyao_kg.render import chart_text
+    from liuyao_kg.chart.render import chart_text
 
     text = chart_text(meet_time)
     assert text.startswith("斷: 凶中有吉")

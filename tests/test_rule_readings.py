@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import liuyao_kg
-from liuyao_kg.ontology import build_chapters as bc
+from liuyao_kg.build import chapters as bc
 
 
 def _chart(values, month, day, topic, year=None):

@@ -17,7 +17,7 @@ import yaml
 from liuyao_kg.chart import chart as chart_of
 from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.cast_input import make_cast_input
-from liuyao_kg.ontology import build_chapters as bc
+from liuyao_kg.build import chapters as bc
 from liuyao_kg.reasoner.conditions import strength_table
 from rule_oracle import evaluate
 from samples import add_in_chunks

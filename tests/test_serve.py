@@ -20,7 +20,7 @@ from SPARQLWrapper.SPARQLExceptions import QueryBadFormed
 import liuyao_kg
 from liuyao_kg import namespaces as ns
 from liuyao_kg.store.embedded import KnowledgeGraph
-from liuyao_kg.serve import make_server, negotiate, _RESULTS
+from liuyao_kg.serve.endpoint import make_server, negotiate, _RESULTS
 from liuyao_kg.load import derive_with
 
 pytestmark = pytest.mark.server

@@ -17,7 +17,7 @@ import urllib.request
 import pyoxigraph as ox
 import pytest
 
-from liuyao_kg.serve import Limits, _BoundedBuffer, _Stop, make_server
+from liuyao_kg.serve.endpoint import Limits, _BoundedBuffer, _Stop, make_server
 
 pytestmark = pytest.mark.server
 
@@ -266,7 +266,7 @@ def test_serve_over_a_remote_store_forwards_queries_to_it(running):
     assert status == 200 and [b["s"]["value"] for b in json.loads(body)["results"]["bindings"]] == [EX + "a"]
 
 
-# -- the time limit stops the work (a forked child per query; liuyao_kg.forked) --------------------------------
+# -- the time limit stops the work (a forked child per query; liuyao_kg.serve.forked) --------------------------------
 NO_FIRST_ROW = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"  # 3000³ rows to count: hours
 
 
@@ -522,7 +522,7 @@ def test_a_query_the_server_cannot_fork_for_is_refused_with_503_saying_why_and_t
                                                                                                   monkeypatch):
     import errno
 
-    from liuyao_kg import forked
+    from liuyao_kg.serve import forked
 
     r = running(_store())
     real, refusals = os.fork, []

@@ -1,4 +1,4 @@
-"""The compiled cast check (liuyao_kg.shape_check) finds exactly the violations pySHACL finds with
+"""The compiled cast check (liuyao_kg.loaders.shape_check) finds exactly the violations pySHACL finds with
 ontology/shapes/cast.ttl — the same focus node, shape, path and message — on the loader's casts, on the bad graphs of
 tests/test_shapes.py and on many seeded mutations of real casts; a graph it cannot decide exactly is left to pySHACL."""
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pyoxigraph as ox
 import pytest
 
 from liuyao_kg import namespaces as ns
-from liuyao_kg import shape_check
+from liuyao_kg.loaders import shape_check
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
-from liuyao_kg.shapes import ShapeViolation, _rdflib_graph, check_cast, violations
+from liuyao_kg.loaders.shapes import ShapeViolation, _rdflib_graph, check_cast, violations
 
 INT = ox.NamedNode(ns.XSD + "integer")
 STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"

@@ -14,7 +14,7 @@ from liuyao_kg.ontology import layer_quads
 from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
-from liuyao_kg.shapes import ShapeViolation, check_cast, shape_violation, violations
+from liuyao_kg.loaders.shapes import ShapeViolation, check_cast, shape_violation, violations
 from liuyao_kg.load import derive_with
 
 INT = ox.NamedNode(ns.XSD + "integer")
@@ -151,7 +151,7 @@ def _day_casts(n: int):
 
 
 def test_validated_with_its_chunk_a_cast_gets_the_error_it_gets_alone():
-    from liuyao_kg.shapes import cast_graph_violations
+    from liuyao_kg.loaders.shapes import cast_graph_violations
 
     casts = _day_casts(12)
     graphs = {ci.iri: cast_quads(ci) for ci in casts}
@@ -166,7 +166,7 @@ def test_validated_with_its_chunk_a_cast_gets_the_error_it_gets_alone():
 
 
 def test_a_chunk_of_the_loaders_casts_conforms():
-    from liuyao_kg.shapes import cast_graph_violations
+    from liuyao_kg.loaders.shapes import cast_graph_violations
 
     assert cast_graph_violations(q for ci in _day_casts(50) for q in cast_quads(ci)) == {}
 
@@ -174,7 +174,7 @@ def test_a_chunk_of_the_loaders_casts_conforms():
 def test_a_cast_holding_another_casts_line_is_refused_though_the_union_of_both_looks_whole():
     """Over the union, A's sixth line (B's line 6) is a typed line at position 6; in A's own graph it is neither
     typed nor placed. Graphs that share a node are validated one by one, so A is refused as check_cast refuses it."""
-    from liuyao_kg.shapes import cast_graph_violations
+    from liuyao_kg.loaders.shapes import cast_graph_violations
 
     a, b = _day_casts(2)
     b_line6 = ox.NamedNode(b.iri + "/line/6")

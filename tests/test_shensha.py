@@ -14,7 +14,7 @@ from rdflib import URIRef
 
 import liuyao_kg
 from liuyao_kg.namespaces import LYO, LYR, sparql_prologue
-from liuyao_kg.ontology.build import render_shensha_rules
+from liuyao_kg.build.reference import render_shensha_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 BRANCH_IDS = dict(zip("子丑寅卯辰巳午未申酉戌亥",

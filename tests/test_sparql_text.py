@@ -10,7 +10,7 @@ import pytest
 import liuyao_kg
 from liuyao_kg.store import embedded as graph
 from liuyao_kg import queries
-from liuyao_kg.sparql_text import inline_iris
+from liuyao_kg.sparql.text import inline_iris
 
 CAST = ox.NamedNode("https://w3id.org/liuyao-kg/cast/example")
 PREFIX = "PREFIX lyo: <https://w3id.org/liuyao-kg/ontology#>\n"

@@ -1,4 +1,4 @@
-"""The next day / month / year with a branch (liuyao_kg.timing) against lunar-python's own pillars, at the
+"""The next day / month / year with a branch (liuyao_kg.chart.timing) against lunar-python's own pillars, at the
 solar-term boundary (立春 2024 to the minute), across a Gregorian year end and in another time zone."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 from lunar_python import Solar
 
-from liuyao_kg.timing import BRANCHES, next_dates
+from liuyao_kg.chart.timing import BRANCHES, next_dates
 
 CST = dt.timezone(dt.timedelta(hours=8))
 

@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import pytest
 
 from liuyao_kg.store.embedded import KnowledgeGraph
-from liuyao_kg.serve import make_server
+from liuyao_kg.serve.endpoint import make_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 

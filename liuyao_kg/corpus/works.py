@@ -9,7 +9,7 @@ import yaml
 
 from liuyao_kg import namespaces as ns
 from liuyao_kg.loaders.errors import CastInputError
-from liuyao_kg.ontology.build_passages import WORKS
+from liuyao_kg.ontology.tables import WORKS
 
 EDITION = ns.BASE + "edition/"
 GRAPH_EDITION = ns.GRAPH + "edition/"

@@ -49,7 +49,7 @@ CHUNK = 50
 #: rebuilds it every few chunks instead.
 REBUILD_EVERY_CHUNKS = 16
 
-#: `load_file(partitioned=None)` derives a file of at least this many records in partitions (parquet_load: each
+#: `load_file(partitioned=None)` derives a file of at least this many records in partitions (load.partitions: each
 #: written by one bulk load), a smaller one in chunks of CHUNK (each written by one transaction)
 PARTITIONED_FROM = 1_000
 
@@ -112,10 +112,10 @@ def chunks_by_topic(items: Iterable[T], size: int, *, topic: Callable[[T], objec
 def shape_rejections(records, quads: list | None = None) -> dict[str, CastInputError]:
     """{record id: its ShapeViolation} for the records [(id, CastInput, line)] whose asserted graph violates a
     shape of ontology/shapes/cast.ttl: one pySHACL run over the union of the graphs of each CHUNK records
-    (liuyao_kg.shapes.cast_graph_violations), each error naming the record, its line and the shape. `quads`: each
+    (liuyao_kg.loaders.shapes.cast_graph_violations), each error naming the record, its line and the shape. `quads`: each
     record's asserted quads, when the caller has them already (else built here)."""
     from liuyao_kg.loaders import rdf
-    from liuyao_kg.shapes import cast_graph_violations, shape_violation
+    from liuyao_kg.loaders.shapes import cast_graph_violations, shape_violation
 
     records = list(records)
     if quads is None:
@@ -146,7 +146,7 @@ def check_store_writable(kg) -> None:
 
 def shape_violation_of(error: CastInputError, rid: str, line: int) -> CastInputError:
     """`error` (a ShapeViolation) for another record of the same cast."""
-    from liuyao_kg.shapes import ShapeViolation
+    from liuyao_kg.loaders.shapes import ShapeViolation
 
     other = ShapeViolation(error.message, field=error.field, value=error.value)
     other.record_id, other.line = rid, line
@@ -202,7 +202,7 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
     receives the record count and the number of jobs used. `encoding`: the file's, when it has no BOM
     and is not UTF-8 (a byte it cannot decode rejects that record only).
 
-    `partitioned=True` derives in partitions instead (parquet_load.load_parquet with a store: `partition` casts each,
+    `partitioned=True` derives in partitions instead (partitions.load_parquet with a store: `partition` casts each,
     `jobs` at once); None chooses it for an embedded store when the file holds at least PARTITIONED_FROM records
     (`stats["partitioned"]` says which ran). Both write the same quads (tests/test_store_load.py).
     """

@@ -144,7 +144,7 @@ def _reading_row(engine, index, cast: str, record, native: bool) -> tuple:
     favourable, timing: the 應期 branches in the reading's order), read by the chart's own named queries compiled
     into the native back end (liuyao_kg.queries.native) on the cast's index."""
     from liuyao_kg.queries.native import answers_for
-    from liuyao_kg.reading import timing_candidates
+    from liuyao_kg.chart.reading import timing_candidates
 
     ask = answers_for(engine if native else None, index).ask
     hexes = {r["which"]: r["name"] for r in ask("chart-hexagrams", cast=cast)}
@@ -255,7 +255,7 @@ def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int |
         if "local" not in kg.capabilities:  # an endpoint is written one update a cast (load_file)
             raise BatchError(f"a load in partitions goes into a store on disk or in memory, not {kg.location}", [])
     from liuyao_kg.load.batch import check_store_writable, scan, shape_violation_of
-    from liuyao_kg.shapes import ShapeViolation
+    from liuyao_kg.loaders.shapes import ShapeViolation
 
     out = Path(out_dir) if out_dir is not None else None
     if out is not None and out.exists() and any(any(out.glob(f"{n}*.parquet")) for n in ("states", "judgments", "casts")):

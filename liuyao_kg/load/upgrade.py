@@ -38,33 +38,6 @@ def cast_iris(store: ox.Store) -> list[str]:
     return [row["c"].value for row in store.query(_CASTS)]
 
 
-def _replace_layer(store: ox.Store, graph: str, quads: list[ox.Quad]) -> tuple[int, int]:
-    g = ox.NamedNode(graph)
-    old = set(store.quads_for_pattern(None, None, None, g))
-    new = set(quads)
-    gone, added = old - new, new - old
-    if added:
-        store.extend(added)  # add first: the layer is never missing, even if interrupted
-    for q in gone:
-        store.remove(q)
-    return len(gone), len(added)
-
-
-def replace_layers(store: ox.Store, outdated, layers: dict[str, list[ox.Quad]] | None = None) -> dict[str, tuple[int, int]]:
-    """Replace the given layer graphs by the package's and record their versions; {graph: (removed, added)}.
-
-    Alone, this is the whole upgrade of a store that holds no cast (nothing to re-derive): what a store
-    left half-made by a process killed during its first layer write needs (KnowledgeGraph does it on open).
-    """
-    from liuyao_kg.ontology import layer_quads
-
-    layers = layers if layers is not None else layer_quads()
-    changed = {graph: _replace_layer(store, graph, layers[graph]) for graph in outdated}
-    for graph in outdated:
-        versioning.record(store, graph)
-    return changed
-
-
 def _rederive(kg, casts: list[str]) -> int:
     """Derive a batch of casts again; replace each one's inferred graph atomically. Returns quads written."""
     asserted = [q for c in casts for q in kg.store.quads_for_pattern(None, None, None, ox.NamedNode(c))]
@@ -111,7 +84,7 @@ def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
                   partition: int | None = None) -> dict:
     """Upgrade an open KnowledgeGraph in place (see the module docstring). `force` re-derives even if current.
     `partitioned`: derive in partitions (None: for an embedded store of PARTITIONED_FROM casts or more), `partition`
-    casts at a time (default parquet_load.BATCH); else with the store's engine, `batch` at a time."""
+    casts at a time (default partitions.BATCH); else with the store's engine, `batch` at a time."""
     from liuyao_kg.load.batch import PARTITIONED_FROM, partitionable
     from liuyao_kg.ontology import layer_quads
 
@@ -128,7 +101,7 @@ def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
         return report
     layers = layer_quads()
     for graph in outdated:
-        removed, added = _replace_layer(kg.store, graph, layers[graph])
+        removed, added = versioning.replace_layer(kg.store, graph, layers[graph])
         report["layers"][graph.rsplit("/", 1)[1]].update(removed=removed, added=added)
     forget_engine(kg)  # the engine reads the (new) rules from the store
     casts = cast_iris(kg.store)

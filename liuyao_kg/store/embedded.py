@@ -22,7 +22,7 @@ from liuyao_kg import namespaces as ns
 from liuyao_kg.ontology import LAYERS, graph_nonempty, layer_bytes, load_layers
 from liuyao_kg.store import versioning
 from liuyao_kg.namespaces import inferred_graph
-from liuyao_kg.sparql_text import inline_iris
+from liuyao_kg.sparql.text import inline_iris
 
 #: the write-ahead journal of bulk loads: `<chunk> lyo:pendingCast <cast>` while a chunk is being written
 GRAPH_JOURNAL = ns.GRAPH + "journal"
@@ -35,7 +35,7 @@ class InterruptedLoadWarning(UserWarning):
 
 
 def _load(store: ox.Store, graph: str, parts: list[bytes], *, lenient: bool) -> None:
-    """`lenient`: the parts are the N-Triples lazy_build wrote from strictly parsed layers; else the layer's Turtle."""
+    """`lenient`: the parts are the N-Triples the build wrote (build.lazy) from strictly parsed layers; else the layer's Turtle."""
     fmt = ox.RdfFormat.N_TRIPLES if lenient else ox.RdfFormat.TURTLE
     for data in parts:
         store.load(data, format=fmt, to_graph=ox.NamedNode(graph), lenient=lenient)
@@ -190,9 +190,7 @@ class KnowledgeGraph:
             versioning.record(self._ox, graph)
         stale = versioning.outdated_layers(self._ox)
         if stale and not self._holds_casts():
-            from liuyao_kg.load.upgrade import replace_layers
-
-            replace_layers(self._ox, stale)
+            versioning.replace_layers(self._ox, stale)
 
     @property
     def _ox(self) -> ox.Store | None:
@@ -326,7 +324,7 @@ class KnowledgeGraph:
             from liuyao_kg.ontology.lazy import fits
 
             if not fits(asserted) or not fits(inferred):
-                self._complete()  # lazy_build's analysis assumed no cast names a layer's node so
+                self._complete()  # the build's analysis (build.lazy) assumed no cast names a layer's node so
         try:
             self._ox.extend(asserted + inferred)
         except OSError as exc:
@@ -466,7 +464,7 @@ class KnowledgeGraph:
 
         Parameters are bound as SPARQL SEP-0007 substitutions: the value replaces the variable, so it is
         pushed into every pattern and can never become query syntax. An IRI is written into the WHERE group
-        as a term (`sparql_text.inline_iris`: pyoxigraph plans before it substitutes, and would plan as if
+        as a term (`sparql.text.inline_iris`: pyoxigraph plans before it substitutes, and would plan as if
         `?cast` were unknown); a literal, or an IRI where that rewriting does not apply, goes through
         pyoxigraph's `substitutions`. Named queries project their parameters, as SEP-0007 requires.
         """

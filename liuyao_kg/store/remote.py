@@ -49,9 +49,9 @@ from liuyao_kg.store import versioning
 from liuyao_kg.ontology import LAYERS, layer_quads, package_versions
 from liuyao_kg.store.embedded import _py
 from liuyao_kg.namespaces import inferred_graph
-from liuyao_kg.sparql_text import LEX as _LEX
-from liuyao_kg.sparql_text import VAR as _VAR
-from liuyao_kg.sparql_text import where_group as _where_group
+from liuyao_kg.sparql.text import LEX as _LEX
+from liuyao_kg.sparql.text import VAR as _VAR
+from liuyao_kg.sparql.text import where_group as _where_group
 
 ENV_USER = "LIUYAO_ENDPOINT_USER"
 ENV_PASSWORD = "LIUYAO_ENDPOINT_PASSWORD"

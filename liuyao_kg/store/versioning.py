@@ -24,9 +24,9 @@ from datetime import datetime, timezone
 
 import pyoxigraph as ox
 
-from liuyao_kg import __version__
+from liuyao_kg.version import __version__
 from liuyao_kg import namespaces as ns
-from liuyao_kg.ontology import LAYERS, package_versions
+from liuyao_kg.ontology import LAYERS, layer_quads, package_versions
 
 GRAPH_META = ns.GRAPH + "meta"
 _META = ox.NamedNode(GRAPH_META)
@@ -84,3 +84,28 @@ def _replace_update(remove: list[ox.Quad], add: list[ox.Quad]) -> str:
     if add:
         parts.append("INSERT DATA { " + " ".join(f"GRAPH {q.graph_name} {{ {q.triple} }}" for q in add) + " }")
     return " ;\n".join(parts) or "CLEAR SILENT GRAPH <urn:liuyao-kg:nothing>"
+
+
+def replace_layer(store: ox.Store, graph: str, quads: list[ox.Quad]) -> tuple[int, int]:
+    g = ox.NamedNode(graph)
+    old = set(store.quads_for_pattern(None, None, None, g))
+    new = set(quads)
+    gone, added = old - new, new - old
+    if added:
+        store.extend(added)  # add first: the layer is never missing, even if interrupted
+    for q in gone:
+        store.remove(q)
+    return len(gone), len(added)
+
+
+def replace_layers(store: ox.Store, outdated, layers: dict[str, list[ox.Quad]] | None = None) -> dict[str, tuple[int, int]]:
+    """Replace the given layer graphs by the package's and record their versions; {graph: (removed, added)}.
+
+    Alone, this is the whole upgrade of a store that holds no cast (nothing to re-derive): what a store
+    left half-made by a process killed during its first layer write needs (KnowledgeGraph does it on open).
+    """
+    layers = layers if layers is not None else layer_quads()
+    changed = {graph: replace_layer(store, graph, layers[graph]) for graph in outdated}
+    for graph in outdated:
+        record(store, graph)
+    return changed

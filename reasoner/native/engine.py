@@ -18,17 +18,13 @@ import pyoxigraph as ox
 from liuyao_kg.namespaces import CAST, LYO, sparql_prologue
 from liuyao_kg.reasoner.engine import Rule, RuleScopeError, kept_reference
 from liuyao_kg.namespaces import inferred_graph
+from liuyao_kg.reasoner.native import BUILD_COMMAND, StaleCompiledRules, compiled_module
 from liuyao_kg.reasoner.native.index import Index
 from liuyao_kg.reasoner.native.runtime import NotNative
 from liuyao_kg.reasoner.native.terms import from_ox, to_ox
 
 _TOPIC = ox.NamedNode(LYO + "topic")
 _PROLOGUE = sparql_prologue()
-BUILD_COMMAND = "python -m liuyao_kg.reasoner.native.build"
-
-
-class StaleCompiledRules(RuntimeError):
-    """The shipped compiled module was not built from these rules."""
 
 
 class JudgmentReadError(RuntimeError):
@@ -61,14 +57,6 @@ def rule_digest(rule: Rule) -> str:
     return hashlib.sha256(f"{rule.iri}\0{rule.construct}".encode("utf-8")).hexdigest()
 
 
-def _compiled_module():
-    try:
-        from liuyao_kg.reasoner.native import compiled
-    except ImportError as e:
-        raise StaleCompiledRules(f"no compiled rules ({e}): run {BUILD_COMMAND}") from e
-    return compiled
-
-
 class NativeEngine:
     """Derives the states of casts with the compiled rules (see the module's docstring)."""
 
@@ -83,7 +71,7 @@ class NativeEngine:
         self.rules = {r.iri: r for r in rules}
         self.plan = rule_plan if rule_plan is not None else plan(
             {r.iri: r.io for r in rules}, {r.iri: r.construct for r in rules})
-        module = compiled if compiled is not None else _compiled_module()
+        module = compiled if compiled is not None else compiled_module()
         self.functions: dict = {}
         self.fallback: dict[str, str] = {}
         stale = []

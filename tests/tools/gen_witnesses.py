@@ -37,7 +37,7 @@ from oracle import (  # noqa: E402
 from rule_oracle import evaluate  # noqa: E402
 from use_god_oracle import subjects_by_topic, use_god  # noqa: E402
 
-from liuyao_kg.ontology import build_chapters as bc  # noqa: E402
+from liuyao_kg.build import chapters as bc  # noqa: E402
 from liuyao_kg.ontology import tables as T  # noqa: E402
 from liuyao_kg.reasoner.conditions import strength_table  # noqa: E402
 

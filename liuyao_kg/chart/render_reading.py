@@ -2,13 +2,13 @@
 candidates) and the judgments grouped by whom they concern, duplicates of one sentence merged, 吉 and 凶 side by side."""
 from __future__ import annotations
 
-from liuyao_kg.reading import GROUPS
+from liuyao_kg.chart.reading import GROUPS
 
 
 def reading_header(chart: dict, lang: str = "zh") -> list[str]:
     """The verdict, its three strongest reasons and the first timing candidates, in `lang` (zh, en, ko):
     the summary and factor terms carry their own three labels; quotes stay in the classic's Chinese."""
-    from liuyao_kg import i18n
+    from liuyao_kg.chart import i18n
 
     v = chart.get("verdict")
     if not v:
@@ -28,14 +28,14 @@ def reading_header(chart: dict, lang: str = "zh") -> list[str]:
 
 def _when(c: dict, lang: str) -> str:
     """子日 / 子 day / 子일, and its first date when the cast has one."""
-    from liuyao_kg import i18n
+    from liuyao_kg.chart import i18n
 
     unit = i18n.word({"日": "day", "月": "month", "年": "year"}[c["unit"]], lang)
     return f"{c['branch']}{unit}" + (f"({c['dates'][0]})" if c["dates"] else "")
 
 
 def _reason(b: dict, lang: str = "zh") -> str:
-    from liuyao_kg import i18n
+    from liuyao_kg.chart import i18n
 
     src = b["source"]
     label = b["term"] if "term" in b else b["judgment"]

@@ -1,6 +1,6 @@
 """Generate the RDF/XML renderings of the T-box: ``ontology/lyo.owl`` and ``ontology/external.owl``.
 
-    python -m liuyao_kg.ontology.build_owl [DIRECTORY]
+    python -m liuyao_kg.build owl [DIRECTORY]
 
 Protégé and owlready2 open RDF/XML directly (owlready2 does not read Turtle). The Turtle files stay the
 source; these are generated from them, deterministically (triples sorted), and a test fails when they drift.
@@ -8,13 +8,14 @@ source; these are generated from them, deterministically (triples sorted), and a
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 import rdflib
 
-HERE = Path(__file__).parent
+from liuyao_kg.build.paths import ONTOLOGY
+
+HERE = ONTOLOGY
 #: (Turtle source, RDF/XML output, ontology IRI)
 RENDERINGS = (("lyo.ttl", "lyo.owl", "https://w3id.org/liuyao-kg/ontology"),
               ("external.ttl", "external.owl", "https://w3id.org/liuyao-kg/ontology/external"))
@@ -60,14 +61,6 @@ def generate(directory: Path = HERE) -> dict[str, str]:
     return files
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    directory = Path(argv[0]) if argv else HERE
-    for name, text in generate(HERE).items():
-        (directory / name).write_text(text, encoding="utf-8")
-        print(f"wrote {directory / name}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def outputs() -> dict[Path, bytes]:
+    """{file: bytes} this step writes (liuyao_kg.build)."""
+    return {HERE / name: text.encode("utf-8") for name, text in generate(HERE).items()}

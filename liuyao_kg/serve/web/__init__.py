@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-from liuyao_kg.api import Response
+from liuyao_kg.serve.api import Response
 
 #: reader addresses: the page decides what to show from the path
 PAGES = ("/", "/cast", "/rules", "/query")

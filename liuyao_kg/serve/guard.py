@@ -16,7 +16,7 @@ import re
 import urllib.parse
 from collections.abc import Iterable
 
-from liuyao_kg.sparql_text import LEX as _LEX
+from liuyao_kg.sparql.text import LEX as _LEX
 
 OUTBOUND = ("SERVICE", "LOAD")
 _ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from liuyao_kg import queries
-from liuyao_kg.reading import READING_QUERIES, add_reading
+from liuyao_kg.chart.reading import READING_QUERIES, add_reading
 
 ROLE_ORDER = ["世", "應", "卦身", "世身"]
 KIND_GENERATIONS = {"遊魂", "歸魂"}
@@ -35,12 +35,12 @@ CHART_QUERIES = ("cast-judgments", "cast-states", "chart-lines", "chart-use-god"
                  "chart-hexagrams", "chart-question", "chart-roles")
 
 
-#: every named query `chart` asks (the native back end compiles these: reasoner/native/build.py)
+#: every named query `chart` asks (the native back end compiles these: liuyao_kg/build/native.py)
 NATIVE_QUERIES = (*CHART_QUERIES, *READING_QUERIES, "judgment-editions")
 
 
 def chart(kg, cast_iri: str, horizon: str | None = None, *, reading: bool = True, answers=None) -> dict:
-    """Assemble the chart dict of a cast already derived in `kg`, with its reading (liuyao_kg.reading) unless
+    """Assemble the chart dict of a cast already derived in `kg`, with its reading (liuyao_kg.chart.reading) unless
     `reading=False` (what benchmarks/reading.py compares). `answers`: an object with `ask(name, **params)` answering
     the named queries (as `queries.Answers`: the native ones, `queries.native`) instead of `kg`'s store."""
     p = {"cast": cast_iri}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from urllib.parse import parse_qs, unquote
 
-from liuyao_kg import __version__
+from liuyao_kg.version import __version__
 from liuyao_kg.namespaces import LYP, LYRULE
 
 #: the cast fields /api/cast takes: the CLI's cast options, by the same names (`--day-boundary` → day_boundary)
@@ -55,7 +55,7 @@ class Api:
     @cached_property
     def rules(self) -> list[dict]:
         from liuyao_kg import queries
-        from liuyao_kg.render import short_id
+        from liuyao_kg.chart.render import short_id
 
         out: dict[str, dict] = {}
         for r in queries.run(self.kg, "rules-catalogue"):
@@ -75,14 +75,14 @@ class Api:
     @cached_property
     def labels(self) -> dict:
         """{zh-Hant term: {en, ko}} and {school id: {zh, en, ko}}: the reader translates chart terms with them."""
-        from liuyao_kg.i18n import labels
+        from liuyao_kg.chart.i18n import labels
 
         return labels(self.kg).as_dict()
 
     @cached_property
     def conflicts(self) -> list[dict]:
         from liuyao_kg import queries
-        from liuyao_kg.render import short_id
+        from liuyao_kg.chart.render import short_id
 
         return [{"condition": r["condition"],
                  "a": {"id": short_id(r["ruleA"]), "rule": r["ruleA"], "polarity": r["polarityA"],
@@ -102,7 +102,7 @@ class Api:
             if route == "/openapi.json" and method == "GET":
                 return _json(openapi())
             if route == "/context.jsonld" and method == "GET":
-                from liuyao_kg.formats import context
+                from liuyao_kg.chart.rdf import context
 
                 return Response(200, json.dumps(context(), ensure_ascii=False, indent=1).encode(), "application/ld+json")
             if route == "/cast":
@@ -168,7 +168,7 @@ class Api:
             return liuyao_kg.cast(spec, kg=self.kg, **fields)
 
     def cast(self, fields: dict) -> dict:
-        from liuyao_kg.render import short_id
+        from liuyao_kg.chart.render import short_id
 
         chart = self._chart(fields)
         for j in chart["judgments"]:
@@ -176,7 +176,7 @@ class Api:
         return chart
 
     def why(self, fields: dict) -> dict:
-        from liuyao_kg.explain import why_data
+        from liuyao_kg.chart.why import why_data
 
         line = fields.get("line")
         if line not in (None, ""):

@@ -4,7 +4,7 @@ Why: pySHACL needs ~15 ms per cast and, before that, 0.3 s to import itself and 
 paid. The shapes stay the data (read here with pyoxigraph); only the SHACL Core features cast.ttl uses are
 implemented. Whatever this module cannot decide exactly as pySHACL would — a shapes file using another feature,
 a graph with blank nodes or literals whose rdflib normalisation is not the identity — it answers None for, and
-the caller asks pySHACL (liuyao_kg.shapes). tests/test_shape_check.py holds the two to the same violations.
+the caller asks pySHACL (liuyao_kg.loaders.shapes). tests/test_shape_check.py holds the two to the same violations.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ _DATA_IRI = "https://w3id.org/liuyao-kg/"
 
 @dataclass(frozen=True)
 class PropertyShape:
-    owner: str  # the node shape holding it (what liuyao_kg.shapes.violations names)
+    owner: str  # the node shape holding it (what liuyao_kg.loaders.shapes.violations names)
     path: tuple[str, ...]  # one predicate, or a sequence path
     constraints: tuple[tuple[str, object], ...]  # (constraint, its parameter) in a fixed order
     message: str | None
@@ -155,7 +155,7 @@ class Undecided(Exception):
 
 
 def violations(quads, name: str = "cast") -> list[dict] | None:
-    """[{shape, focus, path, message}] as liuyao_kg.shapes.violations gives them, or None: ask pySHACL."""
+    """[{shape, focus, path, message}] as liuyao_kg.loaders.shapes.violations gives them, or None: ask pySHACL."""
     shapes = compiled(name)
     if shapes is None:
         return None

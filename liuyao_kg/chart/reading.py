@@ -3,7 +3,7 @@ grouped by whom they concern. Every decision is made by the rules of rules/readi
 their facts back (named queries) into the JSON shape of docs/reading.md and adds calendar dates (timing.py)."""
 from __future__ import annotations
 
-from liuyao_kg import timing
+from liuyao_kg.chart import timing
 
 #: judgment groups, by the first of the chart roles a judgment's lines hold (the use-god first)
 GROUPS = ("用神", "世", "應", "他爻", "卦")

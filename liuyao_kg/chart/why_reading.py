@@ -3,8 +3,8 @@ and line facts it rests on, the precedence statements that decided between them,
 from __future__ import annotations
 
 from liuyao_kg import queries
-from liuyao_kg.explain import _facts_text, _line_facts
-from liuyao_kg.i18n import POSITIONS
+from liuyao_kg.chart.why import _facts_text, _line_facts
+from liuyao_kg.chart.i18n import POSITIONS
 
 
 def _passage(kg, iri: str, indent: str = "    ") -> list[str]:

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from liuyao_kg.readable import readable
+from liuyao_kg.serve.readable import readable
 
 #: where a forked child can evaluate (Linux: /proc/self/fd and prctl are used)
 AVAILABLE = hasattr(os, "fork") and sys.platform.startswith("linux")

@@ -6,8 +6,9 @@ it after each judgment) or its conclusion text in any language (`理不應得`).
 """
 from __future__ import annotations
 
-from liuyao_kg import i18n, queries
-from liuyao_kg.render import short_id
+from liuyao_kg.chart import i18n
+from liuyao_kg import queries
+from liuyao_kg.chart.render import short_id
 
 
 def match_judgments(judgments: list[dict], rule: str) -> list[dict]:

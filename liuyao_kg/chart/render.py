@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from liuyao_kg import i18n
+from liuyao_kg.chart import i18n
 
 MOVING_MARK = {9: "○", 6: "×"}
 
@@ -69,7 +69,7 @@ def chart_text(chart: dict, lang: str = "zh", labels=None) -> str:
     `lang` (zh, en, ko) translates terms by the graph's labels (`labels`: an i18n.Labels; needed for en/ko);
     each judgment ends with its rule's short id, the id `liuyao why --rule` takes. Columns are padded by
     East Asian width, so CJK and Latin text line up."""
-    from liuyao_kg.render_reading import reading_header
+    from liuyao_kg.chart.render_reading import reading_header
 
     w = _Words(lang, labels)
     out = reading_header(chart, w.lang)  # the reading opens the chart (verdict, reasons, timing), when derived
@@ -124,7 +124,7 @@ def chart_text(chart: dict, lang: str = "zh", labels=None) -> str:
     if chart.get("judgments"):
         out.append("")
         if chart["judgments"][0].get("group"):  # the reading grouped them by whom they concern
-            from liuyao_kg.render_reading import grouped_judgments
+            from liuyao_kg.chart.render_reading import grouped_judgments
 
             out += grouped_judgments(chart, fmt=lambda j, lines: _judgment_line(j, lines, w), title=w.w("judgments") + {"zh": "（依所關之人）", "en": " (by whom they concern)", "ko": " (관계된 사람별)"}[w.lang])
         else:
@@ -154,8 +154,8 @@ def _question_text(chart: dict) -> str:
 
 
 def cast_rdf(kg, cast_iri: str, fmt: str, layers: str = "all") -> str:
-    """The cast's graphs in an RDF format (see liuyao_kg.formats)."""
-    from liuyao_kg.formats import cast_rdf as _cast_rdf
+    """The cast's graphs in an RDF format (see liuyao_kg.chart.rdf)."""
+    from liuyao_kg.chart.rdf import cast_rdf as _cast_rdf
 
     return _cast_rdf(kg, cast_iri, fmt, layers)
 

@@ -14,8 +14,8 @@
   browser client (YASGUI) can use it; ``GET /health`` → JSON; ``GET /sparql`` without a query → the
   SPARQL 1.1 Service Description in Turtle.
 * Hardened (:class:`Limits`; docs/robustness.md): no SERVICE or LOAD to a host not allowed
-  (:mod:`liuyao_kg.sparql_guard`); a time and a size limit per query, each query evaluated in a forked
-  child process (:mod:`liuyao_kg.forked`) that is killed when a limit is hit or the client has gone, so the
+  (:mod:`liuyao_kg.serve.guard`); a time and a size limit per query, each query evaluated in a forked
+  child process (:mod:`liuyao_kg.serve.forked`) that is killed when a limit is hit or the client has gone, so the
   work stops even before the first row; an update that evaluates something is dry-run within its own time
   limit before it is applied (whole, or not at all); separate timeouts for a connection's idle wait, the
   request head, the body and the answer's sending; bodies bounded in size; every malformed request a 4xx,
@@ -39,8 +39,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pyoxigraph as ox
 
-from liuyao_kg import forked, sparql_guard
-from liuyao_kg.readable import readable
+from liuyao_kg.serve import forked
+from liuyao_kg.serve import guard as sparql_guard
+from liuyao_kg.serve.readable import readable
 
 ENDPOINT = "/sparql"
 #: bytes of a refused (413) body read and discarded before closing, so that the client gets the answer
@@ -259,7 +260,7 @@ class _Handler(BaseHTTPRequestHandler):
     allow_update: bool = False
     limits: Limits = Limits()
     log = None
-    api = None  # liuyao_kg.api.Api over the served knowledge graph (make_server's kg=), for /api/… and the reader
+    api = None  # liuyao_kg.serve.api.Api over the served knowledge graph (make_server's kg=), for /api/… and the reader
     #: path → method name; the request dispatch (`_dispatch`) reads only this table, so routes slot in here
     ROUTES = {"/health": "route_health", ENDPOINT: "route_sparql", "/": "route_sparql", ENDPOINT + "/": "route_sparql"}
 
@@ -331,10 +332,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _app(self, method: str, url) -> bool:
-        """Answer /api/… (liuyao_kg.api) and the web reader's pages (liuyao_kg.web); False if neither's."""
+        """Answer /api/… (liuyao_kg.serve.api) and the web reader's pages (liuyao_kg.serve.web); False if neither's."""
         if self.api is None:
             return False
-        from liuyao_kg import web
+        from liuyao_kg.serve import web
 
         wants_page = url.path == "/" and not url.query and "text/html" in (self.headers.get("Accept") or "")
         if url.path.startswith("/api/"):
@@ -675,7 +676,7 @@ def make_server(store, host: str = "127.0.0.1", port: int = 7878, *, allow_updat
     `store`: any CastStore (embedded or remote: `serve --endpoint` forwards to the endpoint) or a bare
     pyoxigraph Store. With `kg` (the KnowledgeGraph behind `store`) it also serves the JSON API and the
     web reader."""
-    from liuyao_kg.api import Api
+    from liuyao_kg.serve.api import Api
 
     if isinstance(store, ox.Store):
         store = _OxigraphStore(store)
@@ -685,7 +686,7 @@ def make_server(store, host: str = "127.0.0.1", port: int = 7878, *, allow_updat
     server = _Server((host, port), handler)
     server.log = log
     server.slots = threading.BoundedSemaphore(limits.max_concurrent)
-    server.gate = forked.Gate()  # the parent's own uses of the store against forks (liuyao_kg.forked)
+    server.gate = forked.Gate()  # the parent's own uses of the store against forks (liuyao_kg.serve.forked)
     server.write_lock = threading.Lock()  # one update at a time, from its dry run to its apply
     return server
 

@@ -114,7 +114,7 @@ def violations(data_graph, name: str, *, flat: bool = False) -> list[dict]:
 def _short(term) -> str | None:
     import rdflib
 
-    from liuyao_kg.shape_check import short_name
+    from liuyao_kg.loaders.shape_check import short_name
 
     if term is None or isinstance(term, rdflib.BNode):  # no name (a sequence path): the message says it
         return None
@@ -136,9 +136,9 @@ def shape_violation(found: list[dict]) -> ShapeViolation:
 def check_cast(quads) -> None:
     """Raise ShapeViolation (naming the shape, the node and what is wrong) unless the asserted quads conform.
 
-    The shapes are applied in Python (liuyao_kg.shape_check: no pySHACL import, ~0.2 ms); a graph that check cannot
+    The shapes are applied in Python (liuyao_kg.loaders.shape_check: no pySHACL import, ~0.2 ms); a graph that check cannot
     decide exactly as pySHACL would is validated by pySHACL."""
-    from liuyao_kg.shape_check import violations as compiled_violations
+    from liuyao_kg.loaders.shape_check import violations as compiled_violations
 
     found = compiled_violations(quads, "cast")
     if found is None:
@@ -172,7 +172,7 @@ def cast_graph_violations(quads) -> dict[str, list[dict]]:
     """{cast graph IRI: its violations} for the asserted quads of many casts (each cast in its own named graph,
     as loaders.rdf.cast_quads writes it); casts that conform are absent.
 
-    Each graph is checked alone by the compiled shapes (liuyao_kg.shape_check, held equal to pySHACL by
+    Each graph is checked alone by the compiled shapes (liuyao_kg.loaders.shape_check, held equal to pySHACL by
     tests/test_shape_check.py); the graphs it cannot decide go to pySHACL. There each violation is mapped back
     to its cast by its focus node, which is described in that cast's graph only
     (the cast, its lines and pillars are IRIs under the cast's own; hexagrams, branches and stem-branches are
@@ -181,7 +181,7 @@ def cast_graph_violations(quads) -> dict[str, list[dict]]:
     node with another, or hold blank nodes (the loader writes neither), are validated one by one instead, so that guarantee
     does not depend on the input.
     """
-    from liuyao_kg.shape_check import violations as compiled_violations
+    from liuyao_kg.loaders.shape_check import violations as compiled_violations
 
     by_graph: dict[str, list] = {}
     for q in quads:

@@ -1,6 +1,6 @@
 """What a SPARQL query can read: the (graph, key, subject may be a selector) of its patterns, from rdflib's algebra.
 
-Build-time only (rdflib is slow to import): `liuyao_kg.lazy_build` ships the result for every named query,
+Build-time only (rdflib is slow to import): `liuyao_kg.build.lazy` ships the result for every named query,
 so that a store which defers part of a layer knows, without parsing, whether a query could see that part.
 Keys are those of reasoner/dependencies (("p", predicate, object IRI or ""), ("t", class, "")) without its
 structural exceptions: here every predicate counts. A graph is the IRI of an enclosing GRAPH, else "*".
