@@ -21,7 +21,7 @@ the native engine (the rules compiled to Python) unless told otherwise, and the 
                        CHUNK casts per call
   swrl-pellet          benchmarks/swrl_stack.py: the SWRL-expressible states, owlready2 + Pellet, 10 casts per run
   najia                benchmarks/najia_stack.py: najia's chart layer (palace, 納甲, 六親, 六神, 世應, 伏神)
-  oracle               tests/oracle.py: the plain-Python chart and states (no judgments), one cast at a time
+  oracle               tests/oracles/oracle.py: the plain-Python chart and states (no judgments), one cast at a time
   load-jobs-N          liuyao_kg.load.partitions.load_parquet (liuyao load --parquet --jobs N): JSON Lines in, Parquet
                        out, partitions of parquet_load.BATCH casts derived by the native engine in N worker processes
                        (spawned by the load: their start and engine builds are in its time; a file of one partition
@@ -83,7 +83,7 @@ STACKS = {
                            "they read) only, CHUNK casts per call",
     "swrl-pellet": "owlready2 + Pellet, SWRL rules for the SWRL-expressible states, 10 casts per reasoner run",
     "najia": "najia 2.0.1 chart layer (palace, 納甲, 六親, 六神, 世應, 伏神), one cast at a time",
-    "oracle": "tests/oracle.py plain-Python chart and states (no judgments), one cast at a time",
+    "oracle": "tests/oracles/oracle.py plain-Python chart and states (no judgments), one cast at a time",
     "load-cluster-1": "liuyao load --parquet --cluster local:1 (Dask, 1 worker), JSON Lines to Parquet, native engine",
     "load-cluster-2": "liuyao load --parquet --cluster local:2 (Dask, 2 workers), JSON Lines to Parquet, native engine",
     "load-jobs-1": "liuyao load --parquet --jobs 1 (one process), JSON Lines to Parquet, native engine",

@@ -47,7 +47,7 @@ def cast(spec: str, *, lines=None, month=None, day=None, year=None, birth=None, 
 
 def _native_answers(kg, iri: str, quads: list):
     """A new cast derived natively and stored, its chart's queries answered off the native result (the named queries
-    compiled with the rules: tests/test_native_chart.py holds them equal to SPARQL): for an embedded store holding
+    compiled with the rules: tests/queries/test_native_chart.py holds them equal to SPARQL): for an embedded store holding
     the package's layers untouched and deriving with the native engine; else None, nothing done."""
     from liuyao_kg.load import engine_for
 

@@ -4,7 +4,7 @@ Why: pySHACL needs ~15 ms per cast and, before that, 0.3 s to import itself and 
 paid. The shapes stay the data (read here with pyoxigraph); only the SHACL Core features cast.ttl uses are
 implemented. Whatever this module cannot decide exactly as pySHACL would — a shapes file using another feature,
 a graph with blank nodes or literals whose rdflib normalisation is not the identity — it answers None for, and
-the caller asks pySHACL (liuyao_kg.loaders.shapes). tests/test_shape_check.py holds the two to the same violations.
+the caller asks pySHACL (liuyao_kg.loaders.shapes). tests/loaders/test_shape_check.py holds the two to the same violations.
 """
 from __future__ import annotations
 

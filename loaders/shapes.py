@@ -1,5 +1,5 @@
 """SHACL validation (pySHACL) of what goes into the store: each cast's asserted graph before it is stored, and
-the rule base and passages (tests/test_shapes.py). The shapes are data: ontology/shapes/*.ttl.
+the rule base and passages (tests/loaders/test_shapes.py). The shapes are data: ontology/shapes/*.ttl.
 
 Only the cast's own asserted graph (≈50 triples) is validated, not the store, so the check stays cheap
 (benchmarks/shacl_cost.py measures it against the cost of deriving the cast). A batch load validates a chunk of
@@ -173,7 +173,7 @@ def cast_graph_violations(quads) -> dict[str, list[dict]]:
     as loaders.rdf.cast_quads writes it); casts that conform are absent.
 
     Each graph is checked alone by the compiled shapes (liuyao_kg.loaders.shape_check, held equal to pySHACL by
-    tests/test_shape_check.py); the graphs it cannot decide go to pySHACL. There each violation is mapped back
+    tests/loaders/test_shape_check.py); the graphs it cannot decide go to pySHACL. There each violation is mapped back
     to its cast by its focus node, which is described in that cast's graph only
     (the cast, its lines and pillars are IRIs under the cast's own; hexagrams, branches and stem-branches are
     only referred to, never described). A focus node of a cast shape is always a subject (its rdf:type), so

@@ -186,7 +186,7 @@ _CACHE_VERSION = "5"  # 3: EXISTS bodies walked through their translated pattern
 
 
 #: The rule analysis of the package's own rule base, shipped precomputed (python -m
-#: liuyao_kg.build rule-base writes it; tests/test_build.py fails when it drifts from the
+#: liuyao_kg.build rule-base writes it; tests/build/test_build.py fails when it drifts from the
 #: rules), so a fresh install's first start parses no rule. Entries are keyed by the hash of a rule's
 #: text like the user cache: a rule changed since it was built simply misses and is analysed then.
 PACKAGED = Path(__file__).resolve().parent / "rule_analysis.json"

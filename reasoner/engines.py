@@ -50,7 +50,7 @@ REGISTRY = {
 }
 BACKENDS = tuple(REGISTRY)
 #: what derives unless asked otherwise: the rules compiled to Python (reasoner/native), the same quads as the
-#: reference (pyoxigraph, `backend="oxigraph"`; tests/test_native_engine.py compares them)
+#: reference (pyoxigraph, `backend="oxigraph"`; tests/reasoner/test_native_engine.py compares them)
 DEFAULT_BACKEND = "native"
 
 

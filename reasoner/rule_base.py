@@ -4,7 +4,7 @@ A new in-memory store holds exactly the package's layers. Its engine then need n
 rules graph (~45 ms) nor dump and filter the ontology and reference (~30 ms): it starts from these files, and the
 store parses its layers in a thread beside the derivation instead of before it (`KnowledgeGraph`). Generated
 with the rule analysis (python -m liuyao_kg.build rule-base) by the very queries the engine runs on the
-layers' graphs, checked by tests/test_precomputed.py, and used only while the package's layer files are those
+layers' graphs, checked by tests/reasoner/test_precomputed.py, and used only while the package's layer files are those
 they were built from (`built_from`, the layers' versions): any other rule base is read from its graph.
 
 The rules come decoded, as a pickle of plain tuples and strings (`rule_base.pickle`, read by an unpickler that

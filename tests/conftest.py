@@ -1,4 +1,4 @@
-"""Shared fixtures. `virtuoso`: a private Virtuoso for the `server` tests (see tests/virtuoso_server.py).
+"""Shared fixtures. `virtuoso`: a private Virtuoso for the `server` tests (see tests/servers/virtuoso_server.py).
 
 Without Virtuoso installed those tests skip, saying why; with LIUYAO_REQUIRE_VIRTUOSO=1 (set by .ci/run)
 a server that cannot start fails them instead.

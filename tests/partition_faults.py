@@ -1,4 +1,4 @@
-"""A partition that fails, importable by a load's worker processes (tests/test_parquet_load.py patches it in)."""
+"""A partition that fails, importable by a load's worker processes (tests/load/test_parquet_load.py patches it in)."""
 from __future__ import annotations
 
 from liuyao_kg.load.partitions import derive_partition

@@ -1,7 +1,7 @@
 """Build what lets a new in-memory store defer the parts of the passages and rules layers a cast never reads.
 
     python -m liuyao_kg.build lazy          # rewrite ontology/*-eager.nt, reference-layer.nt and queries/reads.json
-    python -m liuyao_kg.build lazy --check  # exit 1 if any is out of date (tests/test_build.py)
+    python -m liuyao_kg.build lazy --check  # exit 1 if any is out of date (tests/build/test_build.py)
 
 A deferred part is every quad of its layer whose predicate none of the queries of `liuyao cast` (CAST_QUERIES) can
 read, as `liuyao_kg.build.reads` finds from their algebra, or reads only of

@@ -204,7 +204,7 @@ def load_file(kg, path, *, on_error: str = "skip", jobs: int | None = 1, chunk: 
 
     `partitioned=True` derives in partitions instead (partitions.load_parquet with a store: `partition` casts each,
     `jobs` at once); None chooses it for an embedded store when the file holds at least PARTITIONED_FROM records
-    (`stats["partitioned"]` says which ran). Both write the same quads (tests/test_store_load.py).
+    (`stats["partitioned"]` says which ran). Both write the same quads (tests/load/test_store_load.py).
     """
     total = scan(path, on_error=on_error, format=format, encoding=encoding)
     if partitioned is None:

@@ -10,7 +10,7 @@ write journal. Adapters:
 * ``RemoteKnowledgeGraph(endpoint)`` — any SPARQL 1.1 endpoint (``open_store("http://…/sparql")``).
 
 A store only stores: it never derives (liuyao_kg.load derives casts and writes them), and instead of being probed
-for its type it says what it can do (`capabilities`). The compliance suite (tests/test_store_compliance.py) runs one set of tests against every adapter.
+for its type it says what it can do (`capabilities`). The compliance suite (tests/store/test_store_compliance.py) runs one set of tests against every adapter.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 algebra (`compiler`) and writes `compiled.py`, shipped with the package under the rule base's hash. `NativeEngine`
 runs those functions per cast on a small triple index (`index`), in the strata the pyoxigraph `Engine` runs, and
 writes the same quads to the same graphs; a rule the compiler could not take runs on pyoxigraph instead. SPARQL
-on pyoxigraph stays the reference (tests/test_native_engine.py compares the two).
+on pyoxigraph stays the reference (tests/reasoner/test_native_engine.py compares the two).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Native terms written as N-Triples / N-Quads text: a load's derived graphs without a pyoxigraph object per term.
 
-The text is what pyoxigraph's serializer writes for the same terms (tests/test_native_engine.py compares them), so
+The text is what pyoxigraph's serializer writes for the same terms (tests/reasoner/test_native_engine.py compares them), so
 a store loads it as it loads the reference engine's output.
 """
 from __future__ import annotations

@@ -5,9 +5,9 @@
 
 Why: a rule that fires on most casts of its topics (a condition that only asks for a relative or a role to
 be present) says little; the rate, measured, finds them. `--compare` evaluates every rule with a second
-copy of tests/rule_oracle.py (e.g. `git show 6d15b63:tests/rule_oracle.py > /tmp/old.py`) on the same
+copy of tests/oracles/rule_oracle.py (e.g. `git show 6d15b63:tests/oracles/rule_oracle.py > /tmp/old.py`) on the same
 casts and lists the rules whose firings differ, with how many firings each gained or lost. Casts are drawn
-as gen_witnesses draws them (values, month, day, a topic of the rule), charts by tests/oracle.py.
+as gen_witnesses draws them (values, month, day, a topic of the rule), charts by tests/oracles/oracle.py.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
+sys.path.insert(0, str(TESTS / "oracles"))
 sys.path.insert(0, str(TESTS / "tools"))
 
 from gen_witnesses import Charts, executable_rules, random_cast  # noqa: E402

@@ -1,5 +1,5 @@
 """Write tests/data/reading_witnesses.json: for every precedence statement and reading rule, a seeded random
-cast where it fires and one where it does not (tests/test_reading.py runs both).
+cast where it fires and one where it does not (tests/chart/test_reading.py runs both).
 
     .venv/bin/python tests/tools/gen_reading_witnesses.py [--batches 12] [--seed 7]
 

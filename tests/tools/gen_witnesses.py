@@ -3,12 +3,12 @@ and one (of a topic the rule applies to) where it does not.
 
     .venv/bin/python tests/tools/gen_witnesses.py [--seed 1] [--random 20000] [--targeted 4000] [--engine 30]
 
-The search runs on the independent evaluators (tests/oracle.py derives the chart, tests/rule_oracle.py
+The search runs on the independent evaluators (tests/oracles/oracle.py derives the chart, tests/oracles/rule_oracle.py
 evaluates conditions), so it is fast: a seeded uniform sample of the cast space (values = primary×changed
 pair, month branch, day stem-branch, topic among the topics rules use, a year for a quarter of the casts),
 then, for each rule still unfired (or still always-fired), a targeted search in the part of the space its
 cast facts allow (本卦/之卦/宮/內/外/六沖/六合/獨發/無動/亂動 … fix the hexagram pair), then sweeps of all 4,096
-line-value strings. Rules the fast chart still never fired (a state tests/oracle.py does not model, or a
+line-value strings. Rules the fast chart still never fired (a state tests/oracles/oracle.py does not model, or a
 rare cast) get `--engine` casts each derived by the real engine. A greedy set cover keeps few casts, which
 the engine derives (in one-topic chunks) to check every witness; a witness it contradicts is reported and re-chosen
 from the engine's judgments (`--no-verify` skips this). The rule base is read at run time from
@@ -29,6 +29,7 @@ import yaml
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
+sys.path.insert(0, str(TESTS / "oracles"))
 
 from oracle import (  # noqa: E402
     BRANCH_ELEMENT, BRANCHES, CLASH, COMBINE, GENERATES, HARM, JIAZI, OVERCOMES, PALACE_OF, PUNISH, SELF_PUNISH,
@@ -44,7 +45,7 @@ from liuyao_kg.reasoner.conditions import strength_table  # noqa: E402
 OUT = TESTS / "data" / "rule_witnesses.yaml"
 REASONS = TESTS / "data" / "rule_witness_reasons.yaml"
 TOPICS = [q[0] for q in T.QUESTIONS]
-# whom the question concerns (占:妻 …): zh -> the questions whose use-god it chooses (tests/use_god_oracle.py)
+# whom the question concerns (占:妻 …): zh -> the questions whose use-god it chooses (tests/oracles/use_god_oracle.py)
 _BY_TOPIC = subjects_by_topic()
 SUBJECTS = {s[0]: {q for q, who in _BY_TOPIC.items() if s[0] in who} for s in T.SUBJECTS}
 YEAR_SHARE = 0.25  # share of sampled casts that carry a year (太歲) pillar
@@ -286,7 +287,7 @@ def search(rules: list[Rule], n_random: int, n_targeted: int, seed: int, sweeps:
 
 
 def engine_search(rules: list[Rule], targets: set[int], per_rule: int, seed: int, log=print) -> dict[tuple, frozenset]:
-    """For rules the fast chart never fired (a state or fact tests/oracle.py does not model, or a rare cast):
+    """For rules the fast chart never fired (a state or fact tests/oracles/oracle.py does not model, or a rare cast):
     casts from each rule's allowed part of the space, derived by the real engine. Returns the
     casts that fire a target, with every rule the engine fired on them."""
     rnd = random.Random(seed + 1)
@@ -485,7 +486,7 @@ def main(argv=None) -> int:
             if i in quiet_w and r.iri in got[quiet_w[i]]:
                 bad.append(f"{r.key}: engine fires on its not-fire witness {quiet_w[i]}")
         print(f"verified with the engine in {time.time() - t:.0f}s: {len(bad)} disagreements between the fast chart "
-              "and the engine (a state tests/oracle.py does not model, or a bug: the test's rule_oracle check on the "
+              "and the engine (a state tests/oracles/oracle.py does not model, or a bug: the test's rule_oracle check on the "
               "engine's chart tells which)", flush=True)
         for b in bad[:40]:
             print("  " + b)

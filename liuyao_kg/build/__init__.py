@@ -1,0 +1,154 @@
+"""Every generated file of the package, from one table, run in order: `python -m liuyao_kg.build [--check] [STEP ...]`.
+
+A step turns sources (the ontology's tables and YAML, the seeds beside the checkout in ../shared, the rules graph,
+the named queries) into files the package ships. After changing a table, a rule, a passage, a question or a named
+query, run `python -m liuyao_kg.build`: each step whose output would change rewrites it. `--check` writes nothing
+and exits 1 naming every stale file (tests/build/test_build.py runs it); a step whose sources are missing (no
+../shared beside a plain clone) is skipped and says so. `--list` prints the table.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from liuyao_kg.build.paths import ROOT
+
+
+@dataclass(frozen=True)
+class Step:
+    """One generator: its `name`, what it `makes`, its `outputs` ({file: bytes} it would write), the directory of
+    sources it `needs` beside the checkout (None: only the package's own), and a cheap check of which of its files
+    are `stale` when computing the outputs is slow (the compiled rules' hashes), else the outputs are compared."""
+
+    name: str
+    makes: str
+    outputs: Callable[[], dict[Path, bytes]]
+    needs: Path | None = None
+    stale: Callable[[], list[Path]] | None = None
+
+
+def _reference():
+    from liuyao_kg.build import reference
+
+    return reference.outputs()
+
+
+def _owl():
+    from liuyao_kg.build import owl
+
+    return owl.outputs()
+
+
+def _passages():
+    from liuyao_kg.build import passages
+
+    return passages.outputs()
+
+
+def _chapters():
+    from liuyao_kg.build import chapters
+
+    return chapters.outputs()
+
+
+def _lazy():
+    from liuyao_kg.build import lazy
+
+    return lazy.outputs()
+
+
+def _rule_base():
+    from liuyao_kg.build import rule_base
+
+    return rule_base.outputs()
+
+
+def _native():
+    from liuyao_kg.build import native
+
+    return native.outputs()
+
+
+def _native_stale() -> list[Path]:
+    from liuyao_kg.build import native
+
+    return [] if native.current() else [native.OUTPUT]
+
+
+def _questions():
+    from liuyao_kg.build import questions
+
+    return questions.outputs()
+
+
+SEEDS = ROOT.parent / "shared" / "seeds"
+
+#: the generators, in the order they run (each reads what the ones before it wrote)
+STEPS = (
+    Step("reference", "ontology/reference.ttl and rules/shensha.ttl, from ontology/tables.py", _reference),
+    Step("owl", "ontology/lyo.owl, external.owl and catalog-v001.xml (RDF/XML for Protégé), from the Turtle", _owl),
+    Step("passages", "ontology/passages.ttl: passages.yaml anchored in the seeds and corpora", _passages, SEEDS),
+    Step("chapters", "ontology/rules/chapters.ttl and chapter-passages.ttl: the chapter rules compiled to SPARQL",
+         _chapters, SEEDS),
+    Step("lazy", "ontology/*-eager.nt, reference-layer.nt, queries/reads.json: what a new store parses first",
+         _lazy),
+    Step("rule-base", "reasoner/rule_analysis.json, rule_base.pickle, reference_kept.nt: the rule base shipped",
+         _rule_base),
+    Step("native", "reasoner/native/compiled.py: the rules and the chart's queries compiled to Python (~90 s)",
+         _native, stale=_native_stale),
+    Step("questions", "docs/questions.md's table of questions, read from the graph", _questions),
+)
+
+
+def step(name: str) -> Step:
+    for s in STEPS:
+        if s.name == name:
+            return s
+    raise ValueError(f"no build step {name!r}: one of {', '.join(s.name for s in STEPS)}")
+
+
+def missing_sources(s: Step) -> str | None:
+    """Why a step cannot run here (its sources are not beside the checkout), or None."""
+    if s.needs is not None and not s.needs.is_dir():
+        return f"{s.needs} is missing"
+    return None
+
+
+def stale(s: Step) -> list[Path]:
+    """The files of a step that differ from what it would write now (all of them for a stale `fresh` check)."""
+    if s.stale is not None:
+        return s.stale()
+    return [path for path, data in s.outputs().items() if not path.exists() or path.read_bytes() != data]
+
+
+def run(names: list[str] | None = None, *, check: bool = False, log: Callable[[str], None] = print) -> int:
+    """Run the steps named (default: all) in the table's order: write their outputs, or with `check` only report
+    the stale ones. Returns 1 when a check found a stale file, else 0."""
+    chosen = [step(n) for n in names] if names else list(STEPS)
+    order = [s for s in STEPS if s in chosen]
+    status = 0
+    for s in order:
+        why = missing_sources(s)
+        if why is not None:
+            log(f"{s.name}: skipped ({why})")
+            continue
+        if check:
+            for path in stale(s):
+                log(f"{s.name}: stale {_shown(path)}: run python -m liuyao_kg.build {s.name}")
+                status = 1
+            continue
+        if s.stale is not None and not s.stale():
+            continue
+        for path, data in s.outputs().items():
+            if not path.exists() or path.read_bytes() != data:
+                path.write_bytes(data)
+                log(f"{s.name}: wrote {_shown(path)}")
+    return status
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
