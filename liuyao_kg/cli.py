@@ -38,13 +38,13 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
 def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
     """The options that name a store and what derives into it; `load`: `liuyao load`'s, whose default derives a large
     file in partitions (by the file's size)."""
-    from liuyao_kg.reasoner.engines import BACKENDS, DEFAULT_BACKEND  # ~4 ms (pyoxigraph), which every command opening a store imports anyway
+    from liuyao_kg.reasoner.engines import BACKENDS, DEFAULT_BACKEND  # cheap: pyoxigraph, which every command opening a store imports anyway
 
     where = p.add_mutually_exclusive_group()
     where.add_argument("--store", help="directory of a persistent store (default: in memory)")
     where.add_argument("--endpoint", metavar="URL",
                        help="a SPARQL 1.1 endpoint as the store (credentials from LIUYAO_ENDPOINT_USER and "
-                            "LIUYAO_ENDPOINT_PASSWORD; see README, Remote SPARQL endpoint)")
+                            "LIUYAO_ENDPOINT_PASSWORD; see docs/remote-stores.md)")
     p.add_argument("--update-endpoint", metavar="URL",
                    help="the endpoint's SPARQL Update URL, if not the query URL (or LIUYAO_UPDATE_ENDPOINT)")
     p.add_argument("--timeout", type=_positive, metavar="SECONDS",
@@ -514,8 +514,8 @@ _QUICK_EXIT = {"cast", "why", "query", "topics"}
 
 def entry(argv: list[str] | None = None) -> None:
     """The console script: `main`, then, for the commands of _QUICK_EXIT, leave without tearing the interpreter
-    down. Freeing an in-memory store and the engine's working store (~130,000 quads) took 0.1-0.3 s of every
-    `liuyao cast`, after its output was written. Output is flushed first; if that fails (a closed pipe), the
+    down. Freeing an in-memory store and the engine's working store (~130,000 quads) took a noticeable share of
+    every `liuyao cast` after its output was written (benchmarks/cold_start.py). Output is flushed first; if that fails (a closed pipe), the
     normal exit reports it as before."""
     args = sys.argv[1:] if argv is None else argv
     code = main(args)

@@ -1,7 +1,7 @@
 """Loaders: user input (a cast spec, pillars, a date, batches) → validated casts → asserted RDF quads.
 
 The names below are imported from their modules when first used (PEP 562): a single cast needs neither the batch
-reader (PyYAML, csv) nor, without a date, the calendar, and importing them cost every `liuyao cast` ~40 ms.
+reader (PyYAML, csv) nor, without a date, the calendar, and importing them slowed every `liuyao cast` (benchmarks/cold_start.py).
 """
 from __future__ import annotations
 

@@ -112,7 +112,7 @@ def pillars_for(value, *, day_boundary: str = "00:00") -> CalendarPillars:
     """Month branch, month / day / year stem-branches of a zoned instant."""
     _check_boundary(day_boundary)
     dt = parse_datetime(value)
-    from lunar_python import Solar  # only a cast given by its date needs the calendar (13 ms to import)
+    from lunar_python import Solar  # only a cast given by its date needs the calendar (slow to import: benchmarks/cold_start.py)
 
     try:
         local = dt.astimezone(UTC8)

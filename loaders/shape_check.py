@@ -1,7 +1,7 @@
 """One cast's SHACL check without pySHACL: the shapes of ontology/shapes/<name>.ttl applied in plain Python.
 
-Why: pySHACL needs ~15 ms per cast and, before that, 0.3 s to import itself and rdflib, which every `liuyao cast`
-paid. The shapes stay the data (read here with pyoxigraph); only the SHACL Core features cast.ttl uses are
+Why: pySHACL costs more per cast than the derivation's share, and importing it and rdflib cost every `liuyao cast`
+(benchmarks/shacl_cost.py, benchmarks/cold_start.py). The shapes stay the data (read here with pyoxigraph); only the SHACL Core features cast.ttl uses are
 implemented. Whatever this module cannot decide exactly as pySHACL would — a shapes file using another feature,
 a graph with blank nodes or literals whose rdflib normalisation is not the identity — it answers None for, and
 the caller asks pySHACL (liuyao_kg.loaders.shapes). tests/loaders/test_shape_check.py holds the two to the same violations.

@@ -136,7 +136,7 @@ def shape_violation(found: list[dict]) -> ShapeViolation:
 def check_cast(quads) -> None:
     """Raise ShapeViolation (naming the shape, the node and what is wrong) unless the asserted quads conform.
 
-    The shapes are applied in Python (liuyao_kg.loaders.shape_check: no pySHACL import, ~0.2 ms); a graph that check cannot
+    The shapes are applied in Python (liuyao_kg.loaders.shape_check: no pySHACL import; benchmarks/shacl_cost.py); a graph that check cannot
     decide exactly as pySHACL would is validated by pySHACL."""
     from liuyao_kg.loaders.shape_check import violations as compiled_violations
 
@@ -188,8 +188,8 @@ def cast_graph_violations(quads) -> dict[str, list[dict]]:
         by_graph.setdefault(q.graph_name.value, []).append(q)
     out: dict[str, list[dict]] = {}
     undecided = []
-    # first each graph alone by the compiled shapes (~0.2 ms a cast, where pySHACL takes ~4 ms: most of a
-    # Parquet load's time went here); pySHACL, as below, for the graphs that check cannot decide
+    # first each graph alone by the compiled shapes (far cheaper than pySHACL, which took most of a Parquet
+    # load's time: benchmarks/shacl_cost.py); pySHACL, as below, for the graphs that check cannot decide
     for g, graph_quads in by_graph.items():
         found = compiled_violations(graph_quads, "cast")
         if found is None:

@@ -13,10 +13,10 @@ import json
 from functools import cache
 from importlib import resources
 
-#: {layer graph: its eager part, in liuyao_kg.ontology} (lazy_build.LAZY)
+#: {layer graph: its eager part, in liuyao_kg.ontology} (liuyao_kg.build.lazy.LAZY)
 EAGER_FILES = {"https://w3id.org/liuyao-kg/graph/passages": "passages-eager.nt",
                "https://w3id.org/liuyao-kg/graph/rules": "rules-eager.nt"}
-#: {layer graph: the whole layer as N-Triples} for the layers a new store parses whole (lazy_build.WHOLE)
+#: {layer graph: the whole layer as N-Triples} for the layers a new store parses whole (liuyao_kg.build.lazy.WHOLE)
 WHOLE_FILES = {"https://w3id.org/liuyao-kg/graph/reference": "reference-layer.nt"}
 
 
@@ -31,7 +31,7 @@ def needs_deferred(text: str) -> bool:
 
 
 def fits(quads) -> bool:
-    """Whether quads about to join a cast's graphs keep lazy_build's assumption: a lazy layer's own node (lyp:,
+    """Whether quads about to join a cast's graphs keep liuyao_kg.build.lazy's assumption: a lazy layer's own node (lyp:,
     lyrule:) is no subject there, and an object only under the predicates it allowed (as lyo:citesSource)."""
     import pyoxigraph as ox
 

@@ -1,7 +1,7 @@
 """The named queries a chart reads, answered by the native back end: the SELECTs compiled into
 `liuyao_kg.reasoner.native.compiled` (`QUERIES`), run on one cast's index after its native derivation.
 
-What a query sees is what the SPARQL path's dataset holds for a cast (`graph.KnowledgeGraph.select`: the cast's
+What a query sees is what the SPARQL path's dataset holds for a cast (`store.embedded.KnowledgeGraph.select`: the cast's
 graphs and the package's layers): the cast's index (the kept reference, its asserted and inferred triples) chained
 with the layers' other triples (less what the kept reference holds, so no triple is seen twice), either looked up
 in a store holding the package's layers untouched, a key at a time (`store_layers`: what `liuyao_kg.cast` reads,
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import weakref
 
 from liuyao_kg import queries
 from liuyao_kg.namespaces import CAST, XSD
@@ -27,7 +28,7 @@ class StaleCompiledQuery(RuntimeError):
 
 
 def py(t):
-    """A native term as `graph._py` gives the pyoxigraph term: integers int, booleans bool, other literals their
+    """A native term as `store.embedded._py` gives the pyoxigraph term: integers int, booleans bool, other literals their
     lexical form, IRIs (and blank nodes) their text, unbound None."""
     if t is None:
         return None
@@ -80,7 +81,7 @@ _WHOLE = None  # layers_index(None)
 
 def layers_index(engine, compiled=None):
     """The frozen index of the package's layers the compiled queries read, less the engine's kept reference: built
-    once per engine (~1 s: a process's first native chart pays for it) and shared by every cast; `engine=None`: the
+    once per engine (a process's first native chart pays for it: benchmarks/cold_start.py) and shared by every cast; `engine=None`: the
     layers whole, for a cast's index without the reference (a load's, when the reference engine derived)."""
     global _WHOLE
     if engine is None:  # the layers whole, for an index of a cast's own triples alone
@@ -143,10 +144,9 @@ _UNREAD = object()
 
 
 class StoreLayers:
-    """The layers of a store whose layers are the package's own, untouched (`KnowledgeGraph._pristine`), as the
+    """The layers of a store whose layers are the package's own, untouched (the `packaged` capability), as the
     compiled queries read them: looked up in the store a key at a time and kept, less what the engine's kept
-    reference holds. Nothing is parsed at a process's first chart (the frozen `layers_index` parses every layer,
-    ~1 s); a key costs one store lookup per layer graph, once per store."""
+    reference holds. Nothing is parsed at a process's first chart (the frozen `layers_index` parses every layer); a key costs one store lookup per layer graph, once per store."""
 
     __slots__ = ("sp", "po", "pp", "spo")
 
@@ -181,6 +181,10 @@ class StoreLayers:
             ox.Quad(node(t[0]), node(t[1]), node(t[2]), g) in store for g in graphs) or None, 0)
 
 
+#: {store: ((engine, deferring), its StoreLayers)}: a store's layers as looked up so far, kept while the store lives
+_STORE_LAYERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def store_layers(kg, engine):
     """The layers of `kg` (a KnowledgeGraph holding the package's layers untouched) for the compiled queries, as a
     function of a query's text: a query that may read what a new store defers (liuyao_kg.ontology.lazy) has the
@@ -189,12 +193,12 @@ def store_layers(kg, engine):
     from liuyao_kg.ontology.lazy import needs_deferred
 
     def layers(text: str) -> StoreLayers:
-        if kg._deferred and needs_deferred(text):
-            kg._complete()
-        key = (engine, kg._deferred)
-        kept = getattr(kg, "_native_layers", None)
+        if kg.deferring and needs_deferred(text):
+            kg.complete_layers()
+        key = (engine, kg.deferring)
+        kept = _STORE_LAYERS.get(kg)
         if kept is None or kept[0] != key:
-            kept = kg._native_layers = (key, StoreLayers(kg._ox, engine._index.spo))
+            kept = _STORE_LAYERS[kg] = (key, StoreLayers(kg.oxigraph, engine._index.spo))
         return kept[1]
 
     return layers

@@ -329,7 +329,7 @@ class _Compiler:
         Negated tokens follow the clause's triple patterns, or go to `tail` (the end of the WHERE) when
         given: a MINUS (or BIND) inside a group ends its basic graph pattern, and pyoxigraph evaluates the
         patterns after it on their own and joins the two (for one rule, every element-bearing node of a
-        50-cast batch paired with every other: 1.6 s, against milliseconds with the MINUS last).
+        batch paired with every other, against a cheap anti-join with the MINUS last: benchmarks/bench.py).
         """
         if subject is None:
             parts, negs = [f"?cast lyo:hasLine {var} ."], []
@@ -368,7 +368,7 @@ class _Compiler:
                 hidden.append(f"FILTER NOT EXISTS {{ {hpat} }}" if neg else hpat)
         # The BIND closes the shown branch's group: a BIND inside a group ends the basic graph pattern, and
         # pyoxigraph evaluates the patterns after it on their own and joins (every line of every cast in
-        # the batch against every cast: 2-3 s for one rule on 50 casts, against 0.1 s with the BIND last).
+        # the batch against every cast, far slower than with the BIND last: benchmarks/bench.py).
         shown += shown_negs + [f"BIND({var} AS {subject})"]
         if not possible:
             return "{ " + " ".join(shown) + " }"
@@ -493,7 +493,7 @@ def _absent(body: str) -> str:
     Every body the compiler makes joins on ?cast or on a bound line variable in a triple pattern, and
     its filters use only variables it binds itself, so MINUS and FILTER NOT EXISTS agree (SPARQL 1.1
     §8.3.3 differ only without shared variables). pyoxigraph evaluates MINUS as one anti-join instead
-    of re-running the pattern for every solution: up to 7× faster on the chapter rules. A body that is
+    of re-running the pattern for every solution, which is faster on the chapter rules (benchmarks/bench.py). A body that is
     itself only a filter (卦:無動) keeps FILTER NOT EXISTS.
     """
     if body.lstrip().startswith("FILTER"):
@@ -537,7 +537,7 @@ def compile_rule(text: str, *, iri_path: str, topics: list[str], strength_table:
     topic = ""
     if topics and "any" not in topics:
         # A VALUES block first, not a FILTER after the pattern: pyoxigraph then starts from the few
-        # casts of the topic instead of filtering every cast's solutions (chapter rules 2× faster).
+        # casts of the topic instead of filtering every cast's solutions (benchmarks/bench.py).
         values = " ".join('"' + t.replace('"', "") + '"' for t in topics)
         topic = f"VALUES ?topic {{ {values} }} ?cast lyo:topic ?topic .\n  "
     return (f"CONSTRUCT {{ ?j a lyo:Judgment ; lyo:judgmentOf ?cast ; lyo:inCast ?cast ;{involves} "

@@ -282,8 +282,8 @@ def _keys_text(keys) -> str:
 
 def io_entry(io: RuleIO) -> dict:
     """A rule's analysis as the files keep it: each field one string of keys (`key_text`) joined by `|`,
-    which no IRI contains (`together`: its groups joined by `||`); ~1/4 the size of the keys as lists of IRIs,
-    and decoded ~10× faster."""
+    which no IRI contains (`together`: its groups joined by `||`); smaller than the keys as lists of IRIs,
+    and faster to decode."""
     entry = {k: _keys_text(getattr(io, k)) for k in _IO_FIELDS}
     entry["together"] = "||".join(sorted(_keys_text(g) for g in io.together))
     return entry

@@ -5,7 +5,8 @@ stratum by stratum on a working pyoxigraph store that holds the ontology and ref
 the casts being derived. Recursive strata are iterated until nothing new appears; the others run
 once. A rule is not evaluated while the store has no triple for a pattern every solution of it needs
 (`RuleIO.required`) or no one node carries a group of keys it needs together (`RuleIO.together`, `Holders`),
-nor a chapter rule when no cast has its topic: an evaluation costs ~0.1 ms even when it finds nothing. Every
+nor a chapter rule when no cast has its topic: an evaluation costs time even when it finds nothing
+(benchmarks/single_cast.py). Every
 inferred triple goes to the named graph `<cast>/inferred` of the cast its subject belongs to, so asserted and
 inferred facts are never mixed. The working store is emptied of casts after each
 derivation, which keeps memory bounded however many casts pass through it.
@@ -46,7 +47,7 @@ class RuleScopeError(RuntimeError):
 
 
 #: what `load_rules` asks of a store (liuyao_kg.build.lazy counts them among what a cast reads): three flat
-#: SELECTs joined here rather than one grouped query with an OPTIONAL and an EXISTS (~2× its time at start)
+#: SELECTs joined here rather than one grouped query with an OPTIONAL and an EXISTS (slower at start: benchmarks/cold_start.py)
 RULE_TEXTS = _PROLOGUE + "SELECT ?rule ?text WHERE { ?rule lyo:sparqlConstruct ?text }"
 RULE_TOPICS = _PROLOGUE + "SELECT ?rule ?topic WHERE { ?rule lyo:appliesToTopic ?topic }"
 CHAPTER_RULES = _PROLOGUE + "SELECT ?rule WHERE { ?rule a lyo:ChapterRule }"
@@ -79,7 +80,7 @@ def of_class(rules: list[Rule], rule_quads: Iterable[ox.Quad], cls: str) -> list
     """The rules typed `cls` in the rules layer's quads (`lyo:StateRule`, say) and every rule whose output
     they read, transitively (the dependency graph's ancestors, negated reads included): a subset that
     derives all the chosen rules derive, and nothing else runs. The benchmarks compare the state rules so
-    with the plain-Python oracle, which computes the chart and states and no reading (docs/benchmarks.md)."""
+    with the plain-Python oracle, which computes the chart and states and no reading (benchmarks/bench.py)."""
     import networkx as nx
 
     from liuyao_kg.reasoner.dependencies import dependency_graph
@@ -256,7 +257,7 @@ class Engine:
     def __init__(self, rules: list[Rule], reference: Iterable[ox.Quad] | bytes, *, threads: int | None = None,
                  rule_plan: RulePlan | None = None, reference_keys: frozenset[Key] | None = None):
         """`reference`: the ontology and reference quads, or their triples as N-Triples (what a store dumps
-        without a Python object per quad: ~25 ms less of every `liuyao cast`). `threads`: see THREADS (1: every
+        without a Python object per quad, cheaper for every `liuyao cast`). `threads`: see THREADS (1: every
         rule in the calling thread, as a batch worker process, one per core, does). `rule_plan`, `reference_keys`:
         the rules' plan, and the keys of a `reference` already kept (`kept_reference`), when shipped with them
         (reasoner/rule_base.py)."""
@@ -288,7 +289,7 @@ class Engine:
     #: pyoxigraph's in-memory store keeps removed quads as history, which slows every later scan;
     #: the working store is rebuilt from the reference after this many derivations.
     REBUILD_EVERY = 32
-    #: rebuilding the working store (≈15 ms) is cheaper than removing more quads than this one by one
+    #: rebuilding the working store is cheaper than removing more quads than this one by one
     REBUILD_ABOVE_QUADS = 8000
 
     def _fresh_store(self) -> None:

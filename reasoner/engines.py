@@ -68,7 +68,7 @@ def build_engine(layers: Mapping[str, list[ox.Quad]] | None = None, *, chapter_r
     A store passes its own layers, so a store whose rules were changed derives with those rules
     (what `upgrade` and its tests rely on): as `layers`, or as the pyoxigraph `store` holding them in their
     graphs, where the rules are read in place (copying the rules graph out and into a scratch store to
-    query it cost ~60 ms of every `liuyao cast`). `chapter_rules=False`: the chart states only (no
+    query it cost every `liuyao cast` time: benchmarks/cold_start.py). `chapter_rules=False`: the chart states only (no
     judgments). `backend="native"` (the default) runs the rules compiled to Python when the compiled module was
     built from exactly these rules, and the reference engine otherwise (a store whose rules were changed);
     `backend="oxigraph"` is the reference itself, SPARQL on pyoxigraph. `packaged`: the store (if any) holds the
@@ -126,8 +126,8 @@ def _native(rules, reference, plan, *, packaged: bool):
 
 
 def _whole_reference(store: ox.Store | None, layers: Mapping[str, list[ox.Quad]] | None) -> bytes | list[ox.Quad]:
-    """The ontology and reference of a store (as the N-Triples it dumps: no Python object per quad, ~25 ms of
-    every `liuyao cast`), of `layers`, or of the package's files (quads)."""
+    """The ontology and reference of a store (as the N-Triples it dumps: no Python object per quad, which
+    `liuyao cast` would pay for; benchmarks/cold_start.py), of `layers`, or of the package's files (quads)."""
     if store is not None:
         return b"".join(store.dump(format=ox.RdfFormat.N_TRIPLES, from_graph=ox.NamedNode(g))
                         for g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE))

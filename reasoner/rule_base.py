@@ -1,7 +1,7 @@
 """The package's own rule base and the part of its reference the rules read, shipped as the engine starts from them.
 
 A new in-memory store holds exactly the package's layers. Its engine then need not query the rules out of the
-rules graph (~45 ms) nor dump and filter the ontology and reference (~30 ms): it starts from these files, and the
+rules graph nor dump and filter the ontology and reference (benchmarks/cold_start.py measures both): it starts from these files, and the
 store parses its layers in a thread beside the derivation instead of before it (`KnowledgeGraph`). Generated
 with the rule analysis (python -m liuyao_kg.build rule-base) by the very queries the engine runs on the
 layers' graphs, checked by tests/reasoner/test_precomputed.py, and used only while the package's layer files are those
@@ -10,7 +10,7 @@ they were built from (`built_from`, the layers' versions): any other rule base i
 The rules come decoded, as a pickle of plain tuples and strings (`rule_base.pickle`, read by an unpickler that
 refuses every class): each rule's analysis and the engine's plan for the whole rule base and for its state rules
 alone included, what the engine otherwise decodes from the analysis file and hashes the rules' texts to find
-(~60 ms of every `liuyao cast`). Sets are written as sorted tuples, one object per distinct value, so the bytes
+(on every `liuyao cast`). Sets are written as sorted tuples, one object per distinct value, so the bytes
 are a function of the rules alone.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Stores written by an older rule base, for the upgrade tests (tests/test_upgrade*.py): the casts' quads, a graph's
+"""Stores written by an older rule base, for the upgrade tests (tests/load/test_upgrade*.py): the casts' quads, a graph's
 quads, an on-disk store whose rules lack MonthBroken, and each cast's inferred graph as this package derives it."""
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ CAST_QUERIES = ("chart-hexagrams", "chart-pillars", "chart-roles", "chart-lines"
                 "reading-verdict", "reading-timing", "cast-instant", "school-labels")
 #: {layer graph: (eager file, the namespace of the layer's own nodes)}
 LAZY = {ns.GRAPH_PASSAGES: ("passages-eager.nt", ns.LYP), ns.GRAPH_RULES: ("rules-eager.nt", ns.LYRULE)}
-#: {layer graph: its file} for the layers a new store parses whole, shipped as N-Triples too (lazy_layers.WHOLE_FILES)
+#: {layer graph: its file} for the layers a new store parses whole, shipped as N-Triples too (ontology.lazy.WHOLE_FILES)
 WHOLE = {ns.GRAPH_REFERENCE: "reference-layer.nt"}  # not the ontology: its blank nodes would be named anew each build
 #: predicates under which the engine writes a layer's node into a cast (a state's rule): counted as pointing at one
 CAST_OBJECT_PREDICATES = frozenset({ns.PROV + "wasDerivedFrom"})
@@ -42,7 +42,7 @@ def needs_deferred(reads, parts: dict) -> bool:
 def deferred_subjects(layers) -> set[str]:
     """The lazy layers' own nodes (passages and their selectors, rules), whose labels a query may read only where
     query_reads cannot tell them from other things. Where they occur in the layers is read off the data
-    (`nodes`); in a cast's graphs, the store checks every quad it adds (lazy_layers.fits)."""
+    (`nodes`); in a cast's graphs, the store checks every quad it adds (ontology.lazy.fits)."""
     import pyoxigraph as ox
 
     return {q.subject.value for graph, (_, base) in LAZY.items() for q in layers[graph]
@@ -117,7 +117,7 @@ def build() -> dict[str, bytes]:
 
 def _ntriples(quads, what: str) -> bytes:
     """A layer's quads as sorted N-Triples (a changed quad is a one-line diff): what a new store parses leniently,
-    since pyoxigraph wrote them from layers it parsed strictly (~40 % less time than Turtle, measured)."""
+    since pyoxigraph wrote them from layers it parsed strictly (faster to parse than Turtle: benchmarks/cold_start.py)."""
     import pyoxigraph as ox
 
     text = ox.serialize([q.triple for q in quads], format=ox.RdfFormat.N_TRIPLES)

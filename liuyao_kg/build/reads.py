@@ -5,7 +5,7 @@ so that a store which defers part of a layer knows, without parsing, whether a q
 Keys are those of reasoner/dependencies (("p", predicate, object IRI or ""), ("t", class, "")) without its
 structural exceptions: here every predicate counts. A graph is the IRI of an enclosing GRAPH, else "*".
 
-The third field says whether the pattern's subject may be one of a set of nodes (`Nodes`: for lazy_build the
+The third field says whether the pattern's subject may be one of a set of nodes (`Nodes`: for liuyao_kg.build.lazy the
 passages layer's own, passages and their Web Annotation selectors; "selectors" below): not when it is another
 constant, or a variable every solution around the pattern binds through another pattern whose predicate never
 has one of them at that place, or a FILTER no such IRI passes (from the data). A store may then defer their

@@ -8,7 +8,7 @@ text, and the strata `dependencies.plan` orders them into with each stratum's le
 evaluate together), both keyed exactly as the on-disk cache is, and the strata again under the hash of the
 rules' texts (`plan_by_rules`: no hash of the analysis to compute) with the predicates and classes the rules
 read (`reference_reads`: what the engine keeps of the reference).
-A fresh install then starts without parsing a thousand rules with rdflib (about 20 s). It writes the rule base
+A fresh install then starts without parsing a thousand rules with rdflib (seconds: benchmarks/cold_start.py). It writes the rule base
 and the reference as the engine starts from them too (`rule_base`: reasoner/rule_base.pickle, reasoner/reference_kept.nt),
 then the native engine's compiled rules and queries (reasoner/native/compiled.py, ~90 s: liuyao_kg.build.native,
 which reads the rule base written here).

@@ -72,8 +72,8 @@ class Labels:
         self._schools: dict[str, dict[str, str]] | None = None
 
     def _load(self) -> None:
-        """Read every label once, at the first lookup that needs one (~12,000 rows, 0.2-0.3 s: a Chinese
-        text chart naming no school never needs them)."""
+        """Read every label once, at the first lookup that needs one (~12,000 rows: a Chinese text chart
+        naming no school never needs them)."""
         from liuyao_kg import queries
 
         if self._loaded:

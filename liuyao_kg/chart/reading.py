@@ -8,7 +8,7 @@ from liuyao_kg.chart import timing
 #: judgment groups, by the first of the chart roles a judgment's lines hold (the use-god first)
 GROUPS = ("用神", "世", "應", "他爻", "卦")
 HORIZONS = timing.UNITS
-#: the named queries a reading reads, each with the parameter `cast` (asked with the chart's: chart.py)
+#: the named queries a reading reads, each with the parameter `cast` (asked with the chart's: liuyao_kg/chart/__init__.py)
 READING_QUERIES = ("reading-factors", "reading-verdict", "cast-instant", "reading-timing")
 
 

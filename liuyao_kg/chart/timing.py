@@ -74,7 +74,7 @@ def next_dates(after, branch: str, unit: str, count: int = 3) -> list[str]:
 
 @lru_cache(maxsize=256)
 def _day_index(day: _dt.date) -> int:
-    """Index of the day's branch (lunar-python: ~0.07 s a call, so once per date)."""
+    """Index of the day's branch (lunar-python is slow to ask, so once per date)."""
     return BRANCHES.index(_lunar_solar().fromYmdHms(day.year, day.month, day.day, 12, 0, 0).getLunar().getDayZhiExact2())
 
 

@@ -45,19 +45,19 @@ def replace_request(graph: str, quads: list[ox.Quad]) -> str:
 
 def write_graph(kg, graph: str, quads: list[ox.Quad], *, new: bool) -> None:
     """Write the edition graph: into a new graph, or replacing the one the store has."""
-    if hasattr(kg, "client"):  # an endpoint: one request either way
+    if "remote" in kg.capabilities:  # an endpoint: one request either way
         kg.update(replace_request(graph, quads))
         return
     if new:
         kg.store.extend(quads)
     else:
         kg.update(replace_request(graph, quads))
-    if kg.path is not None:
+    if "disk" in kg.capabilities:
         kg.store.flush()
 
 
 def update(kg, text: str) -> None:
     """One SPARQL update (review statuses) on either store, flushed to disk on an embedded one."""
     kg.update(text)
-    if getattr(kg, "path", None) is not None:
+    if "disk" in kg.capabilities:
         kg.store.flush()

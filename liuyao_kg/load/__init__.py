@@ -10,30 +10,34 @@ layers are its own derives with an engine built from the rules it holds.
 from __future__ import annotations
 
 import weakref
+from typing import TYPE_CHECKING
 
 import pyoxigraph as ox
 
 from liuyao_kg.reasoner.engines import DEFAULT_BACKEND, RuleSource, build_engine, check_backend, derive_quads, engine
 
+if TYPE_CHECKING:
+    from liuyao_kg.store import CastStore
+
 #: {store: (chapter_rules, backend, its engine once built)}
 _WITH: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def derive_with(store, *, chapter_rules: bool = True, backend: str = DEFAULT_BACKEND):
+def derive_with(store: CastStore, *, chapter_rules: bool = True, backend: str = DEFAULT_BACKEND):
     """Say how casts written into `store` are derived from now on: with the chapter rules (judgments) or the chart
     states only, and which engine (`backend`, a name of reasoner.engines.REGISTRY). Returns the store."""
     _WITH[store] = (chapter_rules, check_backend(backend), None)
     return store
 
 
-def settings(store) -> tuple[bool, str]:
+def settings(store: CastStore) -> tuple[bool, str]:
     """(chapter_rules, backend) casts written into `store` are derived with (`derive_with`; default: both the
     package's defaults)."""
     chapter_rules, backend, _ = _WITH.get(store, (True, DEFAULT_BACKEND, None))
     return chapter_rules, backend
 
 
-def engine_for(store):
+def engine_for(store: CastStore):
     """The engine casts written into `store` are derived with (built once per store and settings): the process's
     own for the package's layers (a store with the `packaged` capability), else one built from the rules the store
     holds, read in place."""
@@ -47,14 +51,14 @@ def engine_for(store):
     return built
 
 
-def forget_engine(store) -> None:
+def forget_engine(store: CastStore) -> None:
     """Build the store's engine again at its next cast: its rules have changed (`upgrade`)."""
     if store in _WITH:
         chapter_rules, backend, _ = _WITH[store]
         _WITH[store] = (chapter_rules, backend, None)
 
 
-def add_casts(store, asserted: list[ox.Quad], engine=None) -> list[str]:
+def add_casts(store: CastStore, asserted: list[ox.Quad], engine=None) -> list[str]:
     """Derive and write casts given as asserted quads (one named graph each), with `engine` (default: the store's,
     `engine_for`); casts the store holds already are skipped. Returns the casts' IRIs, in order. Each cast is
     written completely or not at all (the store's `write_cast`)."""

@@ -6,8 +6,8 @@ The file is read twice, lazily (JSON Lines and CSV record by record; see loaders
    every one, its fields and its asserted graph against the SHACL shapes — if any is bad, :class:`BatchError`
    is raised and nothing is written;
 2. the load: good casts not yet in the store are gathered into chunks of ``chunk`` casts, of one topic
-   each when chapter rules run (a chapter rule runs only on a chunk holding its topic: 700 casts in
-   one-topic chunks of 50 took 23.9 ms per cast, in mixed chunks 30.2); each chunk is derived (one rule
+   each when chapter rules run (a chapter rule runs only on a chunk holding its topic, so one-topic
+   chunks derive faster than mixed ones: benchmarks/bench.py); each chunk is derived (one rule
    evaluation covers the chunk) — in ``jobs`` worker processes, each with its own Engine built from
    the package's layers, or in this process when ``jobs`` is 1 or the file holds a single chunk — and
    this process alone writes each chunk's asserted and inferred quads into the store (on disk with
@@ -45,7 +45,7 @@ T = TypeVar("T")
 #: the chunk: per cast, 50 was the cheapest of 10/50/100/200/500 (benchmarks/bench.py chunk sweep).
 CHUNK = 50
 #: the engine's in-memory working store keeps removed quads as history until it is rebuilt (every
-#: Engine.REBUILD_EVERY derivations: measured 862 MB per worker after 25 chunks of 200); a loader
+#: Engine.REBUILD_EVERY derivations: a worker's memory grew by hundreds of MB, benchmarks/load.py); a loader
 #: rebuilds it every few chunks instead.
 REBUILD_EVERY_CHUNKS = 16
 
@@ -137,9 +137,9 @@ def check_store_writable(kg) -> None:
     from liuyao_kg.store import StoreAccessError
     from liuyao_kg.store.versioning import OutdatedStoreError
 
-    if getattr(kg, "read_only", False):
+    if "read_only" in kg.capabilities:
         raise StoreAccessError(f"store {kg.location} was opened read-only: writes are refused")
-    if getattr(kg, "outdated", None):
+    if kg.outdated:
         raise OutdatedStoreError(f"store {kg.path} is outdated (its layers were written by another rule base): "
                                  f"run `liuyao upgrade --store {kg.path}` first")
 

@@ -35,8 +35,8 @@ from liuyao_kg.reasoner.engines import RuleSource, engine
 #: casts a partition derives (`liuyao load --partition N` sets another): each cast is derived alone, so a partition
 #: only bounds what a worker holds and how finely the work is shared out among the workers
 BATCH = 500
-#: the memory a job's worker process takes (its interpreter, engine and one partition: 149 MB at its peak for 500
-#: casts, measured), which bounds the default number of jobs (`default_jobs`)
+#: the memory a job's worker process takes (its interpreter, engine and one partition; benchmarks/load.py measures
+#: the peak), which bounds the default number of jobs (`default_jobs`)
 JOB_BYTES = 256 * 2**20
 
 
@@ -336,7 +336,7 @@ def load_parquet(path, out_dir, *, kg=None, on_error: str = "skip", batch: int |
     # DIR never shows a half-written file or part of a load that failed (removed with that directory)
     staging, whole = None, False
     # a partition's graphs for the store, as the N-Quads file it bulk-loads (removed once loaded): held on disk, not in
-    # memory (~150 KB a cast); in the temporary directory (TMPDIR), never in the store's own directory
+    # memory; in the temporary directory (TMPDIR), never in the store's own directory
     quads_dir = tempfile.mkdtemp(prefix="liuyao-load-") if kg is not None else None
     try:
         if out is not None:

@@ -90,7 +90,7 @@ def upgrade_graph(kg, *, batch: int = BATCH, force: bool = False,
 
     if partitioned and not partitionable(kg):  # refused before anything is written
         raise ValueError(f"partitions upgrade an embedded store deriving with the default engine, not "
-                         f"{getattr(kg, 'location', kg)}")
+                         f"{kg.location}")
     t0 = time.perf_counter()
     outdated = dict(kg.outdated)
     report = {"store": str(kg.path) if kg.path is not None else None,

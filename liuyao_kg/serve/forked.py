@@ -154,8 +154,8 @@ def _await_idle_storage_threads(deadline: float, patience: float = 2.0) -> None:
 
     RocksDB flushes and compacts in its own native threads ("rocksdb:high", "rocksdb:low"), which the Gate cannot
     see. A child forked while one of them holds the database's mutex inherits the mutex held and waits for it
-    for ever (measured: a store served right after a bulk load and a flush, ~40 % of first queries ran into the
-    time limit). A thread asleep on its queue holds no mutex, so the fork waits until each is asleep."""
+    for ever (a store served right after a bulk load and a flush had many of its first queries run into the time
+    limit). A thread asleep on its queue holds no mutex, so the fork waits until each is asleep."""
     until = min(deadline, time.monotonic() + patience)
     while time.monotonic() < until:
         if not _busy_storage_threads():

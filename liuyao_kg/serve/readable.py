@@ -2,7 +2,7 @@
 
 `select.select` cannot watch a descriptor numbered 1024 or above (FD_SETSIZE): it raises ValueError. A process
 that holds many files or connections hands such numbers out, and the endpoint then failed every query it
-evaluated in a forked child (liuyao_kg.serve.forked) and took every client for gone (serve._client_gone).
+evaluated in a forked child (liuyao_kg.serve.forked) and took every client for gone (endpoint._client_gone).
 """
 from __future__ import annotations
 

@@ -64,7 +64,7 @@ def inline_iris(text: str, bindings: Mapping[str, object]) -> tuple[str, dict] |
 
     Why: pyoxigraph plans a query before it substitutes, so a substituted `?cast` looks unbound to its planner,
     which then starts from a pattern such as `?f a lyo:ConditionFactor` and reads that class's members in every
-    stored cast: a chart's queries grew with the store (docs/benchmarks.md, eleventh round). Written as an IRI the
+    stored cast: a chart's queries grew with the store (benchmarks/chart_scaling.py). Written as an IRI the
     value is visible. This is SEP-0007's substitution itself (the variable replaced by the value), done on tokens
     (the BIND at the group's end, where it joins what the patterns found: at its start it made pyoxigraph plan worse):
     the value is `str(ox.NamedNode)`, an IRI pyoxigraph has validated (no `>`, quote, brace or space can be in it),

@@ -43,7 +43,7 @@ def _load(store: ox.Store, graph: str, parts: list[bytes], *, lenient: bool) -> 
 
 class _Fill:
     """Layers parsed into an in-memory store by a thread, one after another (pyoxigraph parses without holding
-    the GIL; two loads into one store mostly wait for each other, measured: one thread does as well).
+    the GIL; two loads into one store mostly wait for each other: one thread does as well, benchmarks/cold_start.py).
 
     A fork waits for it (`os.register_at_fork`): a child would see half the layer and no thread to finish it.
     """
@@ -165,7 +165,7 @@ class KnowledgeGraph:
         missing = [g for g, _ in LAYERS if not self._has_graph(g)]
         if len(missing) == len(LAYERS) and self.path is None:
             # a new store in memory cannot outlive a failure: parse straight into it (the scratch store's
-            # dump and re-parse below cost ~0.8 s of every `liuyao cast`), the passages and rules layers without
+            # dump and re-parse below cost most of a `liuyao cast`: benchmarks/cold_start.py), the passages and rules layers without
             # what no cast reads: `store`, `sparql`, `update` and any query that may read it add it first
             from liuyao_kg.ontology.lazy import EAGER_FILES, eager_parts
 
@@ -173,7 +173,7 @@ class KnowledgeGraph:
             parts = {g: ([eager[g]] if g in eager else list(layer_bytes(files))) for g, files in LAYERS}
             self._deferred = any(g in eager for g in EAGER_FILES)
             self._raw.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
-            # the layers (~0.2 s of parsing, which pyoxigraph does without the GIL) are parsed in a thread while the
+            # the layers (parsed by pyoxigraph without the GIL) are parsed in a thread while the
             # engine is built from the package's shipped rule base and the cast derived; every read of the store
             # but `has_cast` waits for them (`_ox`), and so does an engine that must read its rules out of it
             self._filling = _Fill(self._raw, [(g, parts[g], g in eager) for g in parts])
@@ -216,6 +216,16 @@ class KnowledgeGraph:
     def deferring(self) -> bool:
         """True while the passages and rules layers still lack the quads no cast reads (liuyao_kg.ontology.lazy)."""
         return self._deferred
+
+    @property
+    def oxigraph(self) -> ox.Store:
+        """The pyoxigraph store as it is (while `deferring`, without the layers' deferred parts), for a reader that
+        looks quads up itself and completes the layers first where it needs them (queries.native.store_layers)."""
+        return self._ox
+
+    def complete_layers(self) -> None:
+        """Parse the rest of the lazy layers into a store that deferred it (their quads already there stay)."""
+        self._complete()
 
     def _complete(self) -> None:
         """Parse the rest of the lazy layers into a store that deferred it (their quads already there stay)."""
@@ -335,9 +345,8 @@ class KnowledgeGraph:
         path of a file: read by the store as it loads, never whole into memory).
 
         In memory, or without `casts`: one transaction. On disk: RocksDB's bulk loader, which writes
-        sorted files instead of a transaction (4.8 against 14.6 ms per cast on an empty store; the
-        transactional write had grown to ~40 ms per cast at 16,000 casts; over a 100,000-cast load the
-        writer, compaction included, still averaged 39 ms of CPU per cast: README). The bulk loader promises no atomicity, so the chunk
+        sorted files instead of a transaction (faster, and unlike a transactional write it does not slow down as
+        the store grows: benchmarks/load.py). The bulk loader promises no atomicity, so the chunk
         is journaled: its casts are recorded as pending in one transaction before and cleared in one
         after; a store opened with pending casts removes them first (`_undo_interrupted_load`), so
         after a crash every cast is in completely or not at all. An OSError (disk full, read-only
@@ -357,8 +366,8 @@ class KnowledgeGraph:
         elsewhere, each cast's quads together (`liuyao upgrade` in partitions; the file is read a
         cast at a time). Each cast's graph changes by one update: the quads no longer derived deleted, the new ones
         inserted, so a cast is wholly old or wholly new, and a cast whose graph is unchanged costs no write (an
-        upgrade changes few of a cast's ~650 quads: removing whole graphs and bulk-loading them again made a forced
-        upgrade of 2,000 casts 52 s instead of 33). An outdated store is what it writes into: no `_check_current`.
+        upgrade changes few of a cast's quads: removing whole graphs and bulk-loading them again was slower,
+        benchmarks/upgrade.py). An outdated store is what it writes into: no `_check_current`.
         Returns how many casts' graphs changed."""
         self._check_writable()
         self._complete()
@@ -416,7 +425,7 @@ class KnowledgeGraph:
             if self.path is not None:
                 self._ox.flush()  # write the memtables out: else a long load's memory grows with the file
             return
-        import uuid  # here: it imports `platform` (~3 ms of every `liuyao cast`)
+        import uuid  # here: it imports `platform`, which `liuyao cast` need not pay for (benchmarks/cold_start.py)
 
         chunk = ox.NamedNode(f"{GRAPH_JOURNAL}/{uuid.uuid4().hex}")
         self._ox.extend([ox.Quad(chunk, _PENDING, ox.NamedNode(c), _JOURNAL) for c in casts])
@@ -436,7 +445,7 @@ class KnowledgeGraph:
             raise
         # one update, so the chunk's casts leave the journal together (the IRI is minted here, not input)
         self._ox.update(f"DELETE WHERE {{ GRAPH {_JOURNAL} {{ {chunk} {_PENDING} ?cast }} }}")
-        # no flush: the bulk loader wrote files, not memtables (flushing cost 0.1 s per chunk)
+        # no flush: the bulk loader wrote files, not memtables (a flush per chunk only cost time)
 
     def _undo_interrupted_load(self, flush: bool = True) -> None:
         """Remove the casts of a chunk whose bulk load did not finish (see write_derived); `flush=False` leaves

@@ -3,7 +3,7 @@
 Three hash indexes answer every triple pattern a compiled rule asks with a constant or bound predicate: `sp`
 ((subject, predicate) → objects), `po` ((predicate, object) → subjects) and `pp` (predicate → (subject, object)
 pairs), with `spo` for a fully bound pattern. The reference's are built once, their lists as tuples; a cast's
-index starts as a shallow copy of them (~0.1 ms) and a key it adds to turns into a list of its own, so no cast
+index starts as a shallow copy of them (cheap) and a key it adds to turns into a list of its own, so no cast
 sees another's triples and the reference is never copied triple by triple.
 """
 from __future__ import annotations

@@ -25,7 +25,7 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SKIP = (
     ("pip install", "installs the package: .ci/run runs it on a fresh clone"),
     ("python3 -m venv", "installs the package: .ci/run runs it on a fresh clone"),
-    ("benchmarks/bench.py", "the benchmark runs for tens of minutes; docs/benchmarks.md reports its measured run"),
+    ("benchmarks/bench.py", "the benchmark runs for tens of minutes; benchmarks/README.md reports its measured run"),
     ("pytest -n 0 tests/", "runs part of this test suite, which runs itself"),
     ("dask scheduler", "starts a Dask cluster on other hosts (tests/load/test_parquet_load.py runs a local one)"),
     ("--endpoint http://localhost:", "needs a Virtuoso / Fuseki / GraphDB you run; tests/store/test_remote.py runs these "

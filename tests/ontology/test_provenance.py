@@ -30,8 +30,9 @@ def test_a_state_is_traced_to_its_passage_with_seed_offsets():
     broken = next(s for s in line5["states"] if s["term"] == "月破")
     assert broken["rule"] == ns.LYRULE + "MonthBroken"
     seed_text = (Path(__file__).resolve().parents[3] / "shared" / "seeds" / broken["source"]["seed"])
-    if seed_text.exists():
-        assert broken["source"]["quote"] in seed_text.read_text(encoding="utf-8")
+    if not seed_text.exists():
+        pytest.skip(f"the quote is checked against its seed, which is not at {seed_text} (../shared/seeds)")
+    assert broken["source"]["quote"] in seed_text.read_text(encoding="utf-8")
 
 
 def test_the_batch_record_id_is_kept_as_the_cast_label(tmp_path):

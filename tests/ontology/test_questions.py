@@ -237,11 +237,15 @@ def _conditions():
 
 
 def _worked_cases():
+    """The seeds' worked cases (tests/data) and the classic cases of ../shared/examples, or a skip saying it is
+    missing."""
     files = [REPO / "tests" / "data" / "seed_cases.yaml", REPO.parent / "shared" / "examples" / "classic_cases.yaml"]
-    return [c for f in files if f.exists() for c in yaml.safe_load(f.read_text(encoding="utf-8"))]
+    cases = [pytest.param(c, id=c["id"]) for f in files if f.exists() for c in yaml.safe_load(f.read_text("utf-8"))]
+    return cases + [pytest.param(None, id=f.name, marks=pytest.mark.skip(reason=f"{f} is missing (../shared)"))
+                    for f in files if not f.exists()]
 
 
-@pytest.mark.parametrize("case", _worked_cases(), ids=lambda c: c["id"])
+@pytest.mark.parametrize("case", _worked_cases())
 def test_every_worked_case_replays_with_its_question(case):
     c = case["cast"]
     assert c.get("topic"), "every worked case names the question its text asks"

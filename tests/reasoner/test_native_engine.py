@@ -1,4 +1,5 @@
-"""The native engine derives what the reference engine (the rules' SPARQL on pyoxigraph) derives, cast by cast.
+"""Engine parity: every engine of the registry (reasoner.engines.REGISTRY; today the native one) derives what the
+reference engine (the rules' SPARQL on pyoxigraph) derives, cast by cast.
 
 Differential: the sorted N-Quads of each cast's inferred graph must be identical, on the rule witnesses
 (tests/data/rule_witnesses.yaml), the 64×64 primary/changed pairs and seeded casts over every question, dated
@@ -17,7 +18,7 @@ import pyoxigraph as ox
 import pytest
 
 from liuyao_kg.load.batch import CHUNK
-from liuyao_kg.reasoner.engines import build_engine
+from liuyao_kg.reasoner.engines import REGISTRY, build_engine
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
 from liuyao_kg.namespaces import LYO, RDF, sparql_prologue
@@ -34,12 +35,15 @@ SHOWN = 3
 RDF_TYPE = RDF + "type"
 
 
-@pytest.fixture(scope="module")
-def engines():
-    """(the reference Engine, the NativeEngine), both with every rule of the package's rule base."""
-    reference, native = build_engine(backend="oxigraph"), build_engine(backend="native")
-    assert isinstance(native, NativeEngine)
-    return reference, native
+#: the engines held equal to the reference, and the reference, by their role in the registry
+UNDER_TEST = [name for name, spec in REGISTRY.items() if spec.role != "reference"]
+REFERENCE = next(name for name, spec in REGISTRY.items() if spec.role == "reference")
+
+
+@pytest.fixture(scope="module", params=UNDER_TEST)
+def engines(request):
+    """(the reference engine, an engine of the registry), both with every rule of the package's rule base."""
+    return build_engine(backend=REFERENCE), build_engine(backend=request.param)
 
 
 def nquads(quads) -> list[str]:
