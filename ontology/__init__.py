@@ -10,10 +10,15 @@ import hashlib
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
 import pyoxigraph as ox
 
 from liuyao_kg import namespaces as ns
+
+#: the generated speed caches (python -m liuyao_kg.build): what a new store parses first and the analysed rule base
+#: an engine starts from, each used only while the layer files are those it was built from
+COMPILED = Path(__file__).resolve().parent / "compiled"
 
 #: (graph IRI, resource files in liuyao_kg.ontology) for the fixed layers of the store.
 LAYERS = (

@@ -1,8 +1,8 @@
 """Which queries may read the parts of the passages and rules layers a new in-memory store leaves unparsed at first.
 
-The store parses `ontology/passages-eager.nt` and `ontology/rules-eager.nt` (the layers without what no cast
+The store parses `ontology/compiled/passages-eager.nt` and `ontology/compiled/rules-eager.nt` (the layers without what no cast
 reads: their Web Annotation selectors' and passages' labels, prefixes and suffixes, the rules' labels,
-comments and conditions …) and the rest on the first query that may read it: by `queries/reads.json`, built by
+comments and conditions …) and the rest on the first query that may read it: by `ontology/compiled/reads.json`, built by
 `python -m liuyao_kg.build lazy` from each named query's algebra. Any other text (user SPARQL, `serve`,
 updates, direct use of the store) is not in it, so it loads the whole layers first.
 """
@@ -14,15 +14,15 @@ from functools import cache
 from importlib import resources
 
 #: {layer graph: its eager part, in liuyao_kg.ontology} (liuyao_kg.build.lazy.LAZY)
-EAGER_FILES = {"https://w3id.org/liuyao-kg/graph/passages": "passages-eager.nt",
-               "https://w3id.org/liuyao-kg/graph/rules": "rules-eager.nt"}
+EAGER_FILES = {"https://w3id.org/liuyao-kg/graph/passages": "compiled/passages-eager.nt",
+               "https://w3id.org/liuyao-kg/graph/rules": "compiled/rules-eager.nt"}
 #: {layer graph: the whole layer as N-Triples} for the layers a new store parses whole (liuyao_kg.build.lazy.WHOLE)
-WHOLE_FILES = {"https://w3id.org/liuyao-kg/graph/reference": "reference-layer.nt"}
+WHOLE_FILES = {"https://w3id.org/liuyao-kg/graph/reference": "compiled/reference-layer.nt"}
 
 
 @cache
 def _reads() -> dict:
-    return json.loads(resources.files("liuyao_kg.queries").joinpath("reads.json").read_bytes())
+    return json.loads(resources.files("liuyao_kg.ontology").joinpath("compiled", "reads.json").read_bytes())
 
 
 def needs_deferred(text: str) -> bool:

@@ -21,6 +21,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from liuyao_kg.namespaces import LYO, LYR, PROV, RDF, sparql_prologue
+from liuyao_kg.ontology import COMPILED
 
 RDF_TYPE = RDF + "type"
 #: a local name the analysis files may write after a prefix (else the IRI is written whole)
@@ -189,7 +190,7 @@ _CACHE_VERSION = "5"  # 3: EXISTS bodies walked through their translated pattern
 #: liuyao_kg.build rule-base writes it; tests/build/test_build.py fails when it drifts from the
 #: rules), so a fresh install's first start parses no rule. Entries are keyed by the hash of a rule's
 #: text like the user cache: a rule changed since it was built simply misses and is analysed then.
-PACKAGED = Path(__file__).resolve().parent / "rule_analysis.json"
+PACKAGED = COMPILED / "rule_analysis.json"
 
 
 def _packaged() -> dict:

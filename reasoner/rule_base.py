@@ -18,13 +18,14 @@ from __future__ import annotations
 import io
 import pickle
 from functools import cache
-from pathlib import Path
 from typing import NamedTuple
 
+from liuyao_kg.ontology import COMPILED
+
 #: the rules as the engine's RULES_QUERIES answer them on the package's rules graph, analysed and planned
-RULES = Path(__file__).resolve().parent / "rule_base.pickle"
+RULES = COMPILED / "rule_base.pickle"
 #: the ontology and reference triples some rule can read (engine.kept_reference), as sorted N-Triples
-REFERENCE = Path(__file__).resolve().parent / "reference_kept.nt"
+REFERENCE = COMPILED / "reference_kept.nt"
 #: the format of RULES: a file of another one is not read (the engine then reads its store)
 FORMAT = 1
 

@@ -1,4 +1,4 @@
-"""Build the package's precomputed rule analysis (reasoner/rule_analysis.json) from the rules graph.
+"""Build the package's precomputed rule analysis (ontology/compiled/rule_analysis.json) from the rules graph.
 
     python -m liuyao_kg.build rule-base          # rewrite it after changing rules
     python -m liuyao_kg.build rule-base --check  # exit 1 if it is out of date
@@ -9,7 +9,7 @@ evaluate together), both keyed exactly as the on-disk cache is, and the strata a
 rules' texts (`plan_by_rules`: no hash of the analysis to compute) with the predicates and classes the rules
 read (`reference_reads`: what the engine keeps of the reference).
 A fresh install then starts without parsing a thousand rules with rdflib (seconds: benchmarks/cold_start.py). It writes the rule base
-and the reference as the engine starts from them too (`rule_base`: reasoner/rule_base.pickle, reasoner/reference_kept.nt),
+and the reference as the engine starts from them too (`rule_base`: ontology/compiled/rule_base.pickle, ontology/compiled/reference_kept.nt),
 then the native engine's compiled rules and queries (reasoner/native/compiled.py, ~90 s: liuyao_kg.build.native,
 which reads the rule base written here).
 """

@@ -1,5 +1,5 @@
-"""The package ships its rule analysis precomputed (reasoner/rule_analysis.json), and the rule base a new store's
-engine starts from decoded (reasoner/rule_base.pickle, reference_kept.nt): a first start parses no rule.
+"""The package ships its rule analysis precomputed (ontology/compiled/rule_analysis.json), and the rule base a new store's
+engine starts from decoded (ontology/compiled/rule_base.pickle, reference_kept.nt): a first start parses no rule.
 
 Like reference.ttl, the files are generated (python -m liuyao_kg.build rule-base) and checked here for
 drift from the rules; and a fresh, read-only cache directory must not send the engine to rdflib.
