@@ -61,7 +61,7 @@ from pathlib import Path
 from liuyao_kg.load import derive_with, engine_for
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "benchmarks")]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "oracles"), str(ROOT / "benchmarks")]
 
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
 JIAZI = ["甲乙丙丁戊己庚辛壬癸"[i % 10] + BRANCHES[i % 12] for i in range(60)]
