@@ -38,7 +38,7 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
 def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
     """The options that name a store and what derives into it; `load`: `liuyao load`'s, whose default derives a large
     file in partitions (by the file's size)."""
-    from liuyao_kg.reasoner.engines import BACKENDS, DEFAULT_BACKEND  # cheap: pyoxigraph, which every command opening a store imports anyway
+    from liuyao_kg.reasoner.engines import BACKENDS, DEFAULT_BACKEND, REGISTRY  # cheap: pyoxigraph, which every command opening a store imports anyway
 
     where = p.add_mutually_exclusive_group()
     where.add_argument("--store", help="directory of a persistent store (default: in memory)")
@@ -65,8 +65,9 @@ def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
                             "SPARQL on pyoxigraph), in chunks of 50 (docs/loading.md)")
         return
     p.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
-                   help="what derives new casts' states and judgments (the same rules and quads): native (the "
-                        "default), the rules compiled to Python; oxigraph, the reference, their SPARQL on pyoxigraph")
+                   help="what derives new casts' states and judgments (the same rules and quads): " +
+                        "; ".join(f"{name}, {spec.summary}" for name, spec in REGISTRY.items()) +
+                        f" (default {DEFAULT_BACKEND})")
 
 
 def _positive(text: str) -> float:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 
 from liuyao_kg.build.paths import ROOT
@@ -17,87 +18,39 @@ from liuyao_kg.build.paths import ROOT
 
 @dataclass(frozen=True)
 class Step:
-    """One generator: its `name`, what it `makes`, its `outputs` ({file: bytes} it would write), the directory of
-    sources it `needs` beside the checkout (None: only the package's own), and a cheap check of which of its files
-    are `stale` when computing the outputs is slow (the compiled rules' hashes), else the outputs are compared."""
+    """One generator: its `name`, what it `makes`, the module of liuyao_kg.build that makes it (its `outputs()`:
+    {file: bytes} it would write; and, where computing them is slow, its `stale()`: a cheap check of which of its
+    files are stale, the compiled rules' hashes), and the directory of sources it `needs` beside the checkout (None:
+    only the package's own)."""
 
     name: str
     makes: str
-    outputs: Callable[[], dict[Path, bytes]]
+    module: str
     needs: Path | None = None
-    stale: Callable[[], list[Path]] | None = None
 
+    @property
+    def code(self):
+        return import_module(f"liuyao_kg.build.{self.module}")
 
-def _reference():
-    from liuyao_kg.build import reference
-
-    return reference.outputs()
-
-
-def _owl():
-    from liuyao_kg.build import owl
-
-    return owl.outputs()
-
-
-def _passages():
-    from liuyao_kg.build import passages
-
-    return passages.outputs()
-
-
-def _chapters():
-    from liuyao_kg.build import chapters
-
-    return chapters.outputs()
-
-
-def _lazy():
-    from liuyao_kg.build import lazy
-
-    return lazy.outputs()
-
-
-def _rule_base():
-    from liuyao_kg.build import rule_base
-
-    return rule_base.outputs()
-
-
-def _native():
-    from liuyao_kg.build import native
-
-    return native.outputs()
-
-
-def _native_stale() -> list[Path]:
-    from liuyao_kg.build import native
-
-    return [] if native.current() else [native.OUTPUT]
-
-
-def _questions():
-    from liuyao_kg.build import questions
-
-    return questions.outputs()
+    def outputs(self) -> dict[Path, bytes]:
+        return self.code.outputs()
 
 
 SEEDS = ROOT.parent / "shared" / "seeds"
 
 #: the generators, in the order they run (each reads what the ones before it wrote)
 STEPS = (
-    Step("reference", "ontology/reference.ttl and rules/shensha.ttl, from ontology/tables.py", _reference),
-    Step("owl", "ontology/lyo.owl, external.owl and catalog-v001.xml (RDF/XML for Protégé), from the Turtle", _owl),
-    Step("passages", "ontology/passages.ttl: passages.yaml anchored in the seeds and corpora", _passages, SEEDS),
+    Step("reference", "ontology/reference.ttl and rules/shensha.ttl, from ontology/tables.py", "reference"),
+    Step("owl", "ontology/lyo.owl, external.owl and catalog-v001.xml (RDF/XML for Protégé), from the Turtle", "owl"),
+    Step("passages", "ontology/passages.ttl: passages.yaml anchored in the seeds and corpora", "passages", SEEDS),
     Step("chapters", "ontology/rules/chapters.ttl and chapter-passages.ttl: the chapter rules compiled to SPARQL",
-         _chapters, SEEDS),
-    Step("lazy", "ontology/compiled/*-eager.nt, reference-layer.nt, reads.json: what a new store parses first",
-         _lazy),
+         "chapters", SEEDS),
+    Step("lazy", "ontology/compiled/*-eager.nt, reference-layer.nt, reads.json: what a new store parses first", "lazy"),
     Step("rule-base", "ontology/compiled/rule_analysis.json, rule_base.pickle, reference_kept.nt: the rule base",
-         _rule_base),
+         "rule_base"),
     Step("native", "reasoner/native/compiled.py: the rules and the chart's queries compiled to Python (~90 s)",
-         _native, stale=_native_stale),
-    Step("questions", "docs/questions.md's table of questions, read from the graph", _questions),
+         "native"),
+    Step("questions", "docs/questions.md's table of questions, read from the graph", "questions"),
 )
 
 
@@ -116,9 +69,9 @@ def missing_sources(s: Step) -> str | None:
 
 
 def stale(s: Step) -> list[Path]:
-    """The files of a step that differ from what it would write now (all of them for a stale `fresh` check)."""
-    if s.stale is not None:
-        return s.stale()
+    """The files of a step that differ from what it would write now (by its module's own `stale()` where it has one)."""
+    if hasattr(s.code, "stale"):
+        return s.code.stale()
     return [path for path, data in s.outputs().items() if not path.exists() or path.read_bytes() != data]
 
 
@@ -138,7 +91,7 @@ def run(names: list[str] | None = None, *, check: bool = False, log: Callable[[s
                 log(f"{s.name}: stale {_shown(path)}: run python -m liuyao_kg.build {s.name}")
                 status = 1
             continue
-        if s.stale is not None and not s.stale():
+        if hasattr(s.code, "stale") and not stale(s):
             continue
         for path, data in s.outputs().items():
             if not path.exists() or path.read_bytes() != data:

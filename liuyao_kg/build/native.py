@@ -247,6 +247,11 @@ def current() -> bool:
         f"QUERY_TEXTS = {query_texts_hash()!r}" in text)
 
 
+def stale() -> list[Path]:
+    """The compiled module, when it was not built from these rules, queries and compiler (liuyao_kg.build)."""
+    return [] if current() else [OUTPUT]
+
+
 def outputs() -> dict[Path, bytes]:
     """{file: bytes} this step writes (liuyao_kg.build): every rule and query compiled (~90 s)."""
     source, report = build(progress=True)

@@ -37,13 +37,12 @@ from typing import TypeVar
 from liuyao_kg.load import engine_for, settings
 from liuyao_kg.loaders.batch import count_records, iter_numbered_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
-from liuyao_kg.reasoner.engines import DEFAULT_BACKEND, derive_casts
+from liuyao_kg.reasoner.engines import DEFAULT_BACKEND, REGISTRY, derive_casts
 
 T = TypeVar("T")
 
-#: casts derived together. One evaluation of each rule covers the chunk, but some joins grow faster than
-#: the chunk: per cast, 50 was the cheapest of 10/50/100/200/500 (benchmarks/bench.py chunk sweep).
-CHUNK = 50
+#: casts derived together: the reference engine's chunk (reasoner.engines.REGISTRY), whatever derives a chunked load
+CHUNK = REGISTRY["oxigraph"].batch
 #: the engine's in-memory working store keeps removed quads as history until it is rebuilt (every
 #: Engine.REBUILD_EVERY derivations: a worker's memory grew by hundreds of MB, benchmarks/load.py); a loader
 #: rebuilds it every few chunks instead.

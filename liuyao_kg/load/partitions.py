@@ -30,11 +30,11 @@ from pathlib import Path
 from liuyao_kg.load import settings
 from liuyao_kg.loaders.batch import iter_numbered_batch
 from liuyao_kg.loaders.errors import BatchError, CastInputError
-from liuyao_kg.reasoner.engines import RuleSource, engine
+from liuyao_kg.reasoner.engines import REGISTRY, RuleSource, engine
 
-#: casts a partition derives (`liuyao load --partition N` sets another): each cast is derived alone, so a partition
-#: only bounds what a worker holds and how finely the work is shared out among the workers
-BATCH = 500
+#: casts a partition derives (`liuyao load --partition N` sets another): the native engine's batch
+#: (reasoner.engines.REGISTRY); each cast is derived alone, so a partition only bounds what a worker holds
+BATCH = REGISTRY["native"].batch
 #: the memory a job's worker process takes (its interpreter, engine and one partition; benchmarks/load.py measures
 #: the peak), which bounds the default number of jobs (`default_jobs`)
 JOB_BYTES = 256 * 2**20

@@ -2,7 +2,7 @@
 # One function per rule, compiled from its SPARQL CONSTRUCT (reasoner/native/compiler.py).
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '101b88b860530f1f5c604269434a0e582ba80bb2f2110904af387fb92c1c276a'
-COMPILER = 'a372ca58a88f3880f99bd8db60b96d164a3088749c2e628409dea67f9ebfb7c1'
+COMPILER = 'e52eb0417e2782a557f0dc9394a2bf6c86191232da391646795674188d233534'
 QUERY_TEXTS = 'b25c097096b90caddabddf3e4913efd88a3a0d6cea4c017bc95ee5c6499e8cf1'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
