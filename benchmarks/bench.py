@@ -22,8 +22,8 @@ the native engine (the rules compiled to Python) unless told otherwise, and the 
   swrl-pellet          benchmarks/swrl_stack.py: the SWRL-expressible states, owlready2 + Pellet, 10 casts per run
   najia                benchmarks/najia_stack.py: najia's chart layer (palace, 納甲, 六親, 六神, 世應, 伏神)
   oracle               tests/oracles/oracle.py: the plain-Python chart and states (no judgments), one cast at a time
-  load-jobs-N          liuyao_kg.load.partitions.load_parquet (liuyao load --parquet --jobs N): JSON Lines in, Parquet
-                       out, partitions of parquet_load.BATCH casts derived by the native engine in N worker processes
+  load-jobs-N          liuyao_kg.load.pipeline.load_file (liuyao load --parquet --jobs N): JSON Lines in, Parquet
+                       out, partitions of the native engine's batch derived in N worker processes
                        (spawned by the load: their start and engine builds are in its time; a file of one partition
                        derives in this process, whose engine is built and warm first); casts/s over the wall time
   load-cluster-N       the same load on a local Dask cluster of N workers (N = 1, 2; --cluster local:N), workers warm
@@ -210,7 +210,7 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
         digest = combine(per)
     elif stack in ("engine-derive", "engine-batch", "engine-states-batch", "engine-swrl-subset", "native-derive",
                    "native-states-batch"):
-        from liuyao_kg.load.batch import chunks_by_topic
+        from liuyao_kg.load.pipeline import chunks_by_topic
         from liuyao_kg.store.embedded import KnowledgeGraph
 
         native = stack.startswith("native-")
@@ -238,7 +238,7 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
         inputs = _inputs(items)
         engine.derive(_inputs(warm_item)[0])  # warm
         size = 1 if stack in ONE_PER_CALL else chunk
-        # chunked as `liuyao load` chunks (liuyao_kg.load.batch.chunks_by_topic): one topic per chunk where chapter
+        # chunked as `liuyao load` chunks (liuyao_kg.load.pipeline.chunks_by_topic): one topic per chunk where chapter
         # rules run; the state rules ignore topics
         by_topic = stack not in STATE_STACKS
         groups = list(chunks_by_topic(enumerate(inputs), size, topic=lambda item: items[item[0]][3] if by_topic else None))
@@ -262,7 +262,9 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
     elif stack.startswith("load-jobs-"):
         import tempfile
 
-        from liuyao_kg.load import partitions as parquet_load
+        from liuyao_kg.load.pipeline import load_file
+        from liuyao_kg.load.sinks import Parquet
+        from liuyao_kg.reasoner.engines import REGISTRY
 
         jobs = int(stack.rsplit("-", 1)[1])
         with tempfile.TemporaryDirectory() as tmp:
@@ -270,30 +272,34 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
             # this process's engine built and warm first (a file of one partition derives here); then the start-up a
             # load with `jobs` worker processes pays (their spawn and engine builds: `jobs` one-cast partitions), not
             # taken off the time below, which includes its own
-            parquet_load.load_parquet(_write_jsonl(Path(tmp) / "warm", warm_item), Path(tmp) / "warm-out", jobs=1)
+            load_file(_write_jsonl(Path(tmp) / "warm", warm_item), Parquet(Path(tmp) / "warm-out"))
             t = time.perf_counter()
-            parquet_load.load_parquet(_write_jsonl(Path(tmp) / "start", casts(jobs, seed=99)), Path(tmp) / "start-out",
-                                      jobs=jobs, batch=1)
+            load_file(_write_jsonl(Path(tmp) / "start", casts(jobs, seed=99)), Parquet(Path(tmp) / "start-out"), jobs,
+                      partition=1)
             fixed = time.perf_counter() - t
             stats: dict = {}
             t = time.perf_counter()
-            report = parquet_load.load_parquet(src, Path(tmp) / "out", jobs=jobs, stats=stats)
+            report = load_file(src, Parquet(Path(tmp) / "out"), jobs, stats=stats)
             dt = time.perf_counter() - t
         calls.append(dt)
         times.extend([dt / n] * n)
-        extra.update(jobs=stats["jobs"], partition=parquet_load.BATCH, states=report["states"],
+        extra.update(jobs=stats["jobs"], partition=REGISTRY["native"].batch, states=report["states"],
                      judgments=report["judgments"])
     elif stack.startswith("load-cluster-"):
         import tempfile
 
-        from liuyao_kg.load.partitions import BATCH, _client, load_parquet
+        from liuyao_kg.load.pipeline import load_file
+        from liuyao_kg.load.sinks import Parquet
+        from liuyao_kg.load.workers import Cluster
+        from liuyao_kg.reasoner.engines import REGISTRY
 
         workers = int(stack.rsplit("-", 1)[1])
         with tempfile.TemporaryDirectory() as tmp:
             src = _write_jsonl(Path(tmp), items)
-            client, cluster = _client(f"local:{workers}")
+            cluster = Cluster(f"local:{workers}").open(workers)
+            client = cluster.client
             try:  # workers built and warm before the clock starts (a one-cast partition on each)
-                from liuyao_kg.load.partitions import derive_partition
+                from liuyao_kg.load.partition import derive_partition
                 from liuyao_kg.loaders.cast_input import make_cast_input
 
                 warm = [("warm", make_cast_input(warm_item[0][0], month=warm_item[0][1], day=warm_item[0][2],
@@ -305,18 +311,18 @@ def run_stack(stack: str, n: int, chunk: int) -> dict:
                 fixed = time.perf_counter() - t
                 address = client.scheduler.address
                 t = time.perf_counter()
-                report = load_parquet(src, Path(tmp) / "out", cluster=address)
+                report = load_file(src, Parquet(Path(tmp) / "out"), Cluster(address))
                 dt = time.perf_counter() - t
             finally:
-                client.close()
                 cluster.close()
         calls.append(dt)
         times.extend([dt / n] * n)
-        extra.update(workers=workers, partition=BATCH, states=report["states"], judgments=report["judgments"])
+        extra.update(workers=workers, partition=REGISTRY["native"].batch, states=report["states"],
+                     judgments=report["judgments"])
     elif stack == "engine-batch-2proc":
         from multiprocessing import get_context
 
-        from liuyao_kg.load.batch import chunks_by_topic
+        from liuyao_kg.load.pipeline import chunks_by_topic
 
         groups = list(chunks_by_topic(items, chunk, topic=lambda item: item[3]))
         ctx = get_context("spawn")
@@ -619,7 +625,7 @@ def _warm_partition(derive_partition, records, out_dir: str) -> dict:
     """A cluster worker's first partition, written to a directory of its own."""
     import tempfile
 
-    return derive_partition(records, tempfile.mkdtemp(dir=out_dir), 999_999)
+    return derive_partition(records, 999_999, parquet=tempfile.mkdtemp(dir=out_dir))
 
 
 def main() -> None:

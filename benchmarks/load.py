@@ -10,9 +10,8 @@ children's (RUSAGE_CHILDREN: the derivation workers). Then, in the same store: t
 load nothing) and the named query "casts whose use-god is 月破 and 回頭克" (median of 5 runs). The subprocess's
 whole process tree is also sampled every `--sample-s` seconds (below). `--backend native oxigraph` runs the load
 once with each (`liuyao load --backend`) on the same file and reports the ratio of their casts/s: native, the rules
-compiled to Python (in partitions for a file of batch.PARTITIONED_FROM records or more, or with `--partition`; else
-in chunks), oxigraph, the reference engine (the rules' SPARQL on pyoxigraph, in chunks). Prints one JSON object per
-run.
+compiled to Python, oxigraph, the reference engine (the rules' SPARQL on pyoxigraph), each in partitions of its batch
+(reasoner.engines.REGISTRY) or of `--partition`. Prints one JSON object per run.
 
 With `--parquet`: `liuyao load FILE --parquet TMP --quiet [--cluster ADDRESS]` instead (partitions derived by the
 native engine, every rule; docs/loading.md), and memory is sampled every `--sample-s` seconds as the summed RSS of
@@ -42,13 +41,12 @@ argv, states_only = json.loads(sys.argv[1]), sys.argv[2] == "1"
 backend = argv[argv.index("--backend") + 1] if "--backend" in argv else "native"
 t0 = time.perf_counter()
 if states_only:  # the library, chart-state rules only (derive_with(KnowledgeGraph(), chapter_rules=False))
-    from liuyao_kg.load.batch import load_file
+    from liuyao_kg.load import derive_with
+    from liuyao_kg.load.pipeline import load_file
     from liuyao_kg.store.embedded import KnowledgeGraph
     partition = int(argv[argv.index("--partition") + 1]) if "--partition" in argv else None
     kg = derive_with(KnowledgeGraph(argv[3]), chapter_rules=False, backend=backend)
-    # as `liuyao load`: --partition asks for partitions; the reference engine derives in chunks; else the size chooses
-    partitioned = True if partition is not None else False if backend == "oxigraph" else None
-    load_file(kg, argv[1], jobs=int(argv[6]), partitioned=partitioned, partition=partition)
+    load_file(argv[1], kg, workers=int(argv[6]), partition=partition)
     kg.close()
     code = 0
 else:  # the command as a user runs it (every rule, chapter judgments included)
@@ -60,12 +58,12 @@ else:  # the command as a user runs it (every rule, chapter judgments included)
 seconds = time.perf_counter() - t0
 # a second run of the same load is a no-op; then the issue's example query over the whole store
 from liuyao_kg import queries
-from liuyao_kg.load.batch import load_file
+from liuyao_kg.load.pipeline import load_file
 from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.load import derive_with
 kg = derive_with(KnowledgeGraph(argv[3]), chapter_rules=states_only is False, backend=backend)
 t1 = time.perf_counter()
-again = load_file(kg, argv[1], jobs=1)
+again = load_file(argv[1], kg, workers=1)
 rerun_s = time.perf_counter() - t1
 times = []
 for _ in range(5):
@@ -220,7 +218,7 @@ def main() -> None:
                 write_batch(batch, n, args.seed)
                 argv = ["load", str(batch), "--store", str(Path(tmp) / "kg"), "--quiet", "--jobs", str(args.jobs)]
                 argv += ["--backend", backend] if backend else []
-                argv += ["--partition", str(args.partition)] if args.partition and backend != "oxigraph" else []
+                argv += ["--partition", str(args.partition)] if args.partition else []
                 wall, samples, stdout = _sampled([sys.executable, "-c", _CHILD, json.dumps(argv),
                                                   "1" if args.states_only else "0"], Path(tmp), args.sample_s)
                 result = json.loads(stdout.strip().splitlines()[-1])
@@ -228,7 +226,7 @@ def main() -> None:
                 result.update(peak_tree_rss_mb=round(max((m for _, m in samples), default=0.0), 1),
                               tree_rss_mb_peak_by_tenth_of_run=_tenths(samples, wall), sample_s=args.sample_s)
                 result.update(casts=n, jobs=args.jobs, backend=backend or "default (by the file's size)",
-                              partition=(args.partition if backend != "oxigraph" else None) or "default", rules="states only" if args.states_only else "all",
+                              partition=args.partition or "default", rules="states only" if args.states_only else "all",
                               casts_per_s=round(n / result["seconds"], 1), input_mb=round(batch.stat().st_size / 2**20, 2),
                               store_mb=round(sum(p.stat().st_size for p in (Path(tmp) / "kg").rglob("*")
                                                  if p.is_file()) / 2**20, 1))

@@ -4,7 +4,7 @@
 
 One run, the same seeded casts (random lines, date, topic) through: (a) the engine with every rule but those of
 rules/reading.ttl, (b) the engine with every rule, on one-topic chunks of --chunk casts as `liuyao load` derives
-them (liuyao_kg.load.batch.chunks_by_topic), the two alternating chunk by chunk so a shared machine's load hits both;
+them (liuyao_kg.load.pipeline.chunks_by_topic), the two alternating chunk by chunk so a shared machine's load hits both;
 (c) for the first --charts casts, the chart JSON read back without the reading and with it (liuyao_kg.chart.reading:
 the named reading queries and the calendar dates). Prints JSON: ms per cast of each and the ratio b/a.
 """
@@ -40,7 +40,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=11)
     args = ap.parse_args()
 
-    from liuyao_kg.load.batch import chunks_by_topic
+    from liuyao_kg.load.pipeline import chunks_by_topic
     from liuyao_kg.chart import chart
     from liuyao_kg.store.embedded import KnowledgeGraph
     from liuyao_kg.loaders.cast_input import make_cast_input

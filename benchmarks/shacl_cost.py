@@ -4,7 +4,7 @@
 
 Casts N distinct casts (default 60: 節之中孚 on successive days) into a fresh in-memory store and times, per cast,
 the SHACL check (liuyao_kg.loaders.shapes.check_cast) and the whole liuyao_kg.cast call, which includes it; then the
-batch loader's check of the same casts, one pySHACL run per chunk of liuyao_kg.load.batch.CHUNK casts
+batch loader's check of the same casts, one pySHACL run per chunk of liuyao_kg.load.records.SHAPES_CHUNK casts
 (liuyao_kg.loaders.shapes.cast_graph_violations), per cast.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import liuyao_kg
 from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
-from liuyao_kg.load.batch import CHUNK
+from liuyao_kg.load.records import SHAPES_CHUNK as CHUNK
 from liuyao_kg.loaders.shapes import cast_graph_violations, check_cast
 
 

@@ -4,18 +4,15 @@
 
 Each size: a seeded batch (benchmarks/load.py's) is loaded into a store on disk, which is then made *old*: its rules
 layer loses MonthBroken, every cast is derived again with what is left, and the layer is recorded as version
-`sha256:old` — a store as an earlier rule base left it. Three copies of it are upgraded (each in a fresh subprocess,
-its process tree's memory sampled), then each again with `--force`, when nothing changes:
+`sha256:old` — a store as an earlier rule base left it. Two copies of it are upgraded (each in a fresh subprocess,
+its process tree's memory sampled), then each again with `--force`, when nothing changes. Both derive a partition
+at a time (liuyao_kg/load/upgrade.py), each cast's graph changed only where it differs:
 
-  partitioned  `liuyao upgrade --partition N` (parquet_load.BATCH casts a partition): the native engine derives a
-               partition at a time, each cast's graph changed only where it differs (the default from
-               batch.PARTITIONED_FROM casts)
-  chunked      the library's `upgrade_graph(kg, partitioned=False)`: the store's engine (native) derives `--batch`
-               casts at a time, each cast's graph rewritten by one update (the default for a smaller store)
-  oxigraph     the same, on a store opened with `backend="oxigraph"`: the reference engine (the rules' SPARQL on
-               pyoxigraph)
+  native       `liuyao upgrade --store DIR`: the native engine, partitions of its batch (or `--partition N`)
+  oxigraph     the library's `upgrade_graph` on a store opened with `backend="oxigraph"`: the reference engine (the
+               rules' SPARQL on pyoxigraph), partitions of its batch (or `--partition N`)
 
-The three upgraded stores must hold the same quads (the layers' version records aside): `equal` in the output.
+The two upgraded stores must hold the same quads (the layers' version records aside): `equal` in the output.
 Prints one JSON object per size.
 """
 from __future__ import annotations
@@ -31,21 +28,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load import _sampled, run_meta, write_batch, write_runs  # noqa: E402  (benchmarks/load.py's)
 
 RULE = "https://w3id.org/liuyao-kg/rule/MonthBroken"
-MODES = ("partitioned", "chunked", "oxigraph")
+MODES = ("native", "oxigraph")
 
-#: an upgrade in chunks (the library's: `liuyao upgrade` derives a store of this size in partitions), its report printed
-_CHUNKED = r"""
+#: an upgrade by the library, on a store opened for a backend (`liuyao upgrade` derives natively), its report printed
+_LIBRARY = r"""
 import json, sys, warnings
 from liuyao_kg.store import versioning
 from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.load.upgrade import upgrade_graph
 from liuyao_kg.load import derive_with
-store, backend, batch, force = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+store, backend, partition, force = sys.argv[1], sys.argv[2], int(sys.argv[3]) or None, sys.argv[4] == "1"
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", versioning.OutdatedStoreWarning)
     kg = derive_with(KnowledgeGraph(store), backend=backend)
 try:
-    print(json.dumps(upgrade_graph(kg, batch=batch, force=force, partitioned=False), ensure_ascii=False))
+    print(json.dumps(upgrade_graph(kg, force=force, partition=partition), ensure_ascii=False))
 finally:
     kg.close()
 """
@@ -62,7 +59,7 @@ def make_old(path: Path) -> None:
     try:
         kg.store.update(f"DELETE WHERE {{ GRAPH <{ns.GRAPH_RULES}> {{ <{RULE}> ?p ?o }} }}")
         kg.__dict__.pop("engine", None)
-        upgrade_graph(kg, force=True, partitioned=True)  # every cast derived with the rules as they now stand
+        upgrade_graph(kg, force=True)  # every cast derived with the rules as they now stand
         record(kg.store, ns.GRAPH_RULES, "sha256:old")
     finally:
         kg.close()
@@ -77,19 +74,15 @@ def quads(path: Path) -> set:
     return {q for q in store.quads_for_pattern(None, None, None, None) if q.graph_name.value != GRAPH_META}
 
 
-def upgrade_run(store: Path, mode: str, force: bool, tmp: Path, sample_s: float, batch: int = 200) -> dict:
+def upgrade_run(store: Path, mode: str, force: bool, tmp: Path, sample_s: float, partition: int | None = None) -> dict:
     """One upgrade of `store` (`mode`: one of MODES), in a fresh subprocess, its process tree's memory sampled."""
-    from liuyao_kg.load.partitions import BATCH
-
-    if mode == "partitioned":
-        cmd = [str(Path(sys.executable).with_name("liuyao")), "upgrade", "--store", str(store), "--partition",
-               str(BATCH), "--quiet"] + (["--force"] if force else [])
+    if mode == "native":
+        cmd = [str(Path(sys.executable).with_name("liuyao")), "upgrade", "--store", str(store), "--quiet"]
+        cmd += (["--partition", str(partition)] if partition else []) + (["--force"] if force else [])
     else:
-        cmd = [sys.executable, "-c", _CHUNKED, str(store), "native" if mode == "chunked" else "oxigraph", str(batch),
-               "1" if force else "0"]
+        cmd = [sys.executable, "-c", _LIBRARY, str(store), mode, str(partition or 0), "1" if force else "0"]
     seconds, samples, stdout = _sampled(cmd, tmp, sample_s)
     report = json.loads(stdout)
-    assert report["partitioned"] == (mode == "partitioned"), report
     return {"seconds": round(seconds, 1), "casts_per_s": round(report["casts"] / seconds, 1),
             "casts": report["casts"], "changed": report.get("changed"), "inferred_quads": report["inferred_quads"],
             "peak_tree_rss_mb": round(max((m for _, m in samples), default=0.0), 1)}
@@ -100,7 +93,7 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[2000])
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--sample-s", type=float, default=2.0)
-    ap.add_argument("--batch", type=int, default=200, help="casts the chunked upgrades derive together (default 200)")
+    ap.add_argument("--partition", type=int, help="casts an upgrade derives together (default: the engine's batch)")
     ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES), help="the upgrades compared (default all)")
     ap.add_argument("--out", help="also write the runs as JSON here, with the date, cores and load average")
     args = ap.parse_args()
@@ -117,11 +110,11 @@ def main() -> None:
             for mode in args.modes:
                 store = tmp / mode
                 shutil.copytree(tmp / "old", store)
-                run[mode] = upgrade_run(store, mode, False, tmp, args.sample_s, args.batch)
-                run[mode + "_force"] = upgrade_run(store, mode, True, tmp, args.sample_s, args.batch)
+                run[mode] = upgrade_run(store, mode, False, tmp, args.sample_s, args.partition)
+                run[mode + "_force"] = upgrade_run(store, mode, True, tmp, args.sample_s, args.partition)
             first = quads(tmp / args.modes[0])
             run["equal"] = all(quads(tmp / mode) == first for mode in args.modes[1:])
-            for fast, slow in (("partitioned", "chunked"), ("partitioned", "oxigraph"), ("chunked", "oxigraph")):
+            for fast, slow in (("native", "oxigraph"),):
                 if fast in args.modes and slow in args.modes:
                     for case in ("", "_force"):  # how many times faster `fast` was
                         run[f"{fast}_over_{slow}{case}"] = round(run[slow + case]["seconds"] / run[fast + case]["seconds"], 2)

@@ -35,9 +35,8 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
                         "月 for 身命 家宅 葬地 功名 田蠶 國家 征戰 婚姻 修道, else 日)")
 
 
-def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
-    """The options that name a store and what derives into it; `load`: `liuyao load`'s, whose default derives a large
-    file in partitions (by the file's size)."""
+def _store(p: argparse.ArgumentParser) -> None:
+    """The options that name a store and what derives into it."""
     from liuyao_kg.reasoner.engines import BACKENDS, DEFAULT_BACKEND, REGISTRY  # cheap: pyoxigraph, which every command opening a store imports anyway
 
     where = p.add_mutually_exclusive_group()
@@ -57,13 +56,6 @@ def _store(p: argparse.ArgumentParser, *, load: bool = False) -> None:
     p.add_argument("--read-only", action="store_true",
                    help="--store: open without taking the store's lock (reads only; a read-only directory, "
                         "or beside a running writer)")
-    if load:
-        p.add_argument("--backend", choices=BACKENDS, default=None,
-                       help="what derives the casts (the same rules and quads): native (the default), the rules "
-                            "compiled to Python, in partitions of --partition casts for a store on disk or in memory "
-                            "and a file of 1,000 records or more, else in chunks of 50; oxigraph, the reference (their "
-                            "SPARQL on pyoxigraph), in chunks of 50 (docs/loading.md)")
-        return
     p.add_argument("--backend", choices=BACKENDS, default=DEFAULT_BACKEND,
                    help="what derives new casts' states and judgments (the same rules and quads): " +
                         "; ".join(f"{name}, {spec.summary}" for name, spec in REGISTRY.items()) +
@@ -155,23 +147,21 @@ def build_parser() -> argparse.ArgumentParser:
     ld.add_argument("--encoding", help="the file's text encoding (default: UTF-8, or what its BOM says; "
                                        "UTF-16 without a BOM is recognised), e.g. big5, gb18030, latin-1")
     ld.add_argument("--parquet", metavar="DIR",
-                    help="derive in partitions and write states*.parquet, judgments*.parquet and casts*.parquet to DIR (instead of a "
-                         "store, or beside --store DIR: the casts written into it; docs/loading.md)")
+                    help="write states*.parquet, judgments*.parquet and casts*.parquet to DIR (instead of a store, or "
+                         "beside --store DIR or --endpoint URL: the casts written into it; docs/loading.md)")
     ld.add_argument("--cluster", metavar="local:N|ADDRESS",
                     help="with --parquet: derive on Dask distributed (local:N starts N local workers)")
     ld.add_argument("--partition", type=int, metavar="N",
-                    help="derive in partitions of N casts (each written to one pair of Parquet files, or bulk-loaded "
-                         "into the store together); default 500, into a store a file of fewer shared out over the jobs")
-    _store(ld, load=True)
+                    help="derive in partitions of N casts (each written to one set of Parquet files, or into the store "
+                         "together); default: the engine's batch (500 natively, 50 --backend oxigraph); never more jobs "
+                         "than partitions")
+    _store(ld)
 
     up = sub.add_parser("upgrade", help="replace an on-disk store's layers with this package's and re-derive every cast")
     up.add_argument("--store", required=True, help="directory of the persistent store to upgrade")
-    up.add_argument("--batch", type=int, default=200,
-                    help="a store of fewer than 1,000 casts: casts derived together, each rewritten by one update "
-                         "(default 200)")
     up.add_argument("--partition", type=int, metavar="N",
-                    help="derive in partitions of N casts, each cast's graph changed only where it differs (default "
-                         "500; the default for a store of 1,000 casts or more)")
+                    help="casts derived at a time, each cast's graph changed only where it differs (default: the "
+                         "engine's batch, 500 natively)")
     up.add_argument("--force", action="store_true", help="re-derive every cast even if the store is current")
     up.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -261,9 +251,7 @@ def _graph(args):
 
     if getattr(args, "_kg", None) is not None:
         return args._kg
-    backend = getattr(args, "backend", None)
-    if backend is None:  # `liuyao load` chooses how to derive by the file's size: the store's engine is the default
-        backend = DEFAULT_BACKEND
+    backend = getattr(args, "backend", None) or DEFAULT_BACKEND
     if getattr(args, "endpoint", None):
         args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout,
                               total_timeout=args.total_timeout)
@@ -417,10 +405,11 @@ def _cmd_load(args) -> int:
     import time
     from pathlib import Path
 
-    from liuyao_kg.load.batch import load_file, summary
-    from liuyao_kg.progress import Progress
-
+    from liuyao_kg.load.pipeline import load_file, summary
+    from liuyao_kg.load.sinks import Parquet
+    from liuyao_kg.load.workers import workers_of
     from liuyao_kg.loaders.batch import check_readable
+    from liuyao_kg.progress import Progress
 
     _check_load_options(args)
     name = Path(args.file).name
@@ -428,18 +417,13 @@ def _cmd_load(args) -> int:
     bar = Progress(f"load {name}", quiet=args.quiet)
     stats: dict = {}
     t0 = time.perf_counter()
-    if args.parquet:
-        from liuyao_kg.load.partitions import load_parquet
-
-        kg = _graph(args) if args.store else None
-        report = load_parquet(args.file, args.parquet, kg=kg, on_error=args.on_error, cluster=args.cluster,
-                              progress=bar, batch=args.partition,
-                              jobs=1 if args.cluster else args.jobs, stats=stats, encoding=args.encoding)
-    else:
-        # --partition asks for partitions; the reference engine derives in chunks; else the file's size chooses
-        partitioned = True if args.partition is not None else False if args.backend == "oxigraph" else None
-        report = load_file(_graph(args), args.file, on_error=args.on_error, jobs=args.jobs, progress=bar, stats=stats,
-                           encoding=args.encoding, partitioned=partitioned, partition=args.partition)
+    # Parquet alone, Parquet beside a store, or a store (the one in memory when none is named)
+    sinks = [Parquet(args.parquet)] if args.parquet else []
+    if not args.parquet or args.store or args.endpoint:
+        sinks.append(_graph(args))
+    report = load_file(args.file, sinks, workers_of(args.jobs, args.cluster), on_error=args.on_error,
+                       partition=args.partition, backend=args.backend, progress=bar, stats=stats,
+                       encoding=args.encoding)
     bar.close()
     if not args.quiet:
         sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1)))
@@ -451,18 +435,12 @@ def _check_load_options(args) -> None:
     """Refuse `liuyao load` options that do not go together, naming them, before the store is opened."""
     from liuyao_kg.loaders.errors import CastInputError
 
-    if args.partition is not None and (args.partition < 1 or args.backend == "oxigraph" or args.endpoint):
-        raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1, derived natively into Parquet or a "
-                             f"store on disk or in memory (not with --backend oxigraph or --endpoint)",
-                             field="partition", value=args.partition)
+    if args.partition is not None and args.partition < 1:
+        raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1", field="partition",
+                             value=args.partition)
     if args.cluster and (not args.parquet or args.store or args.endpoint):
         raise CastInputError("--cluster needs --parquet DIR and writes Parquet only: its workers cannot write into "
                              "this process's store (no --store/--endpoint)", field="cluster")
-    if args.parquet and args.endpoint:
-        raise CastInputError("--parquet writes Parquet, beside a store on disk (--store DIR) or alone: not beside "
-                             "--endpoint", field="parquet")
-    if args.parquet and args.backend == "oxigraph":
-        raise CastInputError("--parquet derives natively, in partitions: not --backend oxigraph", field="backend")
     if args.cluster and args.jobs is not None:
         raise CastInputError("--jobs with --cluster: the cluster's workers derive the partitions (--jobs is for "
                              "worker processes of this machine)", field="jobs", value=args.jobs)
@@ -478,12 +456,8 @@ def _cmd_upgrade(args) -> int:
     if args.partition is not None and args.partition < 1:
         raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1", field="partition",
                              value=args.partition)
-    if args.batch < 1:
-        raise CastInputError(f"--batch {args.batch}: a number of casts ≥ 1", field="batch", value=args.batch)
     bar = Progress("upgrade: re-deriving casts", quiet=args.quiet)
-    # --partition asks for partitions, as for `liuyao load`; else the store's number of casts chooses
-    report = upgrade(args.store, batch=args.batch, force=args.force, partitioned=True if args.partition else None,
-                     partition=args.partition,
+    report = upgrade(args.store, force=args.force, partition=args.partition,
                      on_progress=lambda done, total: bar.update(done, total))
     bar.close()
     print(json.dumps(report, ensure_ascii=False, indent=2))

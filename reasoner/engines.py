@@ -32,11 +32,14 @@ class Engine(Protocol):
 class EngineSpec:
     """A registered engine: its `role` ("fast": what derives by default; "reference": what the fast one is tested
     equal to, tests/reasoner/test_native_engine.py), the casts a load derives together with it (`batch`: the
-    native engine's partition, the reference's chunk; liuyao_kg.load), and what `--backend` help says of it."""
+    native engine's partition, the reference's chunk; liuyao_kg.load), whether it derives a cast at a time
+    (`per_cast`) or a batch in one evaluation of each rule (so a load gives it batches of one topic: a chapter rule runs
+    only on a batch holding its topic), and what `--backend` help says of it."""
 
     name: str
     role: str
     batch: int
+    per_cast: bool
     summary: str
 
 
@@ -44,8 +47,8 @@ class EngineSpec:
 REGISTRY = {
     # a partition only bounds what a worker holds (each cast is derived alone); a chunk is one evaluation of each
     # rule, and per cast 50 was the cheapest of 10/50/100/200/500 (benchmarks/bench.py chunk sweep)
-    "native": EngineSpec("native", "fast", 500, "the rules compiled to Python from their data, a cast at a time"),
-    "oxigraph": EngineSpec("oxigraph", "reference", 50,
+    "native": EngineSpec("native", "fast", 500, True, "the rules compiled to Python from their data, a cast at a time"),
+    "oxigraph": EngineSpec("oxigraph", "reference", 50, False,
                            "the reference: the rules' SPARQL on pyoxigraph, a chunk at a time"),
 }
 BACKENDS = tuple(REGISTRY)
@@ -160,6 +163,9 @@ class RuleSource:
     process or a Dask worker builds its engine from its own installed package) or given layers ({graph: quads} of
     the ontology, reference and rules: a store's, `of_layers`), with `chapter_rules`."""
 
+    #: the layer graphs an engine reads: the ontology, the reference and the rules (no rule reads the passages)
+    GRAPHS = (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES)
+
     def __init__(self, chapter_rules: bool = True, layers: dict | None = None, digest: str = "package"):
         self.chapter_rules, self.layers, self.digest = chapter_rules, layers, digest
 
@@ -171,8 +177,7 @@ class RuleSource:
     def of_layers(cls, layers: Mapping[str, list[ox.Quad]], chapter_rules: bool = True) -> "RuleSource":
         """The source of these layers (read once, by the caller); one holding the package's own rules and reference
         is the package's source (which any process can build)."""
-        layers = {g: quads for g, quads in layers.items()
-                  if g in (ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES)}
+        layers = {g: quads for g, quads in layers.items() if g in cls.GRAPHS}
         digest = _layers_digest(layers)
         if digest == _package_digest():
             return cls(chapter_rules)
@@ -195,7 +200,7 @@ def _layers_digest(layers: Mapping[str, list[ox.Quad]]) -> str:
 def _package_digest() -> str:
     from liuyao_kg.ontology import layer_quads
 
-    return _layers_digest(layer_quads((ns.GRAPH_ONTOLOGY, ns.GRAPH_REFERENCE, ns.GRAPH_RULES)))
+    return _layers_digest(layer_quads(RuleSource.GRAPHS))
 
 
 #: the engines built, by (RuleSource.key, backend): each process builds one per rule base and backend, used by every

@@ -26,17 +26,19 @@ def sample_casts(n: int = 140, seed: int = 11) -> list[tuple[str, str, str, str]
 
 
 def add_in_chunks(kg, inputs) -> None:
-    """Derive and store CastInputs as `liuyao load` does: one-topic chunks of liuyao_kg.load.batch.CHUNK casts.
+    """Derive and store CastInputs as `liuyao load` gives them to the reference engine: one-topic chunks of its batch
+    (reasoner.engines.REGISTRY).
 
     One batch of a few hundred mixed casts is several times slower per cast (chapter rules run on every
     topic present, and some joins grow faster than the batch), and hundreds of MB larger.
     """
-    from liuyao_kg.load.batch import CHUNK
     from liuyao_kg.loaders.rdf import cast_quads
+    from liuyao_kg.reasoner.engines import REGISTRY
 
+    chunk = REGISTRY["oxigraph"].batch
     ordered = sorted(inputs, key=lambda ci: str(ci.topic or ""))
-    for k in range(0, len(ordered), CHUNK):
-        add_casts(kg, [q for ci in ordered[k:k + CHUNK] for q in cast_quads(ci)])
+    for k in range(0, len(ordered), chunk):
+        add_casts(kg, [q for ci in ordered[k:k + chunk] for q in cast_quads(ci)])
 
 
 TOPICS = [q[0] for q in T.QUESTIONS]

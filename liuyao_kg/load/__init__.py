@@ -1,6 +1,7 @@
 """Where an engine meets a store: casts derived by an engine (liuyao_kg.reasoner.engines) and written into a store
 (liuyao_kg.store), for one cast (`add_casts`, what `liuyao_kg.cast` and `liuyao cast` use) or a file of them
-(`batch.load_file`, in chunks or partitions: `partitions`), and `upgrade`, which derives a store's casts again.
+(`pipeline.load_file`: in partitions, into a store, Parquet or both, by this process, worker processes or a Dask
+cluster), and `upgrade`, which derives a store's casts again.
 
 A store only reads and writes quads. Which engine derives the casts written into it is said here (`derive_with`:
 the chapter rules or not, the backend) and kept beside the store, for as long as the store lives: the engine of a
@@ -51,6 +52,18 @@ def engine_for(store: CastStore):
     return built
 
 
+def rules_of(store: CastStore) -> RuleSource:
+    """The rules casts written into `store` are derived with, as a source any worker builds its engine from: the
+    package's for a store holding the package's layers untouched (the `packaged` capability), else the rules the
+    store holds (which derive only in this process)."""
+    chapter_rules = settings(store)[0]
+    if "packaged" in store.capabilities:
+        return RuleSource(chapter_rules)
+    layers = store.layer_store()
+    return RuleSource.of_layers({g: list(layers.quads_for_pattern(None, None, None, ox.NamedNode(g)))
+                                 for g in RuleSource.GRAPHS}, chapter_rules)
+
+
 def forget_engine(store: CastStore) -> None:
     """Build the store's engine again at its next cast: its rules have changed (`upgrade`)."""
     if store in _WITH:
@@ -72,4 +85,4 @@ def add_casts(store: CastStore, asserted: list[ox.Quad], engine=None) -> list[st
     return list(by_cast)
 
 
-__all__ = ["add_casts", "derive_with", "engine_for", "forget_engine", "settings"]
+__all__ = ["add_casts", "derive_with", "engine_for", "forget_engine", "rules_of", "settings"]

@@ -15,7 +15,7 @@ from liuyao_kg import queries
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
 STEMS = "甲乙丙丁戊己庚辛壬癸"
 JIAZI = [STEMS[i % 10] + BRANCHES[i % 12] for i in range(60)]
-BATCH = 50  # casts derived together (see liuyao_kg.load.batch.CHUNK)
+BATCH = 50  # casts derived together (the reference engine's batch: reasoner.engines.REGISTRY)
 
 
 def sample_space(n: int, seed: int, *, years: bool = False) -> list[tuple]:

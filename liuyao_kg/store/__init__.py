@@ -70,8 +70,8 @@ class CastStore(Protocol):
     def cast_graph(self, cast_iri: str, inferred: bool = True) -> list[ox.Quad]: ...
 
     # -- writes --------------------------------------------------------------------------------------
-    def write_derived(self, nquads: bytes, casts: list[str] | None = None) -> None:
-        """Write derived casts (their asserted and inferred graphs as N-Quads): each cast completely or
+    def write_derived(self, nquads: bytes | Path, casts: list[str] | None = None) -> None:
+        """Write derived casts (their asserted and inferred graphs as N-Quads: bytes, or a file's path): each cast completely or
         not at all, even if the process is killed (the journal, or one request per cast)."""
 
     def write_cast(self, asserted: list[ox.Quad], inferred: list[ox.Quad]) -> None:

@@ -41,6 +41,7 @@ import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import pyoxigraph as ox
 
@@ -738,12 +739,14 @@ class RemoteKnowledgeGraph:
         for quads in graphs.values():
             self.client.update(insert_data(quads))
 
-    def write_derived(self, nquads: bytes, casts: list[str] | None = None) -> None:
-        """Store casts derived elsewhere (asserted and inferred quads as N-Quads): one update per cast.
+    def write_derived(self, nquads: bytes | Path, casts: list[str] | None = None) -> None:
+        """Store casts derived elsewhere (asserted and inferred quads as N-Quads: bytes, or the path of a file): one
+        update per cast.
 
         Each update is atomic on the server, so `casts` (which the embedded store journals) is not needed."""
         by_cast: dict[str, dict[str, list[ox.Quad]]] = {}
-        for q in ox.parse(nquads, format=ox.RdfFormat.N_QUADS):
+        source = {"path": nquads} if isinstance(nquads, Path) else {"input": nquads}
+        for q in ox.parse(**source, format=ox.RdfFormat.N_QUADS):
             graph = q.graph_name.value
             cast = graph[: -len("/inferred")] if graph.endswith("/inferred") else graph
             by_cast.setdefault(cast, {}).setdefault(graph, []).append(q)

@@ -8,7 +8,7 @@ import pyoxigraph as ox
 import pytest
 
 from liuyao_kg import namespaces as ns
-from liuyao_kg.load.batch import load_file
+from liuyao_kg.load.pipeline import load_file
 from liuyao_kg.store import StoreFullError
 from liuyao_kg.cli import main
 from liuyao_kg.store.embedded import GRAPH_JOURNAL, InterruptedLoadWarning, KnowledgeGraph
@@ -88,7 +88,7 @@ def test_a_cast_repeated_in_the_file_is_loaded_once(tmp_path):
     batch = tmp_path / "dup.jsonl"
     batch.write_text('{"id": "a", "spec": "787986", "month": "寅", "day": "辛亥"}\n'
                      '{"id": "b", "spec": "787986", "month": "寅", "day": "辛亥"}\n', encoding="utf-8")
-    report = load_file(derive_with(KnowledgeGraph(), chapter_rules=False), batch, chunk=1)
+    report = load_file(batch, derive_with(KnowledgeGraph(), chapter_rules=False), partition=1)
     assert report == {"loaded": ["a"], "skipped": ["b"], "rejected": []}
 
 
@@ -96,23 +96,24 @@ def test_two_worker_processes_load_exactly_what_one_process_loads(tmp_path):
     batch = _write_batch(tmp_path / "casts.jsonl", 24, seed=5, bad_every=10)
     one, two = derive_with(KnowledgeGraph(), chapter_rules=False), derive_with(KnowledgeGraph(), chapter_rules=False)
     stats1, stats2 = {}, {}
-    r1 = load_file(one, batch, jobs=1, chunk=5, stats=stats1)
-    r2 = load_file(two, batch, jobs=2, chunk=5, stats=stats2)
+    r1 = load_file(batch, one, workers=1, partition=5, stats=stats1)
+    r2 = load_file(batch, two, workers=2, partition=5, stats=stats2)
     assert stats1["jobs"] == 1 and stats2["jobs"] == 2
     assert r1 == r2 and len(r1["loaded"]) == 22 and len(r1["rejected"]) == 2
     assert _quads(one) == _quads(two) and len(_quads(one)) > 22 * 100
-    assert load_file(two, batch, jobs=2, chunk=5)["loaded"] == []
+    assert load_file(batch, two, workers=2, partition=5)["loaded"] == []
 
 
-def test_chunks_grouped_by_topic_load_what_one_cast_at_a_time_loads_and_report_in_file_order(tmp_path):
-    """Casts are chunked per topic (chapter rules then run only on their topic's chunks)."""
+def test_partitions_grouped_by_topic_load_what_one_cast_at_a_time_loads_and_report_in_file_order(tmp_path):
+    """The reference engine derives a partition in one evaluation of each rule: its partitions hold one topic each
+    (chapter rules then run only on their topic's partitions)."""
     batch = _write_batch(tmp_path / "casts.jsonl", 16, seed=8)
     topics = [t for *_, t in sample_casts(16, 8)]
     assert len(set(topics)) > 3
-    grouped, single = KnowledgeGraph(), KnowledgeGraph()
-    report = load_file(grouped, batch, chunk=4)
+    grouped, single = (derive_with(KnowledgeGraph(), backend="oxigraph") for _ in range(2))
+    report = load_file(batch, grouped, partition=4)
     assert report["loaded"] == [f"c{i}" for i in range(16)]
-    assert load_file(single, batch, chunk=1)["loaded"] == report["loaded"]
+    assert load_file(batch, single, partition=1)["loaded"] == report["loaded"]
     assert _quads(grouped) == _quads(single)
 
 
@@ -120,16 +121,16 @@ def test_a_store_on_disk_gets_exactly_the_quads_of_a_store_in_memory(tmp_path):
     """On disk the chunks go through the journaled bulk loader, in memory through one transaction."""
     batch = _write_batch(tmp_path / "casts.jsonl", 12, seed=9)
     memory, disk = derive_with(KnowledgeGraph(), chapter_rules=False), derive_with(KnowledgeGraph(tmp_path / "kg"), chapter_rules=False)
-    assert load_file(memory, batch, chunk=5) == load_file(disk, batch, chunk=5)
+    assert load_file(batch, memory, partition=5) == load_file(batch, disk, partition=5)
     assert _quads(disk) == _quads(memory) and len(_quads(disk)) > 12 * 100
     assert not list(disk.store.quads_for_pattern(None, None, None, ox.NamedNode(GRAPH_JOURNAL)))
 
 
-def test_a_chunk_cut_off_mid_write_is_removed_when_the_store_is_opened_again(tmp_path):
+def test_a_partition_cut_off_mid_write_is_removed_when_the_store_is_opened_again(tmp_path):
     """A crash between the journal entry and its removal leaves pending casts: they go, the rest stays."""
     batch = _write_batch(tmp_path / "casts.jsonl", 6, seed=10)
     kg = derive_with(KnowledgeGraph(tmp_path / "kg"), chapter_rules=False)
-    load_file(kg, batch, chunk=3)
+    load_file(batch, kg, partition=3)
     complete = _quads(kg)
     # the state a crash inside write_derived leaves: the chunk journaled, part of its quads written
     extra = [make_cast_input(v, month=m, day=d, topic=t) for v, m, d, t in sample_casts(2, seed=77)]
@@ -144,21 +145,22 @@ def test_a_chunk_cut_off_mid_write_is_removed_when_the_store_is_opened_again(tmp
     assert not any(again.has_cast(ci.iri) for ci in extra)
 
 
-def test_a_chunk_whose_write_fails_is_taken_out_at_once(tmp_path, monkeypatch):
+def test_a_partition_whose_write_fails_is_taken_out_at_once(tmp_path, monkeypatch):
     batch = _write_batch(tmp_path / "casts.jsonl", 4, seed=12)
     kg = derive_with(KnowledgeGraph(tmp_path / "kg"), chapter_rules=False)
     before = _quads(kg)
 
     real = kg.store
 
-    def failing_bulk_load(data, format):  # writes part of the chunk, then fails
+    def failing_bulk_load(data=None, *, format, path=None):  # writes part of the partition, then fails
+        data = data if path is None else path.read_bytes()
         real.load(data[: len(data) // 2].rsplit(b"\n", 1)[0] + b"\n", format=format)
         raise OSError("No space left on device")
 
     # `store` and `_ox` are properties over the pyoxigraph store (KnowledgeGraph._raw): the fault goes under them
     monkeypatch.setattr(kg, "_raw", Wrapped(real, bulk_load=failing_bulk_load))
     with pytest.warns(InterruptedLoadWarning), pytest.raises(StoreFullError, match="disk is full"):
-        load_file(kg, batch, chunk=4)
+        load_file(batch, kg, partition=4)
     assert _quads(kg) == before
 
 
@@ -170,7 +172,7 @@ def test_abort_loads_nothing_even_with_workers(tmp_path):
     kg = derive_with(KnowledgeGraph(), chapter_rules=False)
     before = len(kg.store)
     with pytest.raises(BatchError, match="1 of 12 record"):
-        load_file(kg, batch, on_error="abort", jobs=2, chunk=3)
+        load_file(batch, kg, on_error="abort", workers=2, partition=3)
     assert len(kg.store) == before
 
 

@@ -13,10 +13,11 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from liuyao_kg.load.batch import load_file
+from liuyao_kg.load.pipeline import load_file
 from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.errors import BatchError
-from liuyao_kg.load.partitions import load_parquet
+from liuyao_kg.load.sinks import Parquet
+from liuyao_kg.load.workers import Cluster, workers_of
 from liuyao_kg.load import add_casts, derive_with
 from samples import sample_casts
 
@@ -53,11 +54,11 @@ def rows(directory, name: str) -> list[tuple]:
 
 
 def test_parquet_holds_the_judgments_and_states_the_store_holds(batch, tmp_path):
-    report = load_parquet(batch, tmp_path / "pq", batch=12)
+    report = load_file(batch, Parquet(tmp_path / "pq"), partition=12)
     assert report["skipped"] == ["again"] and [r["id"] for r in report["rejected"]] == ["bad"]
     assert len(report["loaded"]) == 30
     kg = KnowledgeGraph()
-    load_file(kg, batch, jobs=1)
+    load_file(batch, kg, workers=1)
     store_judgments = sorted((r["cast"], r["rule"], ",".join(sorted(r["lines"].split(","), key=int)) if r["lines"] else "")
                              for r in kg.select(JUDGMENTS))
     got = [(c, r, lines or "") for c, r, lines in rows(tmp_path / "pq", "judgments")]
@@ -68,20 +69,20 @@ def test_parquet_holds_the_judgments_and_states_the_store_holds(batch, tmp_path)
 
 
 def test_a_directory_holding_an_earlier_load_is_refused(batch, tmp_path):
-    load_parquet(batch, tmp_path / "pq")
+    load_file(batch, Parquet(tmp_path / "pq"))
     with pytest.raises(BatchError, match="already holds"):
-        load_parquet(batch, tmp_path / "pq")
+        load_file(batch, Parquet(tmp_path / "pq"))
 
 
 def test_a_bad_cluster_address_is_a_clear_error(batch, tmp_path):
     with pytest.raises(BatchError, match="local:N needs"):
-        load_parquet(batch, tmp_path / "pq", cluster="local:zero")
+        load_file(batch, Parquet(tmp_path / "pq"), Cluster("local:zero"))
 
 
 def test_two_jobs_write_what_one_job_writes(batch, tmp_path):
     one_stats, two_stats = {}, {}
-    one = load_parquet(batch, tmp_path / "one", batch=8, jobs=1, stats=one_stats)
-    two = load_parquet(batch, tmp_path / "two", batch=8, jobs=2, stats=two_stats)
+    one = load_file(batch, Parquet(tmp_path / "one"), workers=1, stats=one_stats, partition=8)
+    two = load_file(batch, Parquet(tmp_path / "two"), workers=2, stats=two_stats, partition=8)
     assert (one_stats["jobs"], two_stats["jobs"]) == (1, 2)
     assert two == one  # the report too: casts listed in file order, counts summed
     for name in ("states", "judgments"):
@@ -90,7 +91,7 @@ def test_two_jobs_write_what_one_job_writes(batch, tmp_path):
 
 def test_a_file_of_one_partition_takes_one_job_whatever_is_asked(batch, tmp_path):
     stats = {}
-    load_parquet(batch, tmp_path / "pq", jobs=4, stats=stats)
+    load_file(batch, Parquet(tmp_path / "pq"), workers=4, stats=stats)
     assert stats == {"records": 32, "jobs": 1}
 
 
@@ -98,33 +99,33 @@ def test_a_file_of_one_partition_takes_one_job_whatever_is_asked(batch, tmp_path
 def test_a_load_that_fails_leaves_no_file_of_it(batch, tmp_path, monkeypatch, jobs):
     """Partitions are written into a hidden directory and moved into DIR once the whole load is done: a partition
     that fails (here the third of four: a full disk, say) leaves DIR without any file of the load, half-written or not."""
-    from liuyao_kg.load import partitions as parquet_load
+    from liuyao_kg.load import pipeline
     from partition_faults import full_disk_at_the_third
 
-    real = parquet_load.derive_partition
+    real = pipeline.derive_partition
     # what the load submits to its worker processes, found there by its module's name
-    monkeypatch.setattr(parquet_load, "derive_partition", full_disk_at_the_third)
+    monkeypatch.setattr(pipeline, "derive_partition", full_disk_at_the_third)
     with pytest.raises(OSError, match="No space left"):
-        load_parquet(batch, tmp_path / "pq", batch=8, jobs=jobs)
+        load_file(batch, Parquet(tmp_path / "pq"), workers=jobs, partition=8)
     assert list((tmp_path / "pq").iterdir()) == []
-    monkeypatch.setattr(parquet_load, "derive_partition", real)
-    report = load_parquet(batch, tmp_path / "pq", batch=8, jobs=jobs)  # DIR takes the same load again
+    monkeypatch.setattr(pipeline, "derive_partition", real)
+    report = load_file(batch, Parquet(tmp_path / "pq"), workers=jobs, partition=8)  # DIR takes the same load again
     assert len(report["loaded"]) == 30 and sorted(p.name for p in (tmp_path / "pq").iterdir()) == [
         f"{name}-{part:06d}.parquet" for name in ("casts", "judgments", "states") for part in range(4)]
 
 
 def test_a_load_does_not_replace_files_another_load_wrote_into_its_directory_meanwhile(batch, tmp_path, monkeypatch):
-    from liuyao_kg.load import partitions as parquet_load
+    from liuyao_kg.load import pipeline
 
-    real = parquet_load.derive_partition
+    real = pipeline.derive_partition
 
-    def meanwhile(records, out_dir, part, **options):  # another load of DIR finishes while this one derives
+    def meanwhile(records, part, **options):  # another load of DIR finishes while this one derives
         (tmp_path / "pq" / f"states-{part:06d}.parquet").write_bytes(b"another load's")
-        return real(records, out_dir, part, **options)
+        return real(records, part, **options)
 
-    monkeypatch.setattr(parquet_load, "derive_partition", meanwhile)
+    monkeypatch.setattr(pipeline, "derive_partition", meanwhile)
     with pytest.raises(BatchError, match="received another load's files while this one ran .*states-000000.parquet"):
-        load_parquet(batch, tmp_path / "pq", jobs=1)
+        load_file(batch, Parquet(tmp_path / "pq"), workers=1)
     assert (tmp_path / "pq" / "states-000000.parquet").read_bytes() == b"another load's"
     (staging,) = (tmp_path / "pq").glob(".partial-*")  # this load's files, kept and named in the error
     assert sorted(f.name for f in staging.iterdir()) == ["casts-000000.parquet", "judgments-000000.parquet",
@@ -132,7 +133,7 @@ def test_a_load_does_not_replace_files_another_load_wrote_into_its_directory_mea
 
 
 def test_the_default_jobs_are_as_many_as_the_memory_holds(monkeypatch):
-    from liuyao_kg.load import partitions as parquet_load
+    from liuyao_kg.load import workers as parquet_load
 
     monkeypatch.setattr(parquet_load.os, "cpu_count", lambda: 64)
     per_job = parquet_load.JOB_BYTES
@@ -148,14 +149,14 @@ def test_the_default_jobs_are_as_many_as_the_memory_holds(monkeypatch):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="MemAvailable is Linux's (elsewhere: a job per CPU)")
 def test_the_memory_available_is_read_on_linux():
-    from liuyao_kg.load.partitions import available_memory
+    from liuyao_kg.load.workers import available_memory
 
     assert available_memory() > 0
 
 
 def test_jobs_with_a_cluster_are_refused(batch, tmp_path):
     with pytest.raises(BatchError, match="the cluster's workers derive"):
-        load_parquet(batch, tmp_path / "pq", cluster="local:2", jobs=2)
+        load_file(batch, Parquet(tmp_path / "pq"), workers_of(2, "local:2"))
     assert not (tmp_path / "pq").exists()
 
 
@@ -173,8 +174,8 @@ def test_the_command_writes_partitions_of_the_size_asked_with_the_same_rows(batc
 
 @pytest.mark.cluster
 def test_a_local_dask_cluster_of_two_workers_writes_what_one_process_writes(batch, tmp_path):
-    single = load_parquet(batch, tmp_path / "one", batch=8)
-    spread = load_parquet(batch, tmp_path / "two", batch=8, cluster="local:2")
+    single = load_file(batch, Parquet(tmp_path / "one"), partition=8)
+    spread = load_file(batch, Parquet(tmp_path / "two"), Cluster("local:2"), partition=8)
     assert sorted(spread["loaded"]) == sorted(single["loaded"])
     for name in ("states", "judgments"):
         assert rows(tmp_path / "two", name) == rows(tmp_path / "one", name)
@@ -187,7 +188,7 @@ def test_the_casts_file_holds_each_cast_s_reading_as_its_chart_gives_it(batch, t
     from liuyao_kg.loaders.batch import iter_batch
     from liuyao_kg.loaders.rdf import cast_quads
 
-    report = load_parquet(batch, tmp_path / "pq", batch=12)
+    report = load_file(batch, Parquet(tmp_path / "pq"), partition=12)
     got = {}
     for path in sorted((tmp_path / "pq").glob("casts-*.parquet")):
         for r in pq.read_table(path).to_pylist():

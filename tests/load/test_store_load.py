@@ -1,6 +1,6 @@
-"""`liuyao load FILE --store DIR` in partitions (the default for large files), derived by the native engine.
+"""`liuyao load FILE --store DIR`: partitions derived by the native engine in worker processes, into a store.
 
-The store must end up holding, quad for quad, what the reference engine's chunked load writes for the same file:
+The store must end up holding, quad for quad, what the reference engine's load (in this process) writes for the same file:
 every cast's asserted and inferred graph, with the same report (loaded in file order, duplicates skipped, bad
 records rejected with their reasons). A partition is written whole or not at all; `--parquet DIR` beside the store
 writes the rows a Parquet-only load writes for the same casts.
@@ -12,10 +12,10 @@ import json
 import pytest
 
 from liuyao_kg import namespaces as ns
-from liuyao_kg.load.batch import load_file
+from liuyao_kg.load.pipeline import load_file
 from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.loaders.errors import BatchError
-from liuyao_kg.load.partitions import load_parquet
+from liuyao_kg.load.sinks import Parquet
 from liuyao_kg.load import derive_with
 
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
@@ -67,10 +67,10 @@ def cast_graphs(kg) -> set[str]:
 
 @pytest.fixture(scope="module")
 def reference(batch, tmp_path_factory):
-    """The file loaded by the reference engine, SPARQL on pyoxigraph (chunks of 50 in this process): the store and
+    """The file loaded by the reference engine, SPARQL on pyoxigraph (partitions of 50 in this process): the store and
     report to match."""
     kg = derive_with(KnowledgeGraph(tmp_path_factory.mktemp("reference") / "kg"), backend="oxigraph")
-    report = load_file(kg, batch, partitioned=False)
+    report = load_file(batch, kg)
     quads = cast_quads(kg)
     kg.close()
     return report, quads
@@ -82,7 +82,7 @@ def partitioned(batch, tmp_path_factory):
     path = tmp_path_factory.mktemp("partitioned") / "kg"
     stats: dict = {}
     kg = KnowledgeGraph(path)
-    report = load_file(kg, batch, partitioned=True, partition=10, jobs=2, stats=stats)
+    report = load_file(batch, kg, workers=2, partition=10, stats=stats)
     return kg, report, stats, path
 
 
@@ -96,21 +96,21 @@ def test_the_partitioned_load_reports_what_the_reference_load_reports(partitione
     assert report == reference[0]
     assert report["skipped"] == ["again"] and [r["id"] for r in report["rejected"]] == ["bad-line", "bad-day"]
     assert "甲丑" in report["rejected"][1]["reason"]
-    assert stats == {"records": 39, "partitioned": True, "jobs": 2}
+    assert stats == {"records": 39, "jobs": 2}
 
 
 def test_loading_the_file_again_loads_nothing_and_derives_nothing(partitioned, batch, monkeypatch):
-    from liuyao_kg.load import partitions as parquet_load
+    from liuyao_kg.load import pipeline
 
     kg, _, _, _ = partitioned
-    monkeypatch.setattr(parquet_load, "derive_partition", None)  # any partition derived would fail
-    again = load_file(kg, batch, partitioned=True, partition=10)
+    monkeypatch.setattr(pipeline, "derive_partition", None)  # any partition derived would fail
+    again = load_file(batch, kg, partition=10)
     assert again["loaded"] == [] and len(again["skipped"]) == 37
 
 
 def test_the_in_memory_store_takes_the_same_quads(batch, reference):
     kg = KnowledgeGraph()
-    load_file(kg, batch, partitioned=True, partition=40)
+    load_file(batch, kg, partition=40)
     assert cast_quads(kg) == reference[1]
 
 
@@ -129,12 +129,12 @@ def test_a_partition_that_fails_to_be_written_leaves_the_ones_before_it_and_none
 
     monkeypatch.setattr(KnowledgeGraph, "write_derived", failing)
     with pytest.raises(OSError, match="No space left"):
-        load_file(kg, batch, partitioned=True, partition=20, jobs=1)
+        load_file(batch, kg, partition=20)
     first = cast_graphs(kg)
     assert len(first) == 2 * 20  # the first partition's 20 casts (bad records never enter one), two graphs each
     assert not any(p.exists() for p in writes)  # each partition's N-Quads file removed, loaded or not
     monkeypatch.setattr(KnowledgeGraph, "write_derived", real)
-    again = load_file(kg, batch, partitioned=True, partition=20)
+    again = load_file(batch, kg, partition=20)
     assert len(again["loaded"]) == 36 - 20
     assert cast_quads(kg) == reference[1]
 
@@ -143,8 +143,8 @@ def test_parquet_beside_the_store_holds_the_rows_a_parquet_load_writes(batch, tm
     from test_parquet_load import rows
 
     kg = KnowledgeGraph(tmp_path / "kg")
-    both = load_parquet(batch, tmp_path / "beside", kg=kg, batch=20)
-    alone = load_parquet(batch, tmp_path / "alone", batch=20)
+    both = load_file(batch, [Parquet(tmp_path / "beside"), kg], partition=20)
+    alone = load_file(batch, Parquet(tmp_path / "alone"), partition=20)
     assert both == alone  # the report, states and judgments counted alike
     for name in ("states", "judgments"):
         assert rows(tmp_path / "beside", name) == rows(tmp_path / "alone", name)
@@ -154,43 +154,26 @@ def test_parquet_beside_the_store_holds_the_rows_a_parquet_load_writes(batch, tm
 def test_abort_with_a_bad_record_loads_nothing(batch, tmp_path):
     kg = KnowledgeGraph(tmp_path / "kg")
     with pytest.raises(BatchError, match="2 of 39 record"):
-        load_file(kg, batch, partitioned=True, on_error="abort")
+        load_file(batch, kg, on_error="abort")
     assert cast_quads(kg) == []
 
 
 def test_an_outdated_store_is_refused_before_anything_is_derived(batch, tmp_path, monkeypatch):
-    from liuyao_kg.load import partitions as parquet_load
+    from liuyao_kg.load import pipeline
     from liuyao_kg.store.versioning import OutdatedStoreError
 
     kg = KnowledgeGraph(tmp_path / "kg")
     kg.outdated = {ns.GRAPH_RULES: ("sha256:old", "sha256:new")}
-    monkeypatch.setattr(parquet_load, "derive_partition", None)
+    monkeypatch.setattr(pipeline, "derive_partition", None)
     with pytest.raises(OutdatedStoreError, match="liuyao upgrade"):
-        load_file(kg, batch, partitioned=True)
-
-
-def test_the_size_of_the_file_chooses_partitions(batch, tmp_path, monkeypatch):
-    from liuyao_kg.load import batch as batch_module
-
-    small: dict = {}
-    load_file(KnowledgeGraph(), batch, partitioned=None, stats=small)
-    assert small["partitioned"] is False  # 39 records: fewer than PARTITIONED_FROM
-    monkeypatch.setattr(batch_module, "PARTITIONED_FROM", 39)
-    large: dict = {}
-    load_file(KnowledgeGraph(), batch, partitioned=None, stats=large)
-    assert large["partitioned"] is True
-    other: dict = {}
-    load_file(derive_with(KnowledgeGraph(), backend="oxigraph"), batch, partitioned=None, stats=other)
-    assert other["partitioned"] is False  # a store opened for the reference engine derives with that one
+        load_file(batch, kg)
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--store", "S", "--cluster", "local:2", "--parquet", "P"], "--cluster needs --parquet DIR and writes Parquet only"),
-    (["--store", "S", "--partition", "10", "--backend", "oxigraph"], "--partition 10"),
     (["--store", "S", "--partition", "0"], "--partition 0"),
-    (["--endpoint", "http://127.0.0.1:9/sparql", "--partition", "10"], "--partition 10"),
-    (["--endpoint", "http://127.0.0.1:9/sparql", "--parquet", "P"], "not beside --endpoint"),
-    (["--parquet", "P", "--backend", "oxigraph"], "not --backend oxigraph"),
+    (["--parquet", "P", "--cluster", "local:2", "--jobs", "2"], "--jobs with --cluster"),
+    (["--store", "S", "--jobs", "0"], "--jobs 0"),
 ])
 def test_load_options_that_do_not_go_together_are_refused_by_name(batch, tmp_path, monkeypatch, capsys, argv, message):
     from liuyao_kg.cli import main

@@ -70,7 +70,7 @@ def test_an_outdated_store_warns_refuses_writes_and_upgrade_rederives_every_cast
         kg.close()
 
     seen = []
-    report = upgrade(path, batch=2, on_progress=lambda done, total: seen.append((done, total)))
+    report = upgrade(path, partition=2, on_progress=lambda done, total: seen.append((done, total)))
     assert report["casts"] == 3 and list(report["layers"]) == ["rules"]
     assert report["layers"]["rules"]["from"] == "sha256:old" and report["layers"]["rules"]["added"] > 0
     assert seen == [(2, 3), (3, 3)]

@@ -1,4 +1,4 @@
-"""`liuyao upgrade` in partitions: the same inferred graphs as the reference engine derives, each cast rewritten
+"""`liuyao upgrade`, a partition at a time: the same inferred graphs as the reference engine derives, each cast rewritten
 wholly or not at all, and an upgrade that stops half-way finished by the next (liuyao_kg/load/upgrade.py)."""
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import warnings
 import pyoxigraph as ox
 import pytest
 
-from liuyao_kg.load import batch
 from liuyao_kg.cli import main
 from liuyao_kg.store.embedded import KnowledgeGraph
 from liuyao_kg.namespaces import inferred_graph
@@ -52,12 +51,12 @@ def _current_store(path):
         return _all(kg.store)
 
 
-def test_the_partitioned_upgrade_derives_every_cast_as_a_fresh_store_does(tmp_path, fresh_inferred):
+def test_the_upgrade_derives_every_cast_as_a_fresh_store_does(tmp_path, fresh_inferred):
     path = tmp_path / "kg"
     iris, asserted = _old_store(path)
     seen = []
-    report = upgrade(path, partitioned=True, partition=4, on_progress=lambda done, total: seen.append((done, total)))
-    assert report["partitioned"] is True and report["casts"] == len(CASTS) and seen == [(4, 6), (6, 6)]
+    report = upgrade(path, partition=4, on_progress=lambda done, total: seen.append((done, total)))
+    assert report["casts"] == len(CASTS) and seen == [(4, 6), (6, 6)]
     assert report["inferred_quads"] == sum(len(g) for g in fresh_inferred.values())
     with warnings.catch_warnings():
         warnings.simplefilter("error", OutdatedStoreWarning)
@@ -71,11 +70,11 @@ def test_the_partitioned_upgrade_derives_every_cast_as_a_fresh_store_does(tmp_pa
         kg.close()
 
 
-def test_a_forced_partitioned_upgrade_of_a_current_store_leaves_every_quad_as_it_was(tmp_path):
+def test_a_forced_upgrade_of_a_current_store_leaves_every_quad_as_it_was(tmp_path):
     path = tmp_path / "kg"
     before = _current_store(path)
-    report = upgrade(path, force=True, partitioned=True)
-    assert report["partitioned"] is True and report["casts"] == len(CASTS) and report["layers"] == {}
+    report = upgrade(path, force=True)
+    assert report["casts"] == len(CASTS) and report["layers"] == {}
     with KnowledgeGraph(path) as kg:
         assert not kg.outdated and _all(kg.store) == before
 
@@ -97,7 +96,7 @@ def test_an_upgrade_stopped_in_a_partition_leaves_each_cast_whole_and_the_store_
 
     monkeypatch.setattr(KnowledgeGraph, "_rewrite_graph", dies_at_the_fifth_cast)
     with pytest.raises(StoreError):
-        upgrade(path, partitioned=True, partition=4)
+        upgrade(path, partition=4)
     monkeypatch.setattr(KnowledgeGraph, "_rewrite_graph", real)
     with pytest.warns(OutdatedStoreWarning, match="rules"):
         kg = KnowledgeGraph(path)
@@ -108,7 +107,7 @@ def test_an_upgrade_stopped_in_a_partition_leaves_each_cast_whole_and_the_store_
         assert any(before[c] != fresh_inferred[c] for c in iris if c not in rewritten)  # so the check tells
     finally:
         kg.close()
-    report = upgrade(path, partitioned=True)
+    report = upgrade(path)
     assert report["casts"] == len(CASTS) and report["layers"]["rules"]["from"] == "sha256:old"
     with KnowledgeGraph(path) as kg:
         assert not kg.outdated
@@ -122,42 +121,31 @@ def test_only_the_casts_whose_graph_changed_are_written(tmp_path, fresh_inferred
     differ = sum(_graph(old, inferred_graph(c)) != fresh_inferred[c] for c in iris)
     del old
     assert 0 < differ < len(iris)  # some casts have a month-broken line, some none
-    assert upgrade(path, partitioned=True)["changed"] == differ
-    assert upgrade(path, force=True, partitioned=True)["changed"] == 0
+    assert upgrade(path)["changed"] == differ
+    assert upgrade(path, force=True)["changed"] == 0
 
 
-def test_the_number_of_casts_chooses_partitions(tmp_path, monkeypatch):
-    path = tmp_path / "kg"
-    _current_store(path)
-    monkeypatch.setattr(batch, "PARTITIONED_FROM", len(CASTS))
-    assert upgrade(path, force=True)["partitioned"] is True
-    monkeypatch.setattr(batch, "PARTITIONED_FROM", len(CASTS) + 1)
-    assert upgrade(path, force=True)["partitioned"] is False
-
-
-def test_partitions_refuse_a_store_deriving_with_the_reference_engine_before_writing(tmp_path):
+def test_a_store_deriving_with_the_reference_engine_upgrades_with_it_to_the_same_quads(tmp_path):
     path = tmp_path / "kg"
     before = _current_store(path)
     with derive_with(KnowledgeGraph(path), backend="oxigraph") as kg:
-        with pytest.raises(ValueError, match="partitions upgrade an embedded store deriving with the default engine"):
-            upgrade_graph(kg, force=True, partitioned=True)
+        assert upgrade_graph(kg, force=True)["changed"] == 0
         assert _all(kg.store) == before
 
 
-def test_the_command_upgrades_in_partitions_when_asked(tmp_path, capsys):
+def test_the_command_upgrades_in_partitions_of_the_size_asked(tmp_path, capsys):
     path = tmp_path / "kg"
     before = _current_store(path)
     assert main(["upgrade", "--store", str(path), "--force", "--partition", "4", "--quiet"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["partitioned"] is True and report["casts"] == len(CASTS)
+    assert report["casts"] == len(CASTS)
     assert main(["upgrade", "--store", str(path), "--force", "--quiet"]) == 0
-    assert json.loads(capsys.readouterr().out)["partitioned"] is False
+    assert json.loads(capsys.readouterr().out)["changed"] == 0
     with KnowledgeGraph(path) as kg:
         assert _all(kg.store) == before
 
 
-@pytest.mark.parametrize("argv, named", [(["--partition", "0"], "--partition 0"),
-                                         (["--batch", "0"], "--batch 0")])
+@pytest.mark.parametrize("argv, named", [(["--partition", "0"], "--partition 0")])
 def test_a_bad_upgrade_option_is_refused_by_name_before_the_store_is_opened(tmp_path, capsys, argv, named):
     path = tmp_path / "kg"
     assert main(["upgrade", "--store", str(path), *argv]) == 2

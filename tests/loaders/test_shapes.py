@@ -212,11 +212,11 @@ def corrupt_writer(monkeypatch):
 
 
 def test_a_batch_cast_violating_a_shape_is_rejected_naming_its_record_and_the_shape(tmp_path, corrupt_writer):
-    from liuyao_kg.load.batch import load_file
+    from liuyao_kg.load.pipeline import load_file
 
     path, iris = _batch(tmp_path)
     kg = derive_with(KnowledgeGraph(), chapter_rules=False)
-    report = load_file(kg, path)
+    report = load_file(path, kg)
     assert report["loaded"] == ["a", "c"] and report["skipped"] == []
     (rejected,) = report["rejected"]
     assert (rejected["id"], rejected["line"]) == ("bad", 2)
@@ -231,16 +231,16 @@ def test_a_parquet_load_rejects_a_violating_cast_and_its_duplicates_as_a_store_l
     builds its graphs with its own, uncorrupted writer): the report is load_file's."""
     import pyarrow.parquet as pq
 
-    from liuyao_kg.load.batch import load_file
-    from liuyao_kg.load.partitions import load_parquet
+    from liuyao_kg.load.pipeline import load_file
+    from liuyao_kg.load.sinks import Parquet
 
     path, iris = _batch(tmp_path)
     with path.open("a", encoding="utf-8") as f:
         for rid in ("bad-again", "a-again", "bad-thrice"):
             day = "辛亥" if rid.startswith("a") else "甲子"
             f.write(json.dumps({"id": rid, "spec": "節之中孚", "month": "寅", "day": day}, ensure_ascii=False) + "\n")
-    store = load_file(derive_with(KnowledgeGraph(), chapter_rules=False), path)
-    parquet = load_parquet(path, tmp_path / "pq", batch=1, jobs=1)  # one record a partition: rejections arrive late
+    store = load_file(path, derive_with(KnowledgeGraph(), chapter_rules=False))
+    parquet = load_file(path, Parquet(tmp_path / "pq"), partition=1)  # one record a partition: rejections arrive late
     assert [(r["id"], r["line"]) for r in parquet["rejected"]] == [("bad", 2), ("bad-again", 4), ("bad-thrice", 6)]
     assert parquet["rejected"] == sorted(store["rejected"], key=lambda r: r["line"])
     assert (parquet["loaded"], parquet["skipped"]) == (store["loaded"], store["skipped"]) == (["a", "c"], ["a-again"])
@@ -249,24 +249,24 @@ def test_a_parquet_load_rejects_a_violating_cast_and_its_duplicates_as_a_store_l
 
 
 def test_a_duplicate_of_a_violating_batch_cast_is_rejected_too_not_skipped(tmp_path, corrupt_writer):
-    from liuyao_kg.load.batch import load_file
+    from liuyao_kg.load.pipeline import load_file
 
     path, _ = _batch(tmp_path)
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps({"id": "bad-again", "spec": "節之中孚", "month": "寅", "day": "甲子"}, ensure_ascii=False) + "\n")
-    report = load_file(derive_with(KnowledgeGraph(), chapter_rules=False), path)
+    report = load_file(path, derive_with(KnowledgeGraph(), chapter_rules=False))
     assert report["skipped"] == [] and [(r["id"], r["line"]) for r in report["rejected"]] == [("bad", 2), ("bad-again", 4)]
     assert "shape lysh:LineShape" in report["rejected"][1]["reason"]
 
 
 def test_with_abort_a_batch_cast_violating_a_shape_loads_nothing(tmp_path, corrupt_writer):
-    from liuyao_kg.load.batch import load_file
+    from liuyao_kg.load.pipeline import load_file
     from liuyao_kg.loaders.errors import BatchError
 
     path, iris = _batch(tmp_path)
     kg = derive_with(KnowledgeGraph(), chapter_rules=False)
     with pytest.raises(BatchError) as ei:
-        load_file(kg, path, on_error="abort")
+        load_file(path, kg, on_error="abort")
     (problem,) = ei.value.problems
     assert isinstance(problem, ShapeViolation) and (problem.record_id, problem.line) == ("bad", 2)
     assert "1 of 3 record(s) rejected; nothing loaded" in str(ei.value)
@@ -275,9 +275,9 @@ def test_with_abort_a_batch_cast_violating_a_shape_loads_nothing(tmp_path, corru
 
 
 def test_a_good_batch_loads_whole_under_the_shape_check(tmp_path):
-    from liuyao_kg.load.batch import load_file
+    from liuyao_kg.load.pipeline import load_file
 
     path, iris = _batch(tmp_path)
     kg = derive_with(KnowledgeGraph(), chapter_rules=False)
-    assert load_file(kg, path, on_error="abort") == {"loaded": ["a", "bad", "c"], "skipped": [], "rejected": []}
+    assert load_file(path, kg, on_error="abort") == {"loaded": ["a", "bad", "c"], "skipped": [], "rejected": []}
     assert all(kg.has_cast(iri) for iri in iris.values())

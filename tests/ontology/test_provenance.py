@@ -36,12 +36,12 @@ def test_a_state_is_traced_to_its_passage_with_seed_offsets():
 
 
 def test_the_batch_record_id_is_kept_as_the_cast_label(tmp_path):
-    from liuyao_kg.load.batch import load_file
+    from liuyao_kg.load.pipeline import load_file
     from liuyao_kg.store.embedded import KnowledgeGraph
 
     batch = tmp_path / "b.csv"
     batch.write_text("id,spec,month,day\nmy-case-1,否之臨,寅,己亥\n", encoding="utf-8")
     with KnowledgeGraph() as kg:
-        assert load_file(kg, batch)["loaded"] == ["my-case-1"]
+        assert load_file(batch, kg)["loaded"] == ["my-case-1"]
         rows = kg.select(ns.sparql_prologue() + "SELECT ?l WHERE { ?c a lyo:Cast ; rdfs:label ?l }")
     assert rows == [{"l": "my-case-1"}]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from liuyao_kg.load import batch
+from liuyao_kg.load.pipeline import load_file
 from liuyao_kg.reasoner.engines import build_engine
 from liuyao_kg.reasoner.engine import Engine
 from liuyao_kg.reasoner.native import NativeEngine
@@ -11,31 +11,36 @@ from liuyao_kg.store import open_store
 from liuyao_kg.load import derive_with, engine_for
 
 
-def test_a_worker_process_builds_the_engine_of_the_backend_it_is_given():
-    batch._init_worker(False, "oxigraph")
-    try:
-        assert isinstance(batch._ENGINE, Engine)
-        assert not any(r.chapter for r in batch._ENGINE.rules.values())
-    finally:
-        batch._ENGINE = None
+def test_a_partition_derives_with_the_engine_of_the_rules_and_backend_it_is_given():
+    """What a worker process runs builds its engine from what it is sent (reasoner.engines.engine)."""
+    from liuyao_kg.load.partition import derive_partition
+    from liuyao_kg.loaders.cast_input import make_cast_input
+    from liuyao_kg.reasoner.engines import RuleSource, engine
+
+    ci = make_cast_input("787986", month="子", day="甲子", topic="求財")
+    out = derive_partition([("c0", ci, 1)], 0, rules=RuleSource(False), backend="oxigraph")
+    assert out["loaded"] == ["c0"] and out["inferred"] > 0
+    built = engine(RuleSource(False), "oxigraph")
+    assert isinstance(built, Engine) and not any(r.chapter for r in built.rules.values())
 
 
-def test_the_loader_hands_the_stores_backend_to_its_workers(monkeypatch, tmp_path):
+def test_the_loader_hands_the_stores_settings_to_its_workers(monkeypatch, tmp_path):
+    from liuyao_kg.load import workers
+
     seen = {}
 
-    class Pool:  # records what the loader would start its workers with
-        def __init__(self, *, initializer, initargs, **kw):
-            seen["initargs"] = initargs
-            raise RuntimeError("stop here")
+    def submit(self, fn, *args, **kwargs):  # records what the loader sends its worker processes
+        seen.update(kwargs)
+        raise RuntimeError("stop here")
 
-    monkeypatch.setattr(batch, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(workers.Processes, "submit", submit)
     path = tmp_path / "casts.jsonl"
     path.write_text("".join(f'{{"id": "c{i}", "spec": "787986", "month": "子", "day": "{d}"}}\n'
                             for i, d in enumerate(["甲子", "乙丑", "丙寅", "丁卯"])), encoding="utf-8")
     kg = derive_with(open_store("memory"), backend="oxigraph", chapter_rules=False)
     with pytest.raises(RuntimeError, match="stop here"):
-        batch.load_file(kg, path, jobs=2, chunk=2)
-    assert seen["initargs"] == (False, "oxigraph")
+        load_file(path, kg, workers=2, partition=2)
+    assert seen["backend"] == "oxigraph" and seen["rules"].key == (False, "package")
 
 
 def test_every_adapter_takes_its_engine_from_derivation():

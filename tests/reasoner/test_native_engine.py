@@ -17,7 +17,6 @@ import random
 import pyoxigraph as ox
 import pytest
 
-from liuyao_kg.load.batch import CHUNK
 from liuyao_kg.reasoner.engines import REGISTRY, build_engine
 from liuyao_kg.loaders.cast_input import make_cast_input
 from liuyao_kg.loaders.rdf import cast_quads
@@ -31,6 +30,7 @@ from liuyao_kg.reasoner.native.engine import JudgmentReadError, NativeEngine, St
 from oracle import BRANCHES, JIAZI, KING_WEN, values_for_pair
 from samples import TOPICS, seeded_inputs, witness_inputs
 
+CHUNK = REGISTRY["oxigraph"].batch  # casts the reference derives together in a load
 SHOWN = 3
 RDF_TYPE = RDF + "type"
 

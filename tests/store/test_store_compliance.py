@@ -19,7 +19,7 @@ import pytest
 
 from liuyao_kg import namespaces as ns
 from liuyao_kg import queries
-from liuyao_kg.load.batch import load_file
+from liuyao_kg.load.pipeline import load_file
 from liuyao_kg.reasoner.engines import build_engine, derive_casts
 from liuyao_kg.loaders import make_cast_input
 from liuyao_kg.store.remote import Endpoint, RemoteKnowledgeGraph
@@ -180,11 +180,11 @@ def test_loading_a_file_again_writes_nothing(adapter, tmp_path):
     batch.write_text("".join(json.dumps({"id": f"r{i}", **c}, ensure_ascii=False) + "\n" for i, c in enumerate(CASTS)),
                      encoding="utf-8")
     store = adapter.open()
-    first = load_file(store, batch, jobs=1)
+    first = load_file(batch, store, workers=1)
     assert first["loaded"] == [f"r{i}" for i in range(len(CASTS))] and not first["rejected"]
     sizes = {c: len(store.cast_graph(c)) for c in _cast_graphs(store) if not c.endswith("/inferred")}
     store = adapter.open()
-    again = load_file(store, batch, jobs=1)
+    again = load_file(batch, store, workers=1)
     assert again["loaded"] == [] and again["skipped"] == first["loaded"]
     assert {c: len(store.cast_graph(c)) for c in sizes} == sizes
 
