@@ -3,7 +3,7 @@
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '101b88b860530f1f5c604269434a0e582ba80bb2f2110904af387fb92c1c276a'
 COMPILER = 'e52eb0417e2782a557f0dc9394a2bf6c86191232da391646795674188d233534'
-QUERY_TEXTS = 'b25c097096b90caddabddf3e4913efd88a3a0d6cea4c017bc95ee5c6499e8cf1'
+QUERY_TEXTS = '75c389ec52f0ab55c65dff1b757c48ef140799fc62da659860924ea57cdb497d'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
     _E,
@@ -52015,9 +52015,9 @@ LOOKUPS = {'po': frozenset({'http://www.w3.org/1999/02/22-rdf-syntax-ns#type', '
 QUERIES = {
     'cast-judgments': ('e8bf68b32001aa923cde39c091ba77bc91f6357348b8293cbd843361a3abd398', q_cast_judgments, ('cast', 'judgment', 'rule', 'zh', 'en', 'ko', 'polarity', 'school', 'position', 'passage', 'work', 'chapter', 'quote', 'korean', 'seed', 'start', 'end')),
     'cast-states': ('7c9ca7553403968f7ad73d6bf5eadafaa5e7c3c407d9977c1273b41f486fb4df', q_cast_states, ('cast', 'state', 'class', 'term', 'shensha', 'subjectPos', 'school', 'variant', 'involvedPos', 'relative', 'stage', 'strength', 'rule', 'source', 'seed', 'quote', 'note')),
-    'chart-lines': ('88293e9678b9da2b82fd501752edee9f3eb8e199f8ca2817bb345417b73dcc61', q_chart_lines, ('cast', 'position', 'kind', 'value', 'stem', 'branch', 'element', 'nayin', 'relative', 'spirit', 'moving', 'stageDay', 'stageMonth', 'strength')),
+    'chart-lines': ('f53f6694b10b8fd7eab398ce5d4e4c3b8b2f5512d0680c50a9152100accffd32', q_chart_lines, ('cast', 'position', 'kind', 'value', 'stem', 'branch', 'element', 'nayin', 'relative', 'spirit', 'moving', 'stageDay', 'stageMonth', 'strength')),
     'chart-use-god': ('66b5cee78e83f9ee9b9483d558d9df058215e90f2764f8cdf59c7bba89e37bdd', q_chart_use_god, ('cast', 'choice', 'label', 'school', 'helper', 'userChoice', 'source', 'seed', 'quote', 'note', 'gloss')),
-    'chart-relations': ('356f9a87b481204702722eef234ee17ebbeb907f7d301db912c1762bcf554066', q_chart_relations, ('cast', 'from', 'fromPos', 'to', 'toPos', 'relation')),
+    'chart-relations': ('ec31215c9326701ed654e995cb7e7e43b3e2873395187c43faa582c823406d6b', q_chart_relations, ('cast', 'from', 'fromPos', 'to', 'toPos', 'relation')),
     'chart-pillars': ('4f737de5fa853c4cf98e57953f26b65ebdb80c97991c4f98bc3db9b4767f4bc6', q_chart_pillars, ('cast', 'which', 'stem', 'branch', 'element', 'relative', 'void')),
     'chart-hexagrams': ('9c892d7266d5bf261127412f886bf2fc5c1190aee705216770deeadb04dc86e1', q_chart_hexagrams, ('cast', 'which', 'name', 'palace', 'palaceElement', 'generation', 'shi', 'ying', 'sixClash', 'sixCombine', 'sex', 'birth')),
     'chart-question': ('40610eead11f05bbde1112113782f8f0f57f141500ef2d243f9dfcb5337419cc', q_chart_question, ('cast', 'topic', 'about', 'school', 'readingSchool', 'unit')),
