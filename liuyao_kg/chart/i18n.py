@@ -1,12 +1,17 @@
-"""zh-Hant / en / ko words for what people read (text chart, `why`, web reader), from the graph's own labels.
+"""zh-Hant / zh-Hans / en / ko words for what people read (text chart, `why`, web reader), from the graph's own labels.
 
 Terms (states, relatives, branches, schools …) are translated by their rdfs:label in the chosen language,
 read once per store by queries/labels.rq; only the few words of the layout itself (headings, polarity)
-are written here. A term with no label in a language keeps its zh-Hant form.
+are written here. A term with no label in a language keeps its zh-Hant form. zh-Hans is the zh-Hant text
+converted by OpenCC's phrase and character tables (`to_lang`), not a table of this project's.
 """
 from __future__ import annotations
 
-LANGS = ("zh", "en", "ko")
+from functools import cache
+
+#: "zh" is zh-Hant, the graph's own; "zh-Hant" is taken for it too
+LANGS = ("zh", "zh-Hans", "en", "ko")
+_TAGS = {"zh": "zh-Hant", "zh-Hans": "zh-Hans", "en": "en", "ko": "ko"}
 
 #: the layout's own words
 WORDS = {
@@ -44,13 +49,58 @@ POSITIONS = {"zh": {1: "初爻", 2: "二爻", 3: "三爻", 4: "四爻", 5: "五�
 
 
 def check_lang(lang: str) -> str:
+    """`lang`, one of LANGS ("zh-Hant" is "zh"), or a ValueError naming them."""
+    if lang == "zh-Hant":
+        return "zh"
     if lang not in LANGS:
-        raise ValueError(f"language {lang!r}: one of {', '.join(LANGS)}")
+        raise ValueError(f"language {lang!r}: one of zh-Hant (zh), {', '.join(LANGS[1:])}")
     return lang
 
 
+def base(lang: str) -> str:
+    """The language its words are written in before conversion: zh-Hans is written as zh-Hant (`to_lang`)."""
+    return "zh" if lang in ("zh", "zh-Hant", "zh-Hans") else lang
+
+
+def tag(lang: str) -> str:
+    """The BCP 47 tag of a language (zh-Hant, zh-Hans, en, ko)."""
+    return _TAGS[check_lang(lang)]
+
+
+@cache
+def _simplifier():
+    from opencc import OpenCC  # opencc-python-reimplemented: OpenCC's own dictionaries
+
+    return OpenCC("t2s")
+
+
+def simplified(text: str) -> str:
+    """zh-Hant text in zh-Hans, by OpenCC's t2s tables, but 乾: in these texts it is the trigram, read qián, which the
+    通用规范汉字表 keeps as 乾 (OpenCC's character table gives 干, the simplified form of gān)."""
+    convert = _simplifier().convert
+    return "乾".join(convert(part) for part in text.split("乾"))
+
+
+#: keys whose strings are quoted from a classic, kept as the classic has them in every language
+QUOTED = frozenset({"quote", "exact", "prefix", "suffix"})
+
+
+def to_lang(value, lang: str):
+    """`value` (a string, or dicts and lists of them) written in base(lang), in `lang`: zh-Hans converted, the
+    others as they are. The classics' quotes (QUOTED keys) are kept as written."""
+    if lang != "zh-Hans":
+        return value
+    if isinstance(value, str):
+        return simplified(value)
+    if isinstance(value, list):
+        return [to_lang(v, lang) for v in value]
+    if isinstance(value, dict):
+        return {k: v if k in QUOTED else to_lang(v, lang) for k, v in value.items()}
+    return value
+
+
 def word(key: str, lang: str) -> str:
-    return WORDS[key][lang]
+    return WORDS[key][base(lang)]
 
 
 def stage(pillar: str, value: str, lang: str) -> str:
@@ -59,7 +109,7 @@ def stage(pillar: str, value: str, lang: str) -> str:
 
 
 def polarity(value: str, lang: str) -> str:
-    return POLARITY.get(value, {}).get(lang, value)
+    return POLARITY.get(value, {}).get(base(lang), value)
 
 
 class Labels:

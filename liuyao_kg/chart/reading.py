@@ -87,6 +87,7 @@ def verdict(ask, cast_iri: str, condition: dict, judgments: list[dict], use_god:
                             "judgment": j["conclusion"], "_rank": (role != "for", True, True, j["rule"])})
     because.sort(key=lambda b: b.pop("_rank"))
     return {"polarity": r0["termZh"], "term": r0["term"], "favourable": favourable, "rule": r0["rule"],
+            "label": {"zh": r0["termZh"], "en": r0["termEn"], "ko": r0["termKo"]},
             "source": _src(r0), "summary": _summary(r0, condition, because), "because": because}
 
 
