@@ -40,8 +40,9 @@ _UNITS = {"日": {"zh": "日", "en": "day", "ko": "일"}, "月": {"zh": "月", "
 
 
 def plain_reading(chart: dict, lang: str = "zh-Hant", labels=None) -> dict:
-    """{lang, verdict, favourable, reasons: [{text, role, quote, work, chapter, passage}], use_god: {text, lines} | None,
-    timing: [{text, branch, unit, dates}], missing: str | None} — every string in `lang` but the quotes. `labels`
+    """{lang, verdict, favourable, reasons: [{text, role, quote, work, chapter, note, passage}],
+    use_god: {text, lines} | None, timing: [{text, branch, unit, dates}], missing: str | None} — every string in
+    `lang` but the quotes. `labels`
     (an i18n.Labels of the chart's store) names the use-god's relative in en and ko; without, it stays in zh-Hant."""
     lang = i18n.check_lang(lang)
     base = i18n.base(lang)

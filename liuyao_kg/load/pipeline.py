@@ -6,9 +6,10 @@ liuyao_kg.load.workers), with a per-record report. One pipeline, whatever the fi
    and its asserted graph against the SHACL shapes: if any is bad, BatchError is raised and nothing is written
    (liuyao_kg.load.records).
 2. The records are read again, lazily. A bad one is reported as rejected with its reason; a cast already in the
-   store, or earlier in the file (same content), as skipped, so loading a file again writes nothing. The others
-   make partitions of `partition` casts (default: the engine's batch, reasoner.engines.REGISTRY), of one topic each where the engine evaluates a partition at once and chapter rules run (a
-   chapter rule runs only on a partition holding its topic).
+   store, or earlier in the file (same content), as skipped, so loading a file again writes nothing. The others make
+   partitions of `partition` casts (default: the engine's batch, reasoner.engines.REGISTRY), of one topic each where
+   the engine evaluates a partition at once and chapter rules run (a chapter rule runs only on a partition holding
+   its topic).
 3. Each partition is checked against the shapes and derived where the workers are (liuyao_kg.load.partition),
    and this process hands the derived partitions to the sinks in file order. At most the workers' `capacity`
    partitions are in flight and at most one partly filled partition per topic waits, so memory does not grow with
@@ -71,10 +72,10 @@ def load_file(path, sinks, workers=1, *, on_error: str = "skip", partition: int 
     With Parquet beside a store the files hold exactly the casts written into the store; a load that fails leaves
     the partitions written into the store before it, and no Parquet file. The engine derives with the rules the
     store holds and as its settings say (liuyao_kg.load.derive_with), else with the package's rules and `backend`
-    (a name of reasoner.engines.REGISTRY; default the native engine; with a store, only the store's). `progress`: anything with
-    update(done, total, **counts) (liuyao_kg.progress.Progress); `stats`, if given, receives the record count and
-    the jobs used. `encoding`: the file's, when it has no BOM and is not UTF-8 (a byte it cannot decode rejects that
-    record only)."""
+    (a name of reasoner.engines.REGISTRY; default the native engine; with a store, only the store's). `progress`:
+    anything with update(done, total, **counts) (liuyao_kg.progress.Progress); `stats`, if given, receives the
+    record count and the jobs used. `encoding`: the file's, when it has no BOM and is not UTF-8 (a byte it cannot
+    decode rejects that record only)."""
     sinks = _sinks(sinks)
     workers = workers if isinstance(workers, Inline) else workers_of(workers)
     store = next((s.store for s in sinks if isinstance(s, StoreSink)), None)
@@ -148,6 +149,8 @@ def load_file(path, sinks, workers=1, *, on_error: str = "skip", partition: int 
                 if rules is not None and rules.layers is not None:
                     running.close()
                     running = Inline()
+                    if stats is not None:
+                        stats["jobs"] = 1
                 if running.local:
                     options["engine"] = engine_for(store)  # the store's engine, built once for the store's life
                 else:

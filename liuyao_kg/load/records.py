@@ -20,8 +20,8 @@ SHAPES_CHUNK = 50
 def shape_rejections(records, quads: list | None = None) -> dict[str, CastInputError]:
     """{record id: its ShapeViolation} for the records [(id, CastInput, line)] whose asserted graph violates a
     shape of ontology/shapes/cast.ttl: one pySHACL run over the union of the graphs of each SHAPES_CHUNK records
-    (liuyao_kg.loaders.shapes.cast_graph_violations), each error naming the record, its line and the shape. `quads`: each
-    record's asserted quads, when the caller has them already (else built here)."""
+    (liuyao_kg.loaders.shapes.cast_graph_violations), each error naming the record, its line and the shape.
+    `quads`: each record's asserted quads, when the caller has them already (else built here)."""
     from liuyao_kg.loaders import rdf
     from liuyao_kg.loaders.shapes import cast_graph_violations, shape_violation
 
