@@ -190,9 +190,19 @@ class RuleSource:
 
 
 def _layers_digest(layers: Mapping[str, list[ox.Quad]]) -> str:
+    """A digest of the layers' quads, equal for equal graphs: the quads that touch a blank node are canonicalized
+    first (RDF Dataset Canonicalization, pyoxigraph's), since a blank node's id differs each time a file is parsed
+    (a store's ontology, written by another process, would otherwise never equal the package's)."""
     digest = hashlib.sha256()
     for g in sorted(layers):
-        digest.update(g.encode() + b"\n" + "\n".join(sorted(map(str, layers[g]))).encode() + b"\n")
+        plain, blank = [], []
+        for q in layers[g]:
+            (blank if isinstance(q.subject, ox.BlankNode) or isinstance(q.object, ox.BlankNode) else plain).append(q)
+        if blank:
+            canonical = ox.Dataset(blank)
+            canonical.canonicalize(ox.CanonicalizationAlgorithm.UNSTABLE)  # stable within one pyoxigraph version
+            blank = list(canonical)
+        digest.update(g.encode() + b"\n" + "\n".join(sorted(map(str, plain + blank))).encode() + b"\n")
     return digest.hexdigest()
 
 

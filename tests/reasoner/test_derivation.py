@@ -63,3 +63,26 @@ def test_a_rule_base_that_differs_from_the_compiled_one_derives_on_the_reference
     layers[ns.GRAPH_RULES] = [changed if q == first else q for q in layers[ns.GRAPH_RULES]]
     assert isinstance(build_engine(layers), Engine)
     assert isinstance(build_engine(), NativeEngine)
+
+
+def test_a_stores_layers_are_the_packages_whatever_their_blank_nodes_are_called():
+    """A store written by another process holds the ontology's blank nodes under other ids: it still derives with the
+    package's rules (so a load's worker processes can build them), and a changed rule still makes its own source."""
+    import pyoxigraph as ox
+
+    from liuyao_kg import namespaces as ns
+    from liuyao_kg.ontology import layer_quads
+    from liuyao_kg.reasoner.engines import RuleSource
+
+    layers = layer_quads(RuleSource.GRAPHS)
+    renamed = {}
+
+    def fresh(term):
+        return renamed.setdefault(term.value, ox.BlankNode()) if isinstance(term, ox.BlankNode) else term
+
+    elsewhere = {g: [ox.Quad(fresh(q.subject), q.predicate, fresh(q.object), q.graph_name) for q in quads]
+                 for g, quads in layers.items()}
+    assert renamed and RuleSource.of_layers(elsewhere).layers is None
+    rules = elsewhere[ns.GRAPH_RULES]
+    elsewhere[ns.GRAPH_RULES] = rules[1:]
+    assert RuleSource.of_layers(elsewhere).layers is not None
