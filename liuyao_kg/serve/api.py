@@ -3,8 +3,8 @@
 Every answer is JSON; every error is ``{"error": message, "field": …}`` with the message the CLI prints for
 the same input (a cast's CastInputError, a query's parameter error), and a 4xx status. /api/cast and /api/why take
 `lang` (zh-Hant, zh-Hans, en, ko): a cast's refusal is then said in it (serve/messages.py), the CLI's English
-message kept as `detail`, and /api/cast's chart carries the reading in plain words in it (`reading`). The routes and their
-parameters are described by the OpenAPI document at /api/openapi.json (`openapi()`), which a test checks
+message kept as `detail`, and /api/cast's chart carries the reading in plain words in it (`reading`). The routes
+and their parameters are described by the OpenAPI document at /api/openapi.json (`openapi()`), which a test checks
 against the routes themselves. The API reads and casts through one KnowledgeGraph; nothing here parses RDF.
 """
 from __future__ import annotations

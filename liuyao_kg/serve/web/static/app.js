@@ -162,7 +162,7 @@ let tipOwner = null, tipByTap = false;
 
 function hideTip() { $("#tip").hidden = true; tipOwner = null; tipByTap = false; }
 
-function showTip(node, info) {
+function showTip(node, info, byTap = false) {
   const { title, source, id, rule } = info;
   const tip = $("#tip");
   tip.replaceChildren();
@@ -176,7 +176,7 @@ function showTip(node, info) {
     tip.append(el("div", { class: "where", text: u("convention") }));
   }
   if (id || rule) tip.append(el("div", { class: "rid", text: `${u("rule")} ${id || (rule || "").split("/").pop()}` }));
-  if (source && source.quote && passageId(source.iri) && matchMedia("(hover: none)").matches) {
+  if (byTap && source && source.quote && passageId(source.iri)) {
     tip.append(el("div", { class: "hint", text: u("tap_again") }));
   }
   tip.hidden = false;
@@ -208,7 +208,7 @@ function attachSource(node, info) {
     const touch = ev.pointerType === "touch" || ev.pointerType === "pen";
     if (!touch && tipOwner === node) { openPassage(info.source); return; }   // mouse: the tip shows on hover already
     if (touch && tipOwner === node && tipByTap) { openPassage(info.source); return; }
-    showTip(node, info);
+    showTip(node, info, touch);
     tipByTap = touch;
   });
 }
