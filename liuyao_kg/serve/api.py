@@ -1,8 +1,10 @@
 """The JSON API of `liuyao serve` (/api/…): casts, rules, passages and `why` for apps and the web reader.
 
 Every answer is JSON; every error is ``{"error": message, "field": …}`` with the message the CLI prints for
-the same input (a cast's CastInputError, a query's parameter error), and a 4xx status. The routes and their
-parameters are described by the OpenAPI document at /api/openapi.json (`openapi()`), which a test checks
+the same input (a cast's CastInputError, a query's parameter error), and a 4xx status. /api/cast and /api/why take
+`lang` (zh-Hant, zh-Hans, en, ko): a cast's refusal is then said in it (serve/messages.py), the CLI's English
+message kept as `detail`, and /api/cast's chart carries the reading in plain words in it (`reading`). The routes
+and their parameters are described by the OpenAPI document at /api/openapi.json (`openapi()`), which a test checks
 against the routes themselves. The API reads and casts through one KnowledgeGraph; nothing here parses RDF.
 """
 from __future__ import annotations
@@ -16,9 +18,14 @@ from urllib.parse import parse_qs, unquote
 from liuyao_kg.version import __version__
 from liuyao_kg.namespaces import LYP, LYRULE
 
-#: the cast fields /api/cast takes: the CLI's cast options, by the same names (`--day-boundary` → day_boundary)
+#: the cast fields /api/cast takes: the CLI's cast options, by the same names (`--day-boundary` → day_boundary);
+#: each a string but `school`, which may also be a list (the CLI's repeated --school)
 CAST_FIELDS = ("spec", "lines", "coins", "month", "day", "year", "birth", "sex", "date", "day_boundary", "topic",
-               "about")
+               "about", "use_god", "school", "horizon")
+#: /api/cast and /api/why also take `lang`: the reading's and the messages' language (zh-Hant when not given)
+DEFAULT_LANG = "zh-Hant"
+#: the timing's units (the CLI's --horizon choices)
+HORIZONS = ("日", "月", "年")
 RULE_FILTERS = ("topic", "work", "chapter", "term", "school", "polarity", "executable")
 
 
@@ -30,9 +37,14 @@ class Response:
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, message: str, field: str | None = None):
+    """A refusal: `message` in the asker's language; `detail`, when given, the CLI's own (English) message."""
+
+    def __init__(self, status: int, message: str, field: str | None = None, detail: str | None = None):
         super().__init__(message)
-        self.status, self.message, self.field = status, message, field
+        self.status, self.message, self.field, self.detail = status, message, field, detail
+
+    def body(self) -> dict:
+        return {"error": self.message, "field": self.field, **({"detail": self.detail} if self.detail else {})}
 
 
 def _json(data, status: int = 200) -> Response:
@@ -42,6 +54,11 @@ def _json(data, status: int = 200) -> Response:
 def _one(params: dict, key: str) -> str | None:
     v = params.get(key)
     return v[-1] if isinstance(v, list) else v
+
+
+def _cast_params(params: dict) -> dict:
+    """Query parameters as cast fields: the last of each, but every `school` given (school=易冒&school=…)."""
+    return {k: (v if k == "school" and len(v) > 1 else v[-1]) for k, v in params.items()}
 
 
 class Api:
@@ -109,7 +126,7 @@ class Api:
                 if method == "POST":
                     return _json(self.cast(self._body(body, content_type)))
                 if method == "GET":
-                    return _json(self.cast({k: _one(params, k) for k in params}))
+                    return _json(self.cast(_cast_params(params)))
                 raise ApiError(405, "use POST /api/cast with a JSON body (or GET with the same fields as parameters)")
             if method != "GET":
                 raise ApiError(405, f"{method} {path}: only GET (POST for /api/cast)")
@@ -124,10 +141,10 @@ class Api:
             if route.startswith("/passages/"):
                 return _json(self.passage(unquote(route[len("/passages/"):])))
             if route == "/why":
-                return _json(self.why({k: _one(params, k) for k in params}))
+                return _json(self.why(_cast_params(params)))
             raise ApiError(404, f"no such API resource {path}; see /api/openapi.json")
         except ApiError as e:
-            return _json({"error": e.message, "field": e.field}, e.status)
+            return _json(e.body(), e.status)
         except CastInputError as e:
             return _json({"error": str(e), "field": e.field}, 400)
         except QueryParameterError as e:
@@ -146,49 +163,109 @@ class Api:
         return data
 
     # -- resources -------------------------------------------------------------------------------
-    def _chart(self, fields: dict) -> dict:
+    @staticmethod
+    def _lang(fields: dict) -> str:
+        """The request's `lang` (zh-Hant when not given; "zh" is zh-Hant) as i18n names it, or a 400 naming the four."""
+        from liuyao_kg.chart import i18n
+
+        given = fields.get("lang")
+        if given in (None, ""):
+            return i18n.check_lang(DEFAULT_LANG)
+        try:
+            return i18n.check_lang(given) if isinstance(given, str) else i18n.check_lang(repr(given))
+        except ValueError as e:
+            raise ApiError(400, str(e), "lang") from None
+
+    def _chart(self, fields: dict, lang: str, extra: tuple[str, ...] = ()) -> dict:
+        """Validate the cast fields (refusals in `lang`) and cast; `extra` fields (why's rule, line) are the caller's."""
         import liuyao_kg
         from liuyao_kg.loaders.coins import values_from_coins
+        from liuyao_kg.loaders.errors import CastInputError
+        from liuyao_kg.chart import i18n
+        from liuyao_kg.serve import messages
 
-        fields = {k: v for k, v in fields.items() if k not in ("lang", "rule", "line")}
+        fields = {k: v for k, v in fields.items() if k not in ("lang", *extra)}
         unknown = sorted(set(fields) - set(CAST_FIELDS))
         if unknown:
-            raise ApiError(400, f"unknown field(s) {', '.join(unknown)}; a cast takes {', '.join(CAST_FIELDS)}",
-                           unknown[0])
+            raise ApiError(400, messages.api_error("unknown_field", lang, names=", ".join(unknown),
+                                                   fields=", ".join((*CAST_FIELDS, "lang", *extra))), unknown[0])
         for k, v in fields.items():
-            if v is not None and not isinstance(v, str):
-                raise ApiError(400, f"field {k} must be a string, got {json.dumps(v, ensure_ascii=False)}", k)
-        fields = {k: v for k, v in fields.items() if v not in (None, "")}
+            many = k == "school" and isinstance(v, list) and all(isinstance(x, str) for x in v)
+            if v is not None and not isinstance(v, str) and not many:
+                raise ApiError(400, messages.api_error("not_strings" if k == "school" else "not_string", lang, name=k,
+                                                       value=json.dumps(v, ensure_ascii=False)), k)
+        fields = {k: v for k, v in fields.items() if v not in (None, "", [])}
+        if fields.get("horizon") not in (None, *HORIZONS):
+            raise ApiError(400, messages.api_error("horizon", lang, value=fields["horizon"]), "horizon")
         coins = fields.pop("coins", None)
         if coins and fields.get("spec"):
-            raise ApiError(400, "give spec or coins, not both", "coins")
-        spec = values_from_coins(coins) if coins else fields.pop("spec", None)
-        fields.pop("spec", None)
-        with self._lock:
-            return liuyao_kg.cast(spec, kg=self.kg, **fields)
+            raise ApiError(400, messages.api_error("spec_and_coins", lang), "coins")
+        try:
+            spec = values_from_coins(coins) if coins else fields.pop("spec", None)
+            fields.pop("spec", None)
+            with self._lock:
+                return liuyao_kg.cast(spec, kg=self.kg, **fields)
+        except CastInputError as e:
+            said = messages.cast_error(e, lang)
+            raise ApiError(400, said, e.field, None if i18n.base(lang) == "en" else str(e)) from None
 
     def cast(self, fields: dict) -> dict:
+        """The chart of docs/json-output.md, each judgment with its short rule id, and `reading`: the reading in plain
+        words in `lang` (chart/plain.py), what the web reader opens with."""
+        from liuyao_kg.chart import i18n
+        from liuyao_kg.chart.plain import plain_reading
         from liuyao_kg.chart.render import short_id
 
-        chart = self._chart(fields)
+        lang = self._lang(fields)
+        chart = self._chart(fields, lang)
         for j in chart["judgments"]:
             j["id"] = short_id(j["rule"])
+        with self._lock:  # the labels are read from the store once, at the first reading that needs them
+            chart["reading"] = plain_reading(chart, lang, i18n.labels(self.kg))
+            if lang == "zh-Hans":
+                chart["words"] = self._simplified_words(chart)
+        chart["lang"] = i18n.tag(lang)
         return chart
+
+    def _simplified_words(self, chart: dict) -> dict[str, str]:
+        """{zh-Hant string: zh-Hans} for every string of the chart (and every school's name) that OpenCC changes, the
+        classics' quotes and the Korean aside: the chart keeps its zh-Hant values (they are also its identifiers:
+        roles, groups, terms), and a reader shows them in 简体 through this map."""
+        from liuyao_kg.chart import i18n
+
+        found: set[str] = {e["zh"] for e in self.labels["schools"].values()}
+
+        def walk(value, key=None):
+            if isinstance(value, str):
+                if key not in i18n.QUOTED and key not in ("korean", "ko", "en", "iri", "rule", "cast") \
+                        and not value.startswith("http"):
+                    found.add(value)
+            elif isinstance(value, list):
+                for v in value:
+                    walk(v, key)
+            elif isinstance(value, dict):
+                for k, v in value.items():
+                    walk(v, k)
+
+        walk({k: v for k, v in chart.items() if k != "reading"})
+        return {zh: hans for zh in sorted(found) if (hans := i18n.simplified(zh)) != zh}
 
     def why(self, fields: dict) -> dict:
         from liuyao_kg.chart.why import why_data
+        from liuyao_kg.serve import messages
 
+        lang = self._lang(fields)
         line = fields.get("line")
         if line not in (None, ""):
             try:
                 line = int(line)
-            except ValueError:
-                raise ApiError(400, f"line {line!r}: a line position is 1 (bottom) … 6 (top)", "line") from None
+            except (TypeError, ValueError):
+                raise ApiError(400, messages.api_error("line", lang, value=line), "line") from None
             if not 1 <= line <= 6:
-                raise ApiError(400, f"line {line}: a line position is 1 (bottom) … 6 (top)", "line")
+                raise ApiError(400, messages.api_error("line", lang, value=line), "line")
         else:
             line = None
-        chart = self._chart(fields)
+        chart = self._chart(fields, lang, extra=("rule", "line"))
         return why_data(self.kg, chart, line=line, rule=fields.get("rule") or None)
 
     def find_rules(self, filters: dict) -> dict:

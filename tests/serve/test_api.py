@@ -35,7 +35,8 @@ def test_post_cast_returns_the_clis_chart_with_rule_ids(api):
     expected = liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic="求財")
     assert status == 200
     assert [{k: v for k, v in j.items() if k != "id"} for j in chart["judgments"]] == expected["judgments"]
-    assert {k: v for k, v in chart.items() if k != "judgments"} == {k: v for k, v in expected.items() if k != "judgments"}
+    assert {k: v for k, v in chart.items() if k not in ("judgments", "reading", "lang")} == \
+        {k: v for k, v in expected.items() if k != "judgments"}
     assert "case-wealth-severed-sibling-moves" in {j["id"] for j in chart["judgments"]}
 
 
@@ -59,13 +60,79 @@ def test_coins_cast_the_same_chart_as_their_line_values(api):
     ({"spec": "節", "coins": "HHT,HTT,TTT,HHH,HHT,HTT", "month": "寅", "day": "辛亥"}, 400, "not both", "coins"),
 ])
 def test_bad_cast_input_is_a_json_error_with_the_clis_message(api, capsys, body, status, message, field):
-    code, data = call(api, "POST", "/api/cast", body=body)
+    code, data = call(api, "POST", "/api/cast", body=body | {"lang": "en"})
     assert code == status and message in data["error"] and data["field"] == field
     if not {"colour", "coins"} & set(body) and isinstance(body["spec"], str):
         from liuyao_kg.cli import main
 
         args = ["cast", body["spec"]] + [a for k in ("month", "day") if k in body for a in (f"--{k}", body[k])]
         assert main(args) == 2 and data["error"] in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("lang", ["zh-Hant", "zh-Hans", "en", "ko"])
+def test_the_chart_carries_the_reading_in_plain_words_in_the_asked_language(api, lang):
+    from liuyao_kg.chart.i18n import labels
+    from liuyao_kg.chart.plain import plain_reading
+
+    status, chart = call(api, "POST", "/api/cast", body=JIE | {"lang": lang})
+    expected = liuyao_kg.cast("節之中孚", month="寅", day="辛亥", topic="求財")
+    assert status == 200 and chart["lang"] == lang
+    assert chart["reading"] == plain_reading(expected, lang, labels(liuyao_kg.default_graph()))
+
+
+def test_without_lang_the_reading_is_zh_hant_and_zh_names_it_too(api):
+    _, default = call(api, "POST", "/api/cast", body=JIE)
+    _, zh = call(api, "GET", "/api/cast", urllib.parse.urlencode(JIE | {"lang": "zh"}))
+    assert default["lang"] == zh["lang"] == "zh-Hant" and default["reading"] == zh["reading"]
+    assert default["reading"]["verdict"] == "凶中有吉" and "words" not in default
+
+
+def test_a_zh_hans_answer_maps_the_charts_words_to_simplified_characters(api):
+    _, chart = call(api, "POST", "/api/cast", body=JIE | {"lang": "zh-Hans"})
+    assert chart["primary"]["name"] == "節"  # the chart keeps its zh-Hant values, which are also identifiers
+    assert chart["words"]["節"] == "节" and chart["words"]["妻財"] == "妻财"
+    assert chart["words"]["增刪卜易說"] == "增删卜易说"  # a school's name
+    assert "日傷爻，真罹其禍" not in chart["words"]  # a quote of the classics stays as written
+
+
+def test_use_god_school_and_horizon_are_the_clis(api):
+    fields = JIE | {"date": "2024-02-04T16:28+08:00", "month": "", "day": ""}
+    _, chart = call(api, "POST", "/api/cast", body=fields | {"use_god": "3", "school": ["易冒"], "horizon": "月"})
+    expected = liuyao_kg.cast("節之中孚", date="2024-02-04T16:28+08:00", topic="求財", use_god="3", school=["易冒"],
+                              horizon="月")
+    assert chart["use_god"] == expected["use_god"] and chart["timing"] == expected["timing"]
+    assert chart["horizon"] == "月" and chart["reading_school"] == expected["reading_school"]
+    _, by_query = call(api, "GET", "/api/cast", urllib.parse.urlencode(
+        fields | {"use_god": "3", "school": "易冒", "horizon": "月"}))
+    assert by_query["cast"] == chart["cast"]
+
+
+@pytest.mark.parametrize("body, lang, message, field", [
+    ({"spec": "節x"}, "zh-Hant", "無此卦「節x」", "spec"),
+    ({"spec": "節x"}, "zh-Hans", "无此卦「節x」", "spec"),
+    ({"spec": "節x"}, "ko", "알 수 없는 괘 「節x」", "spec"),
+    ({"spec": "節", "day": "甲丑"}, "zh-Hant", "日「甲丑」不在六十甲子之中", "day"),
+    ({"spec": "節", "horizon": "週"}, "zh-Hant", "應期單位「週」：須為 日、月 或 年", "horizon"),
+    ({"spec": "節", "horizon": "週"}, "en", "horizon '週': one of 日 (day), 月 (month), 年 (year)", "horizon"),
+    ({"spec": "節", "school": [1]}, "en", "field school must be a string or a list of strings", "school"),
+    ({"spec": "節", "colour": "red"}, "ko", "알 수 없는 항목: colour", "colour"),
+    ({"spec": "節", "lang": "fr"}, None, "language 'fr': one of zh-Hant (zh), zh-Hans, en, ko", "lang"),
+])
+def test_a_refusal_is_said_in_the_asked_language_with_the_clis_message_as_detail(api, body, lang, message, field):
+    code, data = call(api, "POST", "/api/cast", body=body | ({"lang": lang} if lang else {}))
+    assert code == 400 and message in data["error"] and data["field"] == field
+    if lang not in (None, "en") and field in ("spec", "day"):
+        from liuyao_kg.loaders.errors import CastInputError
+
+        try:
+            liuyao_kg.cast(body["spec"], day=body.get("day"))
+        except CastInputError as e:
+            assert data["detail"] == str(e)
+
+
+def test_why_refuses_in_the_asked_language(api):
+    status, data = call(api, "GET", "/api/why", urllib.parse.urlencode(JIE | {"line": "9", "lang": "ko"}))
+    assert status == 400 and data["field"] == "line" and data["error"].startswith("효 위치 「9」")
 
 
 def test_a_body_that_is_not_json_is_refused_by_name(api):
