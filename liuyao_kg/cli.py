@@ -489,8 +489,13 @@ def _cmd_serve(args) -> int:
 
 
 def _cmd_mcp(args) -> int:
-    from liuyao_kg.serve.mcp import serve_stdio
-
+    try:
+        from liuyao_kg.serve.mcp import serve_stdio
+    except ModuleNotFoundError as e:
+        if e.name not in ("mcp", "mcp_types"):
+            raise
+        print("liuyao: error: `liuyao mcp` needs the MCP SDK: pip install 'liuyao-kg[mcp]'", file=sys.stderr)
+        return 1
     serve_stdio(_graph(args))  # stdout carries the protocol: nothing else is printed there
     return 0
 

@@ -72,9 +72,12 @@ def _arr(items: dict) -> dict:
     return {"type": "array", "items": items}
 
 
-def _obj(props: dict, required=None, description: str | None = None) -> dict:
-    """An object whose keys are all required unless `required` names fewer."""
+def _obj(props: dict, required=None, description: str | None = None, title: str | None = None) -> dict:
+    """An object whose keys are all required unless `required` names fewer; an object inside another has a
+    `title`, which a generated client names its class by."""
     out = {"type": "object", "properties": props, "required": list(props if required is None else required)}
+    if title:
+        out["title"] = title
     if description:
         out["description"] = description
     return out
@@ -84,8 +87,10 @@ S, I, B, N = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}, {"typ
 POSITION = {"type": "integer", "minimum": 1, "maximum": 6}
 
 
-def _enum(values, description: str | None = None) -> dict:
+def _enum(values, description: str | None = None, title: str | None = None) -> dict:
     out = {"type": "string", "enum": list(dict.fromkeys(values))}
+    if title:
+        out["title"] = title
     if description:
         out["description"] = description
     return out
@@ -126,15 +131,15 @@ def components() -> dict[str, dict]:
               "korean": _null(S), "note": _null(S), "gloss": _null(S), "start": _null(I), "end": _null(I),
               "editions": _null(_arr(_ref("Edition")))}
     edition = {"edition": S, "file": _null(S), "exact": _null(S), "start": _null(I), "end": _null(I),
-               "method": _enum(["quoted", "exact", "folded", "tolerant", "none"]), "score": N, "reason": _null(S)}
+               "method": _enum(["quoted", "exact", "folded", "tolerant", "none"], title="AlignmentMethod"), "score": N, "reason": _null(S)}
     pillar = {"stem": _null(_ref("Stem")), "branch": _ref("Branch"), "element": _ref("Element"),
               "relative": _ref("Relative")}
     hexagram = {"name": S, "palace": _ref("Trigram"), "palace_element": _ref("Element"),
                 "generation": _ref("Generation"), "shi": POSITION, "ying": POSITION,
-                "kind": _arr(_enum(["六沖", "六合", "遊魂", "歸魂"]))}
+                "kind": _arr(_enum(["六沖", "六合", "遊魂", "歸魂"], title="HexagramKind"))}
     state = {"term": S, "school": _null(S), "rule": S, "source": _null(_ref("Source")), "lines": _arr(POSITION),
              "kind": S, "relative": _ref("Relative"), "stage": _ref("Stage"), "strength": _ref("Strength"),
-             "chosen_by": _enum(["rule", "user"]), "choices": _arr(S)}
+             "chosen_by": _enum(["rule", "user"], title="ChosenBy"), "choices": _arr(S)}
     line_facts = {"position": POSITION, "stem": _ref("Stem"), "branch": _ref("Branch"), "element": _ref("Element"),
                   "relative": _ref("Relative"), "spirit": _null(_ref("Spirit")), "moving": B,
                   "roles": _arr(_ref("Role")), "stage_day": _null(_ref("Stage")), "stage_month": _null(_ref("Stage")),
@@ -144,19 +149,20 @@ def components() -> dict[str, dict]:
                 "id": {"type": "string", "description": "the rule's short id (/api/rules/{id}, why's rule)"}}
     factor = {"kind": S, "term": _ref("LangText"), "polarity": _ref("Side"), "school": _null(S),
               "other_line": _null(POSITION), "rule": S, "source": _ref("Source"), "iri": S, "standing": B,
-              "outweighed_by": _arr(_obj({"factor": S, "precedence": S, "statement": S, "source": _null(S)}))}
+              "outweighed_by": _arr(_obj({"factor": S, "precedence": S, "statement": S, "source": _null(S)},
+                                         title="Outweighing"))}
     because = {"rule": S, "source": _ref("Source"), "lines": _arr(POSITION), "role": _ref("Side"), "factor": S,
                "term": _ref("LangText"), "standing": B, "judgment": _ref("LangText"),
-               "loses_to": _arr(_obj({"factor": S, "precedence": S, "source": _null(S)}))}
+               "loses_to": _arr(_obj({"factor": S, "precedence": S, "source": _null(S)}, title="LosesTo"))}
     rule_entry = {"id": S, "rule": S, "path": S, "conclusion": _ref("LangText"), "polarity": _ref("Polarity"),
                   "topics": _arr(S), "work": _ref("LangText"), "chapter": _null(S), "school": _null(S),
                   "executable": B, "condition": _null(S),
-                  "passages": _arr(_obj({"id": S, "iri": S, "quote": _null(S), "korean": _null(S)}))}
+                  "passages": _arr(_obj({"id": S, "iri": S, "quote": _null(S), "korean": _null(S)}, title="RulePassage"))}
     side = {"id": S, "rule": S, "polarity": _ref("Polarity"), "quote": _null(S), "school": _null(S)}
     sentence = {"id": S, "iri": S, "this": B, "quote": _null(S), "korean": _null(S), "seed": _null(S),
                 "paragraph": _null(I), "start": _null(I), "end": _null(I), "prefix": _null(S), "suffix": _null(S),
                 "ko_prefix": _null(S), "ko_suffix": _null(S), "definition": _null(S)}
-    why_line = {"facts": _obj({**line_facts, "states": _arr(S)}, required=[*line_facts, "states"]),
+    why_line = {"facts": _obj({**line_facts, "states": _arr(S)}, required=[*line_facts, "states"], title="LineFacts"),
                 "states": _arr(_ref("LineState"))}
     return {
         **v,
@@ -164,16 +170,18 @@ def components() -> dict[str, dict]:
         "Side": _enum(["for", "against"], "with the verdict (or the use-god) or against it"),
         "VerdictPolarity": _enum(["吉", "吉中有凶", "凶中有吉", "凶", "不成"], "the verdict 斷"),
         "LangText": _lang_text("a text in zh-Hant (zh), English (en) and Korean (ko)"),
-        "Error": _obj({"error": S, "field": _null(S)},
-                      description="bad input: the CLI's message for the same input, and the field it names"),
+        "Error": _obj({"error": S, "field": _null(S), "detail": S}, required=["error", "field"],
+                      description="bad input: the CLI's message for the same input (in the request's `lang` where "
+                                  "the API says it in another language, with the CLI's own as `detail`), and the "
+                                  "field it names"),
         "Source": _obj(source, required=["iri", "quote"],
                        description="the passage a fact rests on: quote, work, chapter, seed file and offsets, "
                                    "or a note where it is a convention"),
         "Edition": _obj(edition, description="the passage in one edition (docs/corpus.md)"),
-        "PassageEdition": _obj({**edition, "name": _obj({"zh": S, "en": S}), "prefix": _null(S),
+        "PassageEdition": _obj({**edition, "name": _obj({"zh": S, "en": S}, title="EditionName"), "prefix": _null(S),
                                 "suffix": _null(S), "variants": _arr(_obj({
-                                    "kind": _enum(["orthographic", "textual"]), "base": S, "reading": S,
-                                    "offset": I}))},
+                                    "kind": _enum(["orthographic", "textual"], title="VariantKind"), "base": S,
+                                    "reading": S, "offset": I}, title="Variant"))},
                                description="the passage in one loaded edition, with its context and 異文"),
         "Pillar": _obj(pillar, description="a pillar (month, day, year, hour): its stem, branch, phase, relative"),
         "Hexagram": _obj(hexagram),
@@ -183,21 +191,25 @@ def components() -> dict[str, dict]:
                           description="a state of the cast (六沖, 獨發, 兩現, 用神 …)"),
         "Line": _obj({**line_facts, "nayin": S, "value": {"type": "integer", "minimum": 6, "maximum": 9},
                       "hidden": _null(_obj({"stem": _ref("Stem"), "branch": _ref("Branch"),
-                                            "element": _ref("Element"), "relative": _ref("Relative")})),
+                                            "element": _ref("Element"), "relative": _ref("Relative")},
+                                           title="HiddenLine")),
                       "hidden_palace": _obj({"stem": _ref("Stem"), "branch": _ref("Branch"),
-                                             "element": _ref("Element"), "relative": _ref("Relative")}),
+                                             "element": _ref("Element"), "relative": _ref("Relative")},
+                                            title="PalaceLine"),
                       "change": _null(_obj({"stem": _ref("Stem"), "branch": _ref("Branch"),
-                                            "element": _ref("Element"), "nayin": S, "relative": _ref("Relative")})),
+                                            "element": _ref("Element"), "nayin": S, "relative": _ref("Relative")},
+                                           title="ChangedLine")),
                       "states": _arr(_ref("LineState")), "shensha": _arr(S)},
                      description="a line, bottom (1) to top (6)"),
-        "Relation": _obj({"from": S, "to": S, "relation": _enum(["生", "克", "沖", "合", "刑", "害"])},
+        "Relation": _obj({"from": S, "to": S, "relation": _enum(["生", "克", "沖", "合", "刑", "害"], title="RelationKind")},
                          description="a relation between two endpoints: line:N, change:N, month, day, year"),
         "Judgment": _obj(judgment, required=["rule", "conclusion", "polarity", "school", "lines", "source"],
                          description="a chapter rule that fired for the cast (`id` and `group` in the API's chart)"),
-        "UseGod": _obj({"chosen_by": _enum(["rule", "user"]), "lines": _arr(POSITION),
+        "UseGod": _obj({"chosen_by": _enum(["rule", "user"], title="ChosenBy"), "lines": _arr(POSITION),
                         "relative": _null(_ref("Relative")), "school": _null(S),
                         "choices": _arr(_obj({"iri": S, "label": S, "school": _null(S),
-                                              "helper": _null(_ref("Relative")), "source": _ref("Source")}))},
+                                              "helper": _null(_ref("Relative")), "source": _ref("Source")},
+                                             title="UseGodChoice"))},
                        required=["chosen_by", "lines", "relative", "choices"],
                        description="how the use-god was chosen: by the question's rule (with its passage) or the user"),
         "Factor": _obj(factor, description="a factor of the use-god's condition (日克, 得令 …)"),
@@ -224,23 +236,24 @@ def components() -> dict[str, dict]:
                        description="one of the verdict's strongest reasons, in words, with its quote and passage id"),
         "Reading": _obj({"lang": _ref("Lang"), "verdict": _null(S), "favourable": _null(B),
                          "reasons": _arr(_ref("Reason")),
-                         "use_god": _null(_obj({"text": S, "lines": _arr(POSITION)})),
+                         "use_god": _null(_obj({"text": S, "lines": _arr(POSITION)}, title="ReadingUseGod")),
                          "timing": _arr(_obj({"text": S, "branch": _ref("Branch"), "unit": _ref("Unit"),
-                                              "dates": _arr({"type": "string", "format": "date"})})),
+                                              "dates": _arr({"type": "string", "format": "date"})},
+                                             title="ReadingTime")),
                          "missing": _null(S)},
                         description="the reading in plain words in one language (liuyao_kg/chart/plain.py): the "
                                     "verdict, its strongest reasons, the use-god, the first 應期, or what to add"),
         "Chart": _obj({
             "cast": S, "topic": _null(S), "about": _null(S), "school": _null(S), "reading_school": _null(S),
-            "time": _null(_obj({"month": _null(S), "day": _null(S)})), "notes": _arr(S),
+            "time": _null(_obj({"month": _null(S), "day": _null(S)}, title="CastTime")), "notes": _arr(S),
             "use_god": _null(_ref("UseGod")), "primary": _ref("Hexagram"), "changed": _null(_ref("Hexagram")),
             "month": _null(_ref("Pillar")), "day": _null(_ref("Pillar")), "year": _null(_ref("Pillar")),
-            "hour": _null(_ref("Pillar")), "sex": _null(_enum(["男", "女"])), "birth": _null(_ref("Branch")),
+            "hour": _null(_ref("Pillar")), "sex": _null(_enum(["男", "女"], title="Sex")), "birth": _null(_ref("Branch")),
             "void": _arr(_ref("Branch")), "lines": {**_arr(_ref("Line")), "minItems": 6, "maxItems": 6},
             "relations": _arr(_ref("Relation")), "states": _arr(_ref("CastState")),
             "judgments": _arr(_ref("Judgment")), "verdict": _ref("Verdict"),
             "use_god_condition": _ref("UseGodCondition"), "timing": _arr(_ref("TimingCandidate")),
-            "horizon": _ref("Unit"), "horizon_by": _enum(["user", "question", "default"]), "timing_note": _null(S),
+            "horizon": _ref("Unit"), "horizon_by": _enum(["user", "question", "default"], title="HorizonBy"), "timing_note": _null(S),
             "reading": _ref("Reading"), "lang": _ref("Lang")},
             required=["cast", "topic", "about", "school", "reading_school", "time", "notes", "use_god", "primary",
                       "changed", "month", "day", "year", "hour", "sex", "birth", "void", "lines", "relations",
@@ -249,12 +262,14 @@ def components() -> dict[str, dict]:
             description="the chart (docs/json-output.md, docs/reading.md); the API's adds each judgment's `id`, "
                         "and `reading` with its `lang`"),
         "Why": _obj({"cast": S, "primary": S, "changed": _null(S), "month": _null(S), "day": _null(S),
-                     "rule": _null(S), "line": _null(_obj(why_line)),
+                     "rule": _null(S), "line": _null(_ref("WhyLine")),
                      "judgments": _arr(_obj({**{k: judgment[k] for k in ("rule", "conclusion", "polarity", "source",
                                                                          "id")},
-                                             "condition": _null(S), "lines": _arr(_obj(why_line))}))},
+                                             "condition": _null(S), "lines": _arr(_ref("WhyLine"))},
+                                            title="WhyJudgment"))},
                     description="the trace of `liuyao why --format json`: judgments (or one line's states) with the "
                                 "facts they rest on and their passages"),
+        "WhyLine": _obj(why_line, description="a line's chart facts and the states derived for it"),
         "Rule": _obj(rule_entry, description="a chapter rule: condition, conclusion, topics, work, passages"),
         "RuleDetail": _obj({**rule_entry, "sparql": _null(S), "non_executable_reason": _null(S),
                             "conflicts": _arr(_ref("Conflict"))},
@@ -262,18 +277,20 @@ def components() -> dict[str, dict]:
         "Rules": _obj({"count": {"type": "integer", "minimum": 0}, "rules": _arr(_ref("Rule")),
                        "facets": _obj({"works": _arr(S), "chapters": _arr({"type": "array", "items": S,
                                                                            "minItems": 2, "maxItems": 2}),
-                                       "topics": _arr(S), "schools": _arr(S)})},
+                                       "topics": _arr(S), "schools": _arr(S)}, title="Facets")},
                       description="the rules that pass every filter, and the values to filter by"),
-        "Conflict": _obj({"condition": _null(S), "a": _obj(side), "b": _obj(side)},
+        "Conflict": _obj({"condition": _null(S), "a": _obj(side, title="ConflictSide"),
+                          "b": _obj(side, title="ConflictSide")},
                          description="two rules with the same condition and opposite polarity or another school"),
         "Sentence": _obj(sentence, description="a passage of a chapter, with its Korean and surrounding text"),
         "Passage": _obj({"passage": _ref("Sentence"), "work": S, "chapter": S,
                          "chapter_passages": _arr(_ref("Sentence")),
                          "rules": _arr(_obj({"id": S, "rule": S, "conclusion": _ref("LangText"),
-                                             "polarity": _ref("Polarity")})),
+                                             "polarity": _ref("Polarity")}, title="CitingRule")),
                          "editions": _arr(_ref("PassageEdition"))},
                         description="a passage in its chapter and in every loaded edition, with the rules citing it"),
-        "Labels": _obj({"terms": {"type": "object", "additionalProperties": _obj({"en": S, "ko": S}, required=[])},
+        "Labels": _obj({"terms": {"type": "object", "additionalProperties": _obj({"en": S, "ko": S}, required=[],
+                                                                                 title="TermLabels")},
                         "schools": {"type": "object", "additionalProperties": _ref("LangText")}},
                        description="translations: zh-Hant term → {en, ko}; school id → {zh, en, ko}"),
     }
