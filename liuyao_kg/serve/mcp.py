@@ -124,8 +124,9 @@ class Tools:
 
     def _answer(self, response) -> dict:
         data = json.loads(response.body)
-        if response.status != 200:
-            raise ToolError(data["error"], data.get("field"))
+        if response.status != 200:  # the API's message (in `lang`), and the CLI's own where it differs
+            detail = data.get("detail")
+            raise ToolError(data["error"] + (f" ({detail})" if detail else ""), data.get("field"))
         return data
 
     def cast(self, args: dict) -> tuple[str, dict]:
