@@ -56,7 +56,7 @@ def tools() -> list[types.Tool]:
 
     read_only = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
     cast_fields = (*CAST_FIELDS, "lang")
-    why_input = schemas.cast_request(CAST_FIELDS)
+    why_input = schemas.cast_request(cast_fields)
     why_input["properties"].update(WHY_FIELDS)
     out = [
         types.Tool(name="cast", title="Cast and read a hexagram",
@@ -130,14 +130,9 @@ class Tools:
         return data
 
     def cast(self, args: dict) -> tuple[str, dict]:
-        from liuyao_kg.chart import i18n
         from liuyao_kg.chart.plain import plain_reading
 
-        lang = args.get("lang") or "zh-Hant"
-        try:
-            lang = i18n.tag(lang if isinstance(lang, str) else repr(lang))
-        except ValueError as e:
-            raise ToolError(str(e), "lang") from None
+        lang = _lang(args)
         body = json.dumps(args, ensure_ascii=False).encode("utf-8")
         chart = self._answer(self.api.handle("POST", "/api/cast", "", body, "application/json"))
         if "reading" not in chart:  # the API's chart carries it once /api/cast reads in `lang`
@@ -146,6 +141,7 @@ class Tools:
         return reading_text(chart["reading"]), chart
 
     def why(self, args: dict) -> tuple[str, dict]:
+        _lang(args)
         for k, v in args.items():
             if not (isinstance(v, str) or (k == "line" and isinstance(v, int) and not isinstance(v, bool))
                     or (k == "school" and isinstance(v, list) and all(isinstance(x, str) for x in v))):
@@ -169,6 +165,17 @@ class Tools:
         except queries.QueryParameterError as e:
             raise ToolError(str(e)) from None
         return json.dumps(rows, ensure_ascii=False, indent=1), {"rows": rows}
+
+
+def _lang(args: dict) -> str:
+    """The BCP 47 tag of the `lang` asked for (zh-Hant when none), or a ToolError naming the four."""
+    from liuyao_kg.chart import i18n
+
+    lang = args.get("lang") or "zh-Hant"
+    try:
+        return i18n.tag(lang if isinstance(lang, str) else repr(lang))
+    except ValueError as e:
+        raise ToolError(str(e), "lang") from None
 
 
 def reading_text(reading: dict) -> str:

@@ -59,7 +59,7 @@ def test_cast_reads_in_plain_words_and_gives_the_chart_as_structured_content(app
     ({**JIE, "lang": "fr"}, "lang", "language 'fr'"),
 ])
 def test_bad_cast_input_is_a_tool_error_naming_the_field(app, capsys, arguments, field, message):
-    bad, good = session(app, ("cast", arguments), ("cast", JIE))
+    bad, good = session(app, ("cast", {"lang": "en", **arguments}), ("cast", JIE))
     assert bad.is_error and message in bad.content[0].text and bad.structured_content["field"] == field
     assert not good.is_error  # the server keeps serving
     if field in ("spec", "day") and isinstance(arguments["spec"], str):  # the CLI says the same
@@ -70,7 +70,7 @@ def test_bad_cast_input_is_a_tool_error_naming_the_field(app, capsys, arguments,
 
 
 def test_why_traces_a_line_and_refuses_a_position_outside_1_to_6(app):
-    line, bad = session(app, ("why", {**JIE, "line": 1}), ("why", {**JIE, "line": 9}))
+    line, bad = session(app, ("why", {**JIE, "line": 1}), ("why", {**JIE, "line": 9, "lang": "en"}))
     assert not line.is_error and line.structured_content["line"]["facts"]["relative"] == "妻財"
     assert bad.is_error and "line 9: a line position is 1 (bottom) … 6 (top)" in bad.content[0].text
     assert bad.structured_content["field"] == "line"
@@ -103,7 +103,7 @@ def test_liuyao_mcp_serves_the_sdks_stdio_client():
         async with Client(params) as client:
             names = {t.name for t in (await client.list_tools()).tools}
             cast = await client.call_tool("cast", {**JIE, "lang": "en"})
-            bad = await client.call_tool("cast", {"spec": "節", "month": "寅", "day": "甲丑"})
+            bad = await client.call_tool("cast", {"spec": "節", "month": "寅", "day": "甲丑", "lang": "en"})
             return names, cast, bad
 
     names, cast, bad = anyio.run(go)

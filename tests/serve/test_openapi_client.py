@@ -34,13 +34,14 @@ def base():
 def models(base, tmp_path_factory):
     """The models generated from the served OpenAPI document, imported as a module."""
     from datamodel_code_generator import DataModelType, InputFileType, generate
+    from datamodel_code_generator.format import Formatter
 
     out = tmp_path_factory.mktemp("client") / "liuyao_api_models.py"
     with urllib.request.urlopen(base + "/api/openapi.json") as r:
         document = r.read().decode("utf-8")
     generate(document, input_file_type=InputFileType.OpenAPI, output=out, use_title_as_name=True,
              output_model_type=DataModelType.PydanticV2BaseModel, extra_fields="forbid", use_annotated=True,
-             field_constraints=True, disable_timestamp=True)
+             field_constraints=True, disable_timestamp=True, formatters=[Formatter.BUILTIN])
     spec = importlib.util.spec_from_file_location("liuyao_api_models", out)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
