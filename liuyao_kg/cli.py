@@ -204,6 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--isolate", choices=("fork", "thread"), default=None,
                     help="fork (default on Linux): each query in a child process, killed at its limits; "
                          "thread: in the server process (stops only between rows)")
+
+    mc = sub.add_parser("mcp", help="an MCP server over stdio for agents: cast, why, topics and the named queries as "
+                                    "tools (docs/mcp.md)")
+    _store(mc)
     return parser
 
 
@@ -212,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load, "rules": _cmd_rules,
                 "why": _cmd_why, "serve": _cmd_serve, "upgrade": _cmd_upgrade,
-                "corpus": _cmd_corpus, "eval": _cmd_eval, "topics": _cmd_topics}[args.command](args)
+                "corpus": _cmd_corpus, "eval": _cmd_eval, "topics": _cmd_topics,
+                "mcp": _cmd_mcp}[args.command](args)
     except Exception as e:
         code = _exit_code(e)
         if code is None:
@@ -480,6 +485,18 @@ def _cmd_serve(args) -> int:
                     allow_service=tuple(args.allow_service), **({"isolate": args.isolate} if args.isolate else {}))
     kg = _graph(args)  # embedded, or remote: `serve --endpoint URL` fronts that endpoint
     serve(kg, args.host, args.port, allow_update=args.allow_update, limits=limits, kg=kg)
+    return 0
+
+
+def _cmd_mcp(args) -> int:
+    try:
+        from liuyao_kg.serve.mcp import serve_stdio
+    except ModuleNotFoundError as e:
+        if e.name not in ("mcp", "mcp_types"):
+            raise
+        print("liuyao: error: `liuyao mcp` needs the MCP SDK: pip install 'liuyao-kg[mcp]'", file=sys.stderr)
+        return 1
+    serve_stdio(_graph(args))  # stdout carries the protocol: nothing else is printed there
     return 0
 
 

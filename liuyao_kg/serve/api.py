@@ -355,17 +355,23 @@ class Api:
 
 
 def openapi() -> dict:
-    """The OpenAPI 3.1 description of the routes above."""
+    """The OpenAPI 3.1 description of the routes above, with the schema of every answer and error
+    (liuyao_kg/serve/schemas.py; tests/serve/test_openapi.py validates real answers against them)."""
+    from liuyao_kg.serve import schemas
+
     s = {"type": "string"}
-    cast_props = {k: s for k in CAST_FIELDS}
+    ref = lambda name: {"$ref": schemas.REF + name}  # noqa: E731
     q = lambda name, desc, required=False: {"name": name, "in": "query", "required": required, "schema": s,  # noqa: E731
                                             "description": desc}
     p = lambda name, desc: {"name": name, "in": "path", "required": True, "schema": s, "description": desc}  # noqa: E731
-    err = {"description": "bad input: {error, field}, the CLI's message",
-           "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
-    ok = lambda desc: {"description": desc, "content": {"application/json": {"schema": {"type": "object"}}}}  # noqa: E731
-    cast_params = [q(k, f"as the CLI's --{k.replace('_', '-')}" if k != "spec" else "the cast (節之中孚, 787986, …)")
-                   for k in CAST_FIELDS]
+    err = lambda desc: {"description": desc + ": {error, field}, the CLI's message",  # noqa: E731
+                        "content": {"application/json": {"schema": ref("Error")}}}
+    bad, unknown = err("bad input"), err("no such resource")
+    ok = lambda desc, schema: {"description": desc, "content": {"application/json": {"schema": schema}}}  # noqa: E731
+    field = lambda k: {k2: v for k2, v in schemas.field_schema(k).items() if k2 in ("enum", "description")}  # noqa: E731
+    cast_params = [{"name": k, "in": "query", "required": False, "schema": {"type": "string", **(
+        {"enum": field(k)["enum"]} if "enum" in field(k) else {})},
+        "description": field(k).get("description") or f"as the CLI's --{k.replace('_', '-')}"} for k in CAST_FIELDS]
     return {
         "openapi": "3.1.0",
         "info": {"title": "liuyao-kg JSON API", "version": __version__,
@@ -373,26 +379,34 @@ def openapi() -> dict:
         "paths": {
             "/api/cast": {
                 "post": {"summary": "Load a cast, derive it, return its chart (docs/json-output.md)",
-                         "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                             "type": "object", "properties": cast_props, "additionalProperties": False}}}},
-                         "responses": {"200": ok("the chart; each judgment with its short rule id"), "400": err}},
+                         "operationId": "castPost",
+                         "requestBody": {"required": True, "content": {"application/json": {
+                             "schema": schemas.cast_request(CAST_FIELDS)}}},
+                         "responses": {"200": ok("the chart; each judgment with its short rule id", ref("Chart")),
+                                       "400": bad, "415": err("not JSON")}},
                 "get": {"summary": "The same as POST, fields as query parameters (shareable addresses)",
-                        "parameters": cast_params, "responses": {"200": ok("the chart"), "400": err}}},
-            "/api/rules": {"get": {"summary": "Chapter rules, filtered",
+                        "operationId": "castGet", "parameters": cast_params,
+                        "responses": {"200": ok("the chart", ref("Chart")), "400": bad}}},
+            "/api/rules": {"get": {"summary": "Chapter rules, filtered", "operationId": "rules",
                                    "parameters": [q("topic", "a topic, e.g. 求財"), q("work", "a work (易冒, Yi Mao)"),
                                                   q("chapter", "a chapter, e.g. 遇時章"),
                                                   q("term", "text in the condition, conclusion or quote"),
                                                   q("school", "a school id, e.g. YiMao"), q("polarity", "吉, 凶 or neutral"),
                                                   q("executable", "true or false")],
-                                   "responses": {"200": ok("{count, rules, facets}"), "400": err}}},
+                                   "responses": {"200": ok("{count, rules, facets}", ref("Rules")), "400": bad}}},
             "/api/rules/{id}": {"get": {"summary": "One chapter rule with condition, SPARQL, passages and conflicts",
+                                        "operationId": "rule",
                                         "parameters": [p("id", "short id, path under rule/, or IRI")],
-                                        "responses": {"200": ok("the rule"), "404": err, "409": err}}},
+                                        "responses": {"200": ok("the rule", ref("RuleDetail")), "404": unknown,
+                                                      "409": err("a short id of several rules")}}},
             "/api/conflicts": {"get": {"summary": "Rules with the same condition and opposite polarity or school",
-                                       "responses": {"200": ok("pairs side by side")}}},
+                                       "operationId": "conflicts",
+                                       "responses": {"200": ok("pairs side by side",
+                                                               {"type": "array", "items": ref("Conflict")})}}},
             "/api/passages/{id}": {"get": {"summary": "A passage in its chapter: every passage of the chapter in text "
                                                       "order, with Korean and surrounding text, the rules citing it, "
                                                       "and the passage in every loaded edition",
+                                           "operationId": "passage",
                                            "description": "`editions`: one entry per edition where the passage is "
                                                           "anchored, the one it was quoted from first (method "
                                                           "`quoted`), then each edition added by `liuyao corpus add`: "
@@ -403,17 +417,22 @@ def openapi() -> dict:
                                                           "found, else null) and `variants` (異文: {kind "
                                                           "orthographic|textual, base, reading, offset in the quote}).",
                                            "parameters": [p("id", "the passage id after passage/")],
-                                           "responses": {"200": ok("the passage in context and in every loaded edition"), "404": err}}},
+                                           "responses": {"200": ok("the passage in context and in every loaded edition",
+                                                                   ref("Passage")), "404": unknown}}},
             "/api/why": {"get": {"summary": "Trace judgments or a line's states to rules, facts and passages",
+                                 "operationId": "why",
                                  "parameters": [*cast_params, q("rule", "short id, IRI or conclusion text"),
                                                 q("line", "a line position 1–6")],
-                                 "responses": {"200": ok("as `liuyao why --format json`"), "400": err}}},
+                                 "responses": {"200": ok("as `liuyao why --format json`", ref("Why")), "400": bad}}},
             "/api/labels": {"get": {"summary": "Translations of chart terms (zh-Hant → en, ko) and school names",
-                                    "responses": {"200": ok("{terms, schools}")}}},
+                                    "operationId": "labels",
+                                    "responses": {"200": ok("{terms, schools}", ref("Labels"))}}},
             "/api/context.jsonld": {"get": {"summary": "The JSON-LD context of --format json-ld",
-                                            "responses": {"200": {"description": "the context"}}}},
-            "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": ok("OpenAPI 3.1")}}},
+                                            "operationId": "context",
+                                            "responses": {"200": {"description": "the context", "content": {
+                                                "application/ld+json": {"schema": {"type": "object"}}}}}}},
+            "/api/openapi.json": {"get": {"summary": "This document", "operationId": "openapi",
+                                          "responses": {"200": ok("OpenAPI 3.1", {"type": "object"})}}},
         },
-        "components": {"schemas": {"Error": {"type": "object", "required": ["error"],
-                                             "properties": {"error": s, "field": {"type": ["string", "null"]}}}}},
+        "components": {"schemas": schemas.components()},
     }
