@@ -278,6 +278,7 @@ class Words:
         py = pinyin(zh)
         if _bare(said).startswith(_bare(py)):  # the label leads with its pinyin already (gua shen (hexagram body))
             return said
+        said = re.sub(f" ?\\([{_HAN}]+\\)", "", said)  # "heavenly noble (天乙貴人)": the pinyin stands for the characters
         return f"{py} ({said.replace(' (', ', ').replace(')', '')})"
 
     def gz(self, zh: str | None) -> str:
@@ -293,7 +294,7 @@ class Words:
             return ""
         if self.labels is None:
             return school_id
-        return self.labels.school(school_id, self.base)
+        return self.prose(self.labels.school(school_id, self.base))
 
     def w(self, key: str) -> str:
         return word(key, self.lang)

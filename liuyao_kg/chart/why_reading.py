@@ -94,7 +94,8 @@ def _factors(kg, chart: dict, entry: dict, w: i18n.Words) -> list[str]:
         for o in f["outweighed_by"]:
             by = factors.get(o["factor"])
             name = w.text(by["term"]) if by else o["factor"]
-            out.append(f"      {_w('loses_to', w)} {name} {_w('under', w)}「{o['statement']}」")
+            under = _w("under", w) + ("" if w.base == "zh" else " ")
+            out.append(f"      {_w('loses_to', w)} {name} {under}「{o['statement']}」")
             out += _passage(kg, o["source"], w, "        ")
     return out
 
