@@ -62,7 +62,6 @@ WORDS = {
                "ko": "일이 주어지지 않음: 순공, 일충, 암동, 일합, 일묘, 일의 십이운성, 육신(일간 기준)과 신살을 계산하지 않으며, 일을 읽는 규칙은 발동하지 않습니다"},
     "no_verdict": {"zh": "無斷", "en": "no verdict", "ko": "판단 없음"},
     "no_timing": {"zh": "無應期", "en": "no timing candidates", "ko": "응기 후보 없음"},
-    "and": {"zh": "、", "en": ", ", "ko": ", "},
 }
 
 #: why the reading gives no verdict, or no dates (reading.py's reason_code / timing_note_code)
@@ -319,7 +318,7 @@ class Words:
         def one(m: re.Match) -> str:
             zh = m.group(0)
             before, after = text[:m.start()], text[m.end():]
-            if re.search(r"[A-Za-z][\\w'-]* ?\($", before) and after.startswith(")"):
+            if re.search(r"[A-Za-z][\w'-]* ?\($", before) and after.startswith(")"):
                 return zh  # "severed (絕)": glossed already
             if is_stem_branch(zh):
                 return self.gz(zh)
