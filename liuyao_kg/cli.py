@@ -14,7 +14,8 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
                                    "(H = 字 counts 2, T = 背 counts 3; see docs/cli.md)")
     p.add_argument("--random", action="store_true", help="toss the coins here (a demo cast; see --seed)")
     p.add_argument("--seed", type=int, help="with --random: the same seed gives the same cast")
-    p.add_argument("--lang", choices=["zh", "en", "ko"], default="zh", help="language of the text output")
+    p.add_argument("--lang", choices=["zh", "zh-Hant", "zh-Hans", "en", "ko"], default="zh",
+                   help="language of the text output: zh (= zh-Hant), zh-Hans, en, ko")
     p.add_argument("--lines", help="line values bottom-up, checked against a name pair")
     p.add_argument("--month", help="month branch (寅) or stem-branch (丙寅)")
     p.add_argument("--day", help="day stem-branch (辛亥)")
@@ -91,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="turtle: one graph (see --graphs); trig, nquads, json-ld: the cast's named graphs")
     c.add_argument("--graphs", choices=["all", "asserted", "inferred"], default="all",
                    help="RDF formats: the cast's asserted triples, the inferred ones, or both (default)")
+    c.add_argument("--brief", action="store_true", help="text: only the verdict, the use-god and the timing")
     _store(c)
 
     q = sub.add_parser("query", help="run a named query (see --list)")
@@ -303,7 +305,7 @@ def _cmd_cast(args) -> int:
     else:
         from liuyao_kg.chart.i18n import labels
 
-        sys.stdout.write(render.chart_text(chart, args.lang, labels(kg)))
+        sys.stdout.write(render.chart_text(chart, args.lang, labels(kg), brief=args.brief))
     return 0
 
 
@@ -380,9 +382,9 @@ def _cmd_why(args) -> int:
             print(f"liuyao: error: --timing {args.timing}: the cast has {len(chart['timing'])} timing candidate(s)",
                   file=sys.stderr)
             return 2
-        text = explain_verdict(kg, chart) if args.verdict else ""
+        text = explain_verdict(kg, chart, args.lang) if args.verdict else ""
         if args.timing is not None:
-            text += explain_timing(kg, chart, args.timing)
+            text += explain_timing(kg, chart, args.timing, args.lang)
         sys.stdout.write(text)
         return 0
     if args.format == "json":

@@ -145,6 +145,7 @@ def chart(kg, cast_iri: str, horizon: str | None = None, *, reading: bool = True
         "reading_school": question.get("readingSchool") or None,
         "time": time,
         "notes": _time_notes(month, pillars.get("day")),
+        "note_codes": [code for code, given in (("no_month", month), ("no_day", pillars.get("day"))) if given is None],
         "use_god": use_god,
         "primary": hexes.get("primary"),
         "changed": hexes.get("changed"),

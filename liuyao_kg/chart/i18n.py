@@ -7,6 +7,7 @@ converted by OpenCC's phrase and character tables (`to_lang`), not a table of th
 """
 from __future__ import annotations
 
+import re
 from functools import cache
 
 #: "zh" is zh-Hant, the graph's own; "zh-Hant" is taken for it too
@@ -39,6 +40,39 @@ WORDS = {
     "timing": {"zh": "應期", "en": "Timing", "ko": "응기"},
     "convention": {"zh": "通行之法，非出種子典籍", "en": "standard convention, not in the seeds",
                    "ko": "통행 관례, 시드 문헌에 없음"},
+    "hour": {"zh": "時", "en": " hour", "ko": "시"},
+    "no_month_day": {"zh": "無月日", "en": "no month or day", "ko": "월일 없음"},
+    "by_whom": {"zh": "斷（依所關之人）", "en": "Judgments (by whom they concern)", "ko": "판단 (관계된 사람별)"},
+    "common": {"zh": "通說", "en": "common reading", "ko": "통설"},
+    "question": {"zh": "占", "en": "Question", "ko": "점사"},
+    "use_god": {"zh": "用神", "en": "use-god", "ko": "용신"},
+    "no_use_god": {"zh": "用神：未取（此問於此卦無可取之爻）", "en": "use-god: none chosen (the question names no line "
+                   "for this cast)", "ko": "용신: 정하지 않음 (이 물음이 이 괘에서 가리키는 효가 없음)"},
+    "by_user": {"zh": "自定", "en": "chosen by the user", "ko": "사용자가 지정"},
+    "no_such_line": {"zh": "卦中無此爻", "en": "no such line in the cast", "ko": "괘에 그런 효가 없음"},
+    "cast": {"zh": "卦例", "en": "cast", "ko": "괘례"},
+    "no_month": {"zh": "未給月：月建、月破、月合、旺相休囚與月之十二運皆不計，讀月之規則皆不發",
+                 "en": "no month given: the month's branch, month-broken, month combining, the seasonal strength and "
+                       "the month's life stages are not computed, and no rule reading the month fires",
+                 "ko": "월이 주어지지 않음: 월건, 월파, 월합, 왕상휴수와 월의 십이운성을 계산하지 않으며, 월을 읽는 규칙은 발동하지 않습니다"},
+    "no_day": {"zh": "未給日：旬空、日沖、暗動、日合、日墓、日之十二運、六神（依日干）與神煞皆不計，讀日之規則皆不發",
+               "en": "no day given: void, day clash, dark movement, day combining, the day's tomb, the day's life "
+                     "stages, the six spirits (by the day stem) and the spirit stars are not computed, and no rule "
+                     "reading the day fires",
+               "ko": "일이 주어지지 않음: 순공, 일충, 암동, 일합, 일묘, 일의 십이운성, 육신(일간 기준)과 신살을 계산하지 않으며, 일을 읽는 규칙은 발동하지 않습니다"},
+    "no_verdict": {"zh": "無斷", "en": "no verdict", "ko": "판단 없음"},
+    "no_timing": {"zh": "無應期", "en": "no timing candidates", "ko": "응기 후보 없음"},
+}
+
+#: why the reading gives no verdict, or no dates (reading.py's reason_code / timing_note_code)
+REASONS = {
+    "no_topic": {"zh": "無用神：此卦未問何事（請加 --topic）", "en": "no use-god: the cast has no topic (give --topic)",
+                 "ko": "용신 없음: 점사가 없습니다 (--topic 을 주십시오)"},
+    "no_use_god_line": {"zh": "無用神之爻：{topic}之用神（{picks}）不在此卦", "en": "no use-god line: the use-god of "
+                        "{topic} ({picks}) is not in this cast", "ko": "용신 효 없음: {topic}의 용신({picks})이 이 괘에 없습니다"},
+    "no_rule": {"zh": "無斷語之規則適用", "en": "no verdict rule applies", "ko": "적용되는 판단 규칙이 없습니다"},
+    "no_dates": {"zh": "卦無日期，故無日曆日（請加 --date）", "en": "no calendar dates: the cast has no date (give --date)",
+                 "ko": "괘에 날짜가 없어 달력 날짜가 없습니다 (--date 를 주십시오)"},
 }
 POLARITY = {"吉": {"zh": "吉", "en": "auspicious", "ko": "길"},
             "凶": {"zh": "凶", "en": "inauspicious", "ko": "흉"},
@@ -105,7 +139,7 @@ def word(key: str, lang: str) -> str:
 
 def stage(pillar: str, value: str, lang: str) -> str:
     """A life stage at the day or month: 日臨官 / day: coming to office / 일임관."""
-    return f"{pillar} {value}" if lang == "en" else word(pillar, lang).strip() + value
+    return f"{pillar}: {value}" if lang == "en" else word(pillar, lang).strip() + value
 
 
 def polarity(value: str, lang: str) -> str:
@@ -176,3 +210,136 @@ def labels(kg) -> Labels:
         found = Labels(kg)
         kg._i18n_labels = found
     return found
+
+
+# --- English that reads as English: pinyin beside the gloss, no bare Chinese in running text -----------------------
+
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+HAN_RUN = re.compile(f"[{_HAN}]+")
+STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
+#: readings pypinyin's general phrase table gets wrong in this art (長生 is cháng shēng, the life stage)
+_READINGS = {"長生": [["cháng"], ["shēng"]], "长生": [["cháng"], ["shēng"]], "月建": [["yuè"], ["jiàn"]]}
+
+
+@cache
+def _pinyin():
+    import pypinyin  # the pinyin of a term, as a reader would type it into a search box
+
+    pypinyin.load_phrases_dict(_READINGS)
+    return pypinyin
+
+
+def pinyin(zh: str) -> str:
+    """The pinyin of a term, toneless and joined, first letter capitalised: 咸池 → Xianchi, 辛亥 → Xinhai."""
+    p = _pinyin()
+    syllables = p.lazy_pinyin(zh, style=p.Style.NORMAL, errors="ignore")
+    if len(syllables) == 4:  # 四時旺衰 → Sishi Wangshuai: two words, as the four characters read
+        return f"{''.join(syllables[:2]).capitalize()} {''.join(syllables[2:]).capitalize()}"
+    return "".join(syllables).capitalize()
+
+
+def is_stem_branch(zh: str) -> bool:
+    """A run of stems and branches (子, 辛亥, 寅卯): the names practitioners write in characters."""
+    return bool(zh) and all(ch in STEMS or ch in BRANCHES for ch in zh)
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"[^a-z]", "", text.lower())
+
+
+class Words:
+    """A chart's terms and the layout's words in one language: zh keeps the graph's zh-Hant words; en gives the graph's
+    en label, with the pinyin beside it for the terms a reader looks up (Xianchi (salty pool, peach blossom)) and for
+    stems and branches (Xinhai (辛亥)); ko gives the graph's ko label. zh-Hans is written as zh and converted at the
+    end (`finish`)."""
+
+    def __init__(self, lang: str, labels=None):
+        self.lang = check_lang(lang)
+        self.base = base(self.lang)
+        self.labels = labels
+        self.sep = "、" if self.base == "zh" else ", "
+        self.colon = "：" if self.base == "zh" else ": "
+
+    def t(self, zh: str | None) -> str:
+        """A term in this language (its zh-Hant form where the graph has no label for it)."""
+        if not zh or self.base == "zh" or self.labels is None:
+            return zh or ""
+        found = self.labels.term(zh, self.base)
+        if self.base == "en" and found == zh:  # no English label: its pinyin, the characters beside
+            return self.gz(zh) if is_stem_branch(zh) else f"{pinyin(zh)} ({zh})"
+        return found
+
+    def term(self, zh: str | None) -> str:
+        """A term a reader would search for (a state, a spirit star): in English its pinyin first, the gloss beside."""
+        said = self.t(zh)
+        if self.base != "en" or not zh or not HAN_RUN.fullmatch(zh) or said.startswith(pinyin(zh)):
+            return said
+        py = pinyin(zh)
+        if _bare(said).startswith(_bare(py)):  # the label leads with its pinyin already (gua shen (hexagram body))
+            return said
+        said = re.sub(f" ?\\([{_HAN}]+\\)", "", said)  # "heavenly noble (天乙貴人)": the pinyin stands for the characters
+        return f"{py} ({said.replace(' (', ', ').replace(')', '')})"
+
+    def gz(self, zh: str | None) -> str:
+        """Stems and branches: in English the pinyin with the characters (Xinhai (辛亥)); else as written."""
+        if not zh:
+            return ""
+        if self.base != "en":
+            return zh
+        return f"{pinyin(zh)} ({zh})"
+
+    def school(self, school_id: str | None) -> str:
+        if not school_id:
+            return ""
+        if self.labels is None:
+            return school_id
+        return self.prose(self.labels.school(school_id, self.base))
+
+    def w(self, key: str) -> str:
+        return word(key, self.lang)
+
+    def position(self, n: int) -> str:
+        return POSITIONS[self.base][n]
+
+    def positions(self, lines) -> str:
+        """爻 1,6 → 初爻、上爻 / lines 1, 6 / 초효, 상효."""
+        ns = sorted(lines)
+        if self.base == "en":
+            return ("line " if len(ns) == 1 else "lines ") + ", ".join(map(str, ns))
+        return self.sep.join(POSITIONS[self.base][n] for n in ns)
+
+    def prose(self, text: str | None) -> str:
+        """English prose from the graph, whose Chinese terms stand bare in it ("the 應 overcoming the 世"): each
+        run of characters as its English label with the pinyin, or its pinyin with the characters, unless a gloss
+        already stands beside it ("severed (絕)"). Other languages: as written."""
+        if not text or self.base != "en":
+            return text or ""
+
+        def one(m: re.Match) -> str:
+            zh = m.group(0)
+            before, after = text[:m.start()], text[m.end():]
+            if re.search(r"[A-Za-z][\w'-]* ?\($", before) and after.startswith(")"):
+                return zh  # "severed (絕)": glossed already
+            if is_stem_branch(zh):
+                return self.gz(zh)
+            said = self.labels.term(zh, "en") if self.labels is not None else zh
+            if said != zh:
+                return self.term(zh)
+            return f"{pinyin(zh)} ({zh})"
+
+        out = HAN_RUN.sub(one, text)
+        return out.replace("（", " (").replace("）", ")").replace("：", ": ").replace("，", ", ").replace("；", "; ")
+
+    def text(self, value: dict | None) -> str:
+        """A {zh, en, ko} text (a conclusion, a factor's term) in this language."""
+        if not value:
+            return ""
+        said = value.get(self.base) or value.get("zh") or ""
+        return self.prose(said) if self.base == "en" and said == value.get("en") else said
+
+    def finish(self, text: str) -> str:
+        """The text as the reader gets it: zh-Hans converted from zh-Hant (the classics' 「quotes」 kept as written)."""
+        if self.lang != "zh-Hans":
+            return text
+        return "".join(part if part.startswith("「") else simplified(part)
+                       for part in re.split(r"(「[^」]*」)", text))

@@ -16,9 +16,10 @@ FIRST_REASONS, FIRST_TIMES = 3, 3
 
 _MISSING = {
     "topic": {"zh": "未問何事：加上占事（例如 求財、婚姻、疾病、官事），才有用神、斷語與應期。",
-              "en": "No question asked: add a topic (for example 求財 seeking wealth, 婚姻 marriage, 疾病 illness, "
-                    "官事 a lawsuit) to get a use-god, a verdict and its timing.",
-              "ko": "묻는 일이 없습니다: 점사(예: 求財 재물, 婚姻 혼인, 疾病 질병, 官事 소송)를 더하면 용신, 판단, 응기가 나옵니다."},
+              "en": "No question asked: add a topic (--topic; `liuyao topics` lists them: seeking wealth, marriage, "
+                    "illness, a lawsuit …) to get a use-god, a verdict and its timing.",
+              "ko": "묻는 일이 없습니다: 점사(--topic; `liuyao topics` 가 보여 줍니다: 구재, 혼인, 질병, 관사 …)를 더하면 "
+                    "용신, 판단, 응기가 나옵니다."},
     "use_god": {"zh": "此卦無{relative}爻（現爻與伏神皆無）：可另指用神（一爻之位或六親）。",
                 "en": "This cast holds no {relative} line, shown or hidden: name the use-god yourself (a line's "
                       "position or a relative).",
@@ -46,20 +47,22 @@ def plain_reading(chart: dict, lang: str = "zh-Hant", labels=None) -> dict:
     (an i18n.Labels of the chart's store) names the use-god's relative in en and ko; without, it stays in zh-Hant."""
     lang = i18n.check_lang(lang)
     base = i18n.base(lang)
-
-    def term(zh):
-        return labels.term(zh, base) if labels is not None and zh else (zh or "")
+    w = i18n.Words(base, labels)
+    term = w.t
 
     v = chart.get("verdict") or {}
     out = {"lang": i18n.tag(lang), "verdict": None, "favourable": None, "reasons": [],
-           "use_god": _use_god(chart, base, term), "timing": [], "missing": None}
+           "use_god": _use_god(chart, base, w), "timing": [], "missing": None}
     if not v.get("polarity"):
         out["missing"] = _missing(chart, base, term)
     else:
         out["verdict"] = (v.get("label") or {}).get(base) or v["polarity"]
         out["favourable"] = v.get("favourable")
-        out["reasons"] = [_reason(b, base) for b in v.get("because", []) if b.get("role") == "for"][:FIRST_REASONS]
-    out["timing"] = [_when(c, base) for c in (chart.get("timing") or [])[:FIRST_TIMES]]
+        reasons = [_reason(b, w) for b in v.get("because", []) if b.get("role") == "for"]
+        seen = set()  # a doubled use-god's two lines can give one reason twice: said once
+        out["reasons"] = [r for r in reasons if (r["text"], r["quote"]) not in seen
+                          and not seen.add((r["text"], r["quote"]))][:FIRST_REASONS]
+    out["timing"] = [_when(c, w) for c in (chart.get("timing") or [])[:FIRST_TIMES]]
     return i18n.to_lang(out, lang)
 
 
@@ -73,7 +76,7 @@ def _missing(chart: dict, lang: str, term) -> str:
     return _MISSING["rule"][lang]
 
 
-def _use_god(chart: dict, lang: str, term) -> dict | None:
+def _use_god(chart: dict, lang: str, w: i18n.Words) -> dict | None:
     """用神：妻財 丁巳（初爻）— 日克、日絕；雖暗動 (its standing factors, against first)."""
     cond = chart.get("use_god_condition") or {}
     lines = [ln for ln in cond.get("lines", []) if ln.get("read", True)]
@@ -83,23 +86,24 @@ def _use_god(chart: dict, lang: str, term) -> dict | None:
     for ln in lines:
         where = i18n.POSITIONS[lang][ln["position"]] + (f" {_WORDS['hidden'][lang]}" if ln.get("hidden") else "")
         standing = [f for f in ln.get("factors", []) if f.get("standing")]
-        against = [f["term"].get(lang) or f["term"]["zh"] for f in standing if f["polarity"] == "against"]
-        helping = [f["term"].get(lang) or f["term"]["zh"] for f in standing if f["polarity"] == "for"]
+        against = [w.text(f["term"]) for f in standing if f["polarity"] == "against"]
+        helping = [w.text(f["term"]) for f in standing if f["polarity"] == "for"]
         sep = "、" if lang == "zh" else ", "
         said = sep.join(against)
         if helping and said:
             said += ("；" + _WORDS["but"][lang]) if lang == "zh" else f"; {_WORDS['but'][lang]} "
         said += sep.join(helping)
-        relative = term(ln.get("relative") or cond.get("relative"))
-        head = f"{relative} {ln.get('stem', '')}{ln.get('branch', '')}（{where}）" if lang == "zh" else \
-            f"{relative} {ln.get('stem', '')}{ln.get('branch', '')} ({where})"
+        relative = w.t(ln.get("relative") or cond.get("relative"))
+        gz = w.gz(f"{ln.get('stem') or ''}{ln.get('branch') or ''}")
+        head = f"{relative} {gz}（{where}）" if lang == "zh" else f"{relative} {gz}, {where}"
         parts.append(head + (f" — {said}" if said else ""))
     colon = "：" if lang == "zh" else ": "
     return {"text": f"{_WORDS['use_god'][lang]}{colon}" + ("；" if lang == "zh" else "; ").join(parts),
             "lines": [ln["position"] for ln in lines]}
 
 
-def _reason(b: dict, lang: str) -> dict:
+def _reason(b: dict, w: i18n.Words) -> dict:
+    lang = w.base
     label = b["term"] if "term" in b else b.get("judgment") or {}
     src = b.get("source") or {}
     lines = b.get("lines") or []
@@ -108,13 +112,39 @@ def _reason(b: dict, lang: str) -> dict:
         at = ("（" + "、".join(i18n.POSITIONS["zh"][n] for n in lines) + "）") if lang == "zh" else \
             " (" + ", ".join(i18n.POSITIONS[lang][n] for n in lines) + ")"
     passage = (src.get("iri") or "").rsplit("/passage/", 1)[-1] or None
-    return {"text": (label.get(lang) or label.get("zh") or "") + at, "role": b.get("role"),
+    return {"text": w.text(label) + at, "role": b.get("role"),
             "quote": src.get("quote"), "work": src.get("work"), "chapter": src.get("chapter"),
             "note": None if src.get("quote") else (src.get("note") and i18n.word("convention", lang)),
             "passage": passage if src.get("quote") else None}
 
 
-def _when(c: dict, lang: str) -> dict:
-    unit = _UNITS[c["unit"]][lang]
-    text = f"{c['branch']}{unit}" if lang != "en" else f"{c['branch']} {unit}"
+def _when(c: dict, w: i18n.Words) -> dict:
+    unit = _UNITS[c["unit"]][w.base]
+    text = f"{c['branch']}{unit}" if w.base != "en" else f"{w.gz(c['branch'])} {unit}"
     return {"text": text, "branch": c["branch"], "unit": c["unit"], "dates": list(c.get("dates") or [])}
+
+
+_HEADS = {"verdict": {"zh": "斷", "en": "Verdict", "ko": "판단"},
+          "because": {"zh": "因", "en": "because", "ko": "근거"},
+          "timing": {"zh": "應期", "en": "Timing", "ko": "응기"}}
+
+
+def plain_text(reading: dict) -> list[str]:
+    """The plain reading as lines of text (`liuyao cast --brief`, and the head of the full chart): the verdict and its
+    reasons with their quotes, the use-god, the first timing candidates with their first dates — or what to add."""
+    lang = {"zh-Hant": "zh", "zh-Hans": "zh"}.get(reading["lang"], reading["lang"])
+    colon, sep = ("：", "、") if lang == "zh" else (": ", ", ")
+    heads = {k: i18n.to_lang(v[lang], reading["lang"]) for k, v in _HEADS.items()}
+    head = heads["verdict"] + colon
+    if reading["verdict"] is None:
+        return [head + "—", "  " + reading["missing"]] if reading["missing"] else [head + "—"]
+    out = [head + reading["verdict"]]
+    for r in reading["reasons"]:
+        cite = f"{r['work'] or ''}「{r['quote']}」" if r["quote"] else f"({r['note']})" if r["note"] else ""
+        out.append(f"  {heads['because']} {r['text']}" + (f" — {cite}" if cite else ""))
+    if reading["use_god"]:
+        out.append(reading["use_god"]["text"])
+    if reading["timing"]:
+        dated = [t["text"] + (f" ({t['dates'][0]})" if t["dates"] else "") for t in reading["timing"]]
+        out.append(heads["timing"] + colon + sep.join(dated))
+    return out

@@ -53,15 +53,17 @@ def verdict(ask, cast_iri: str, condition: dict, judgments: list[dict], use_god:
             topic: str | None = None) -> dict:
     rows = ask("reading-verdict", cast=cast_iri)
     if not rows:
+        # `reason` (English, kept for compatibility) and `reason_code` with its values: i18n.REASONS words it
         if condition["relative"] is None and not condition["lines"]:
             if topic is None:
-                why = "no use-god: the cast has no topic (give --topic)"
+                why, code = "no use-god: the cast has no topic (give --topic)", {"code": "no_topic"}
             else:  # the question names its use-god, and the cast holds no such line (shown or hidden)
                 picks = "；".join(c["label"] for c in (use_god or {}).get("choices", []))
                 why = f"no use-god line: {topic}'s use-god ({picks or 'none chosen'}) is not in this cast"
+                code = {"code": "no_use_god_line", "topic": topic, "picks": picks}
         else:
-            why = "no verdict rule applies"
-        return {"polarity": None, "reason": why, "because": []}
+            why, code = "no verdict rule applies", {"code": "no_rule"}
+        return {"polarity": None, "reason": why, "reason_code": code, "because": []}
     r0 = rows[0]
     factors = condition["factors"]
     wins = {o["factor"] for f in factors.values() for o in f["outweighed_by"]}  # factors that outweighed another
@@ -161,10 +163,12 @@ def add_reading(ask, chart: dict, horizon: str = "日", horizon_by: str = "user"
     chart["timing"] = timing_candidates(ask, cast_iri, horizon) if chart["verdict"]["polarity"] else []
     chart["horizon"] = horizon
     chart["horizon_by"] = horizon_by  # "user" (--horizon), "question" (its lyo:timingUnit) or "default" (日)
-    chart["timing_note"] = None
+    chart["timing_note"] = chart["timing_note_code"] = None  # English, and its i18n.REASONS code
     if not chart["verdict"]["polarity"]:
         chart["timing_note"] = chart["verdict"]["reason"]
+        chart["timing_note_code"] = chart["verdict"]["reason_code"]
     elif chart["timing"] and not any(c["dates"] for c in chart["timing"]):
         chart["timing_note"] = "no calendar dates: the cast has no date (give --date)"
+        chart["timing_note_code"] = {"code": "no_dates"}
     group_judgments(chart, cond)
     return chart

@@ -21,76 +21,113 @@ def short_id(rule_iri: str) -> str:
     return rule_iri.rstrip("/").rsplit("/", 1)[-1]
 
 
-class _Words:
-    """Translation of chart terms for one language (zh keeps the chart's own zh-Hant words)."""
-
-    def __init__(self, lang: str, labels):
-        self.lang = i18n.check_lang(lang)
-        self.labels = labels
-
-    def t(self, zh: str | None) -> str:
-        if not zh or self.lang == "zh" or self.labels is None:
-            return zh or ""
-        return self.labels.term(zh, self.lang)
-
-    def school(self, school_id: str | None) -> str:
-        if not school_id:
-            return ""
-        return self.labels.school(school_id, self.lang) if self.labels is not None else school_id
-
-    def w(self, key: str) -> str:
-        return i18n.word(key, self.lang)
+def _hexagram_title(h: dict, w: i18n.Words) -> str:
+    """節（坎宮水 一世 六合） / Jie (Limitation): Kan (The Abysmal) palace, water; first generation; six combine."""
+    kinds = [w.t(k) for k in h["kind"] if k != h["generation"]]
+    if w.base == "en":
+        inner = f"{w.t(h['palace'])} palace, {w.t(h['palace_element'])}; " + "; ".join([w.t(h["generation"])] + kinds)
+        return f"{w.t(h['name'])}: {inner}"
+    inner = f"{w.t(h['palace'])}{w.w('palace')}{w.t(h['palace_element'])} " + " ".join([w.t(h["generation"])] + kinds)
+    return f"{w.t(h['name'])}（{inner}）" if w.base == "zh" else f"{w.t(h['name'])} ({inner})"
 
 
-def _hexagram_title(h: dict, w: _Words) -> str:
-    kinds = " ".join(w.t(k) for k in h["kind"] if k != h["generation"])
-    inner = f"{w.t(h['palace'])}{w.w('palace')}{w.t(h['palace_element'])} {w.t(h['generation'])}"
-    return f"{w.t(h['name'])}（{inner}{(' ' + kinds) if kinds else ''}）"
+def _gz(x: dict, w: i18n.Words) -> str:
+    """relative + stem-branch + element (stems and branches in characters, as practitioners write them; in English
+    with their pinyin)."""
+    if w.base == "zh":
+        return f"{x['relative']}{x['stem']}{x['branch']}{x['element']}"
+    return f"{w.t(x['relative'])} {w.gz(x['stem'] + x['branch'])} {w.t(x['element'])}"
 
 
-def _gz(x: dict, w: _Words) -> str:
-    """relative + stem-branch + element (stems and branches stay in characters, as practitioners write them)."""
-    sep = "" if w.lang == "zh" else " "
-    return f"{w.t(x['relative'])}{sep}{x['stem']}{x['branch']}{sep}{w.t(x['element'])}"
+def _when(chart: dict, w: i18n.Words) -> str:
+    """寅月 辛亥日  旬空 寅卯 / Yin (寅) month, Xinhai (辛亥) day; void: Yin (寅), Mao (卯)."""
+    pillars = [(chart.get("year"), "year"), (chart.get("month"), "month"), (chart.get("day"), "day"),
+               (chart.get("hour"), "hour")]
+    said = []
+    for p, unit in pillars:
+        if not p:
+            continue
+        gz = (p.get("stem") or "") + p["branch"]
+        said.append(f"{w.gz(gz)}{w.w(unit)}")
+    if not chart.get("day"):
+        return (", " if w.base == "en" else " ").join(said) or w.w("no_month_day")
+    void = w.sep.join(w.gz(b) for b in chart["void"]) if w.base == "en" else "".join(chart["void"])
+    if w.base == "en":
+        return ", ".join(said) + f"; {w.w('void')}: {void}"
+    return " ".join(said) + f"  {w.w('void')} {void}"
 
 
-def _judgment_line(j: dict, lines, w: _Words) -> str:
-    """[吉] conclusion 爻1,6 — work·chapter「quote」  (short rule id)."""
+def _states(states: list[dict], w: i18n.Words) -> list[str]:
+    """A line's states, each once: a term the schools read alike is shown once with its schools (暗動（通說、增刪卜易說）)."""
+    merged: dict[tuple, list] = {}
+    for s in states:
+        merged.setdefault((s["term"], s.get("stage"), s.get("strength")), []).append(s["school"])
+    out = []
+    for (term, stage, strength), schools in merged.items():
+        said = w.term(term) + "".join(f"{w.colon}{w.t(x)}" for x in (stage, strength) if x)
+        if any(schools):
+            names = w.sep.join(w.school(x) if x else w.w("common") for x in schools)
+            said += f"（{names}）" if w.base == "zh" else f" [{names}]"
+        out.append(said)
+    return out
+
+
+def _stages(line: dict, w: i18n.Words) -> str:
+    day = i18n.stage("day", w.t(line["stage_day"]), w.base) if line["stage_day"] else ""
+    month = i18n.stage("month", w.t(line["stage_month"]), w.base) if line["stage_month"] else ""
+    parts = [x for x in (day, month, w.t(line["strength"]) if line["strength"] else "") if x]
+    if not parts:
+        return ""
+    return f"（{' '.join(parts)}）" if w.base == "zh" else f" [{'; '.join(parts)}]"
+
+
+GROUP_WORDS = {"用神": {"zh": "用神", "en": "use-god", "ko": "용신"}, "世": {"zh": "世", "en": "the self line (shi)",
+               "ko": "세효"}, "應": {"zh": "應", "en": "the other line (ying)", "ko": "응효"},
+               "他爻": {"zh": "他爻", "en": "other lines", "ko": "다른 효"}, "卦": {"zh": "卦", "en": "the hexagram",
+                                                                               "ko": "괘"}}
+
+
+def _judgment_line(js: list[dict], lines, w: i18n.Words) -> str:
+    """[吉] conclusion（初爻）— work·chapter「quote」  (short rule id): one sentence of a classic once, with every
+    conclusion drawn from it and every rule that drew one."""
+    j = js[0]
     src = j["source"]
-    at = f" {w.w('lines')}{','.join(map(str, sorted(lines)))}" if lines else ""
-    text = j["conclusion"].get(w.lang) or j["conclusion"]["zh"]
+    texts = list(dict.fromkeys(w.text(x["conclusion"]) for x in js))
+    at = ""
+    if lines:
+        at = f"（{w.positions(lines)}）" if w.base == "zh" else f" ({w.positions(lines)})"
     where = f"{src['work']}·{src['chapter']}「{src['quote']}」" if src.get("quote") else w.w("convention")
-    return f"[{i18n.polarity(j['polarity'], w.lang)}] {text}{at} — {where}  ({short_id(j['rule'])})"
+    ids = ", ".join(dict.fromkeys(short_id(x["rule"]) for x in js))
+    return f"[{i18n.polarity(j['polarity'], w.base)}] {('; ' if w.base != 'zh' else '；').join(texts)}{at} — {where}  ({ids})"
 
 
-def chart_text(chart: dict, lang: str = "zh", labels=None) -> str:
+def chart_text(chart: dict, lang: str = "zh", labels=None, brief: bool = False) -> str:
     """The chart as practitioners lay it out: top line first, 六神 | 伏神 | 六親 干支 五行 世應 動 | 變卦.
 
-    `lang` (zh, en, ko) translates terms by the graph's labels (`labels`: an i18n.Labels; needed for en/ko);
-    each judgment ends with its rule's short id, the id `liuyao why --rule` takes. Columns are padded by
-    East Asian width, so CJK and Latin text line up."""
-    from liuyao_kg.chart.render_reading import reading_header
+    `lang` (zh or zh-Hant, zh-Hans, en, ko) writes everything in that language alone, but the classics' quotes and the
+    names of their works: terms by the graph's labels (`labels`: an i18n.Labels; needed for en/ko), stems and
+    branches in characters (with their pinyin in English). The plain reading opens it (plain.plain_reading); `brief`
+    prints only that. Each judgment ends with its rule's short id, the id `liuyao why --rule` takes. Columns are
+    padded by East Asian width, so CJK and Latin text line up."""
+    from liuyao_kg.chart.plain import plain_reading, plain_text
 
-    w = _Words(lang, labels)
-    out = reading_header(chart, w.lang)  # the reading opens the chart (verdict, reasons, timing), when derived
+    w = i18n.Words(lang, labels)
+    out = []
+    if chart.get("verdict"):  # the reading opens the chart (verdict, reasons, use-god, timing), when derived
+        out += plain_text(plain_reading(chart, w.base, labels)) + [""]
+    if brief:
+        return w.finish("\n".join(out).rstrip("\n") + "\n")
     title = _hexagram_title(chart["primary"], w)
     if chart["changed"]:
         title += w.w("of") + _hexagram_title(chart["changed"], w)
     out.append(title)
-    m, d = chart["month"], chart["day"]
-    when = " ".join(x for x in (f"{(m['stem'] or '') + m['branch']}{w.w('month')}" if m else "",
-                                f"{d['stem']}{d['branch']}{w.w('day')}" if d else "") if x)
-    if chart.get("year"):
-        when = f"{chart['year']['stem']}{chart['year']['branch']}{w.w('year')} " + when
-    if chart.get("hour"):
-        when += f" {chart['hour']['stem']}{chart['hour']['branch']}{'時' if w.lang == 'zh' else (' hour' if w.lang == 'en' else '시')}"
-    out.append(f"{when}  {w.w('void')} {''.join(chart['void'])}" if d else (when or "無月日 no month or day"))
+    out.append(_when(chart, w))
     out.append("")
     rows = []
     for line in reversed(chart["lines"]):
         hidden = line["hidden"]
         roles = " ".join(w.t(r) for r in line["roles"] if r in ("世", "應"))
-        body = " ".join(w.t(r) for r in line["roles"] if r in ("卦身", "世身"))
+        body = w.sep.join(w.t(r) for r in line["roles"] if r in ("卦身", "世身"))
         yang = line["value"] in (7, 9)
         ch = line["change"]
         rows.append([w.t(line["spirit"]), _gz(hidden, w) if hidden else "", _gz(line, w),
@@ -101,56 +138,58 @@ def chart_text(chart: dict, lang: str = "zh", labels=None) -> str:
         out.append(" ".join(_pad(c, wd) for c, wd in zip(r, widths) if wd).rstrip())
     out.append("")
     out.append(w.w("states"))
-    sep = "、" if w.lang == "zh" else ", "
-    colon = "：" if w.lang == "zh" else ": "
     for line in reversed(chart["lines"]):
-        terms = [w.t(s["term"]) + "".join(f"{colon}{w.t(s[k])}" for k in ("stage", "strength") if s.get(k))
-                 + (f"({w.school(s['school'])})" if s["school"] else "")
-                 for s in line["states"]]
-        when = " ".join(x for x in (i18n.stage('day', w.t(line['stage_day']), w.lang) if line["stage_day"] else "",
-                                    i18n.stage('month', w.t(line['stage_month']), w.lang) if line["stage_month"] else "",
-                                    w.t(line['strength']) if line["strength"] else "") if x)
-        out.append(f"  {i18n.POSITIONS[w.lang][line['position']]} {line['stem']}{line['branch']}" + (f"（{when}）" if when else "")
-                   + (f": {sep.join(terms)}" if terms else ""))
-    hexword = w.w("hexagram")
+        terms = _states(line["states"], w)
+        out.append(f"  {w.position(line['position'])} {w.gz(line['stem'] + line['branch'])}{_stages(line, w)}"
+                   + (f"{w.colon}{w.sep.join(terms)}" if terms else ""))
     for s in chart["states"]:
-        extra = "".join(f" {w.t(s[k])}" for k in ("kind", "relative") if s.get(k))
-        lines = f" {w.w('lines')}{','.join(map(str, s['lines']))}" if s["lines"] else ""
-        out.append(f"  {hexword}: {w.t(s['term'])}{extra}{lines}")
+        said = [w.term(s["term"])] + [w.t(s[k]) for k in ("kind", "relative") if s.get(k)]
+        if s["lines"]:
+            said.append(w.positions(s["lines"]))
+        out.append(f"  {w.w('hexagram')}{w.colon}" + (" " if w.base != "en" else ", ").join(said))
     if chart.get("topic") or chart.get("use_god"):
-        out.append("  " + _question_text(chart))
-    for note in chart.get("notes") or []:
-        out.append(f"  ({note})")
+        out.append("  " + _question_text(chart, w))
+    for code in chart.get("note_codes") or []:
+        out.append(f"  ({w.w(code)})" if w.base != "zh" else f"  （{w.w(code)}）")
     if chart.get("judgments"):
         out.append("")
         if chart["judgments"][0].get("group"):  # the reading grouped them by whom they concern
             from liuyao_kg.chart.render_reading import grouped_judgments
 
-            out += grouped_judgments(chart, fmt=lambda j, lines: _judgment_line(j, lines, w), title=w.w("judgments") + {"zh": "（依所關之人）", "en": " (by whom they concern)", "ko": " (관계된 사람별)"}[w.lang])
+            out += grouped_judgments(chart, fmt=lambda js, lines: _judgment_line(js, lines, w), title=w.w("by_whom"),
+                                     group=lambda g: GROUP_WORDS[g][w.base])
         else:
             out.append(w.w("judgments"))
-            out += ["  " + _judgment_line(j, j["lines"], w) for j in chart["judgments"]]
+            out += ["  " + _judgment_line([j], j["lines"], w) for j in chart["judgments"]]
     out.append("")
     out.append(w.w("sources"))
-    return "\n".join(out) + "\n"
+    return w.finish("\n".join(out) + "\n")
 
 
-def _question_text(chart: dict) -> str:
+def _question_text(chart: dict, w: i18n.Words) -> str:
     """占 問題 and how its use-god was chosen: by the user, or by which reading (school, passage)."""
-    q = f"占 {chart['topic'] or '—'}" + (f"（{chart['about']}）" if chart.get("about") else "")
+    topic = w.t(chart["topic"]) if chart.get("topic") else "—"
+    about = w.t(chart["about"]) if chart.get("about") else ""
+    if w.base == "zh":
+        q = f"占 {topic}" + (f"（{about}）" if about else "")
+    else:
+        q = f"{w.w('question')}: {topic}" + (f" ({about})" if about else "")
     ug = chart.get("use_god")
     if not ug:
-        return q + "  用神: none chosen (the question names no line for this cast)"
+        return f"{q}  {w.w('no_use_god')}"
+    rel = w.t(ug["relative"]) if ug.get("relative") else ""
+    head = w.w("use_god") + (f" {rel}" if rel else "")
+    lines = f" {w.positions(ug['lines'])}" if ug["lines"] else f" ({w.w('no_such_line')})"
     if ug["chosen_by"] == "user":
-        rel = f" {ug['relative']}" if ug["relative"] else ""
-        return q + f"  用神{rel} 爻{','.join(map(str, ug['lines']))} — chosen by the user"
+        return f"{q}  {head}{lines} — {w.w('by_user')}"
     picks = []
     for c in ug["choices"]:
         src = c["source"]
-        cite = f"「{src['quote']}」" if src.get("quote") else f"({src.get('note')})"
-        picks.append(c["label"] + (f" [{c['school']}]" if c["school"] else "") + " " + cite)
-    lines = f" 爻{','.join(map(str, ug['lines']))}" if ug["lines"] else " (no such line in the cast)"
-    return q + f"  用神{lines} — " + "；".join(picks)
+        cite = f"「{src['quote']}」" if src.get("quote") else f"({w.w('convention')})"
+        name = c["label"] if w.base == "zh" else ""
+        school = f"[{w.school(c['school'])}]" if c["school"] else ""
+        picks.append(" ".join(x for x in (name, school, cite) if x))
+    return f"{q}  {head}{lines} — " + ("；" if w.base == "zh" else "; ").join(picks)
 
 
 def cast_rdf(kg, cast_iri: str, fmt: str, layers: str = "all") -> str:

@@ -27,17 +27,24 @@ def _source(src: dict | None) -> dict:
     return {k: src.get(k) for k in keys}
 
 
-def _editions(src: dict) -> list[str]:
+def _editions(src: dict, w: i18n.Words) -> list[str]:
     """Where the judgment's passage stands in each loaded edition (the quoted-from one first)."""
     out = []
     for e in src.get("editions") or []:
         if e["method"] == "quoted":
             continue  # the source line above already gives it
         if e["exact"] is None:
-            out.append(f"    in {e['file']}: not found ({e['reason']})")
+            why = f" ({e['reason']})" if w.base == "en" else ""
+            out.append(f"    {e['file']}{w.colon}{WHY_WORDS['not_found'][w.base]}{why}")
         else:
-            out.append(f"    in {e['file']} [{e['start']}–{e['end']}] {e['method']} {float(e['score']):.2f}:「{e['exact']}」")
+            out.append(f"    {e['file']} [{e['start']}–{e['end']}] {float(e['score']):.2f}{w.colon}「{e['exact']}」")
     return out
+
+
+#: the words of `why` (the layout's; terms come from the graph's labels)
+WHY_WORDS = {"not_found": {"zh": "未見", "en": "not found", "ko": "찾지 못함"},
+             "translation": {"zh": "", "en": "", "ko": "번역"},
+             "moving": {"zh": "動", "en": "moving", "ko": "동"}}
 
 
 def _line_facts(chart: dict, pos: int) -> dict:
@@ -76,56 +83,68 @@ def why_data(kg, chart: dict, *, line: int | None = None, rule: str | None = Non
     return out
 
 
-def _source_text(src: dict, lang: str) -> str:
-    label = i18n.word("source", lang)
+def _source_text(src: dict, w: i18n.Words) -> str:
+    label = w.w("source")
     if not src.get("quote"):
-        return f"    {label}: {src.get('note') or i18n.word('convention', lang)}"
+        note = w.prose(src.get("note")) if w.base == "en" and src.get("note") else w.w("convention")
+        return f"    {label}{w.colon}{note}"
     where = f"{src.get('work') or ''}{('·' + src['chapter']) if src.get('chapter') else ''}"
     offsets = f" [{src['seed']} {src['start']}–{src['end']}]" if src.get("start") is not None else f" [{src['seed']}]"
-    korean = f"\n    ko: {src['korean']}" if src.get("korean") else ""
-    return f"    {label}: {where}「{src['quote']}」{offsets}{korean}"
+    korean = f"\n    {WHY_WORDS['translation']['ko']}: {src['korean']}" if src.get("korean") and w.base == "ko" else ""
+    return f"    {label}{w.colon}{where}「{src['quote']}」{offsets}{korean}"
 
 
-def _facts_text(f: dict, lang: str, labels) -> str:
-    t = (lambda zh: labels.term(zh, lang)) if lang != "zh" and labels is not None else (lambda zh: zh or "")
-    roles = "".join(t(r) for r in f["roles"])
-    states = ("、" if lang == "zh" else ", ").join(t(s) for s in f["states"])
-    return (f"    {i18n.POSITIONS[lang][f['position']]} {t(f['relative'])}{f['stem']}{f['branch']}{t(f['element'])} "
-            f"{t(f['spirit'])}{' 動' if f['moving'] else ''}{(' ' + roles) if roles else ''} "
-            f"{i18n.stage('day', t(f['stage_day']), lang)} {i18n.stage('month', t(f['stage_month']), lang)} "
-            f"{t(f['strength'])}{(' — ' + states) if states else ''}")
+def _facts_text(f: dict, w: i18n.Words) -> str:
+    """初爻 妻財丁巳火 白虎 世 日絕 月長生 相 — its states, in one language."""
+    roles = " ".join(w.t(r) for r in f["roles"])
+    states = w.sep.join(dict.fromkeys(w.term(s) for s in f["states"]))
+    stages = [i18n.stage(p, w.t(f[k]), w.base) for p, k in (("day", "stage_day"), ("month", "stage_month")) if f[k]]
+    gz = w.gz(f["stem"] + f["branch"])
+    line = (f"{w.t(f['relative'])}{gz}{w.t(f['element'])}" if w.base == "zh"
+            else f"{w.t(f['relative'])} {gz} {w.t(f['element'])}")
+    parts = [w.position(f["position"]), line, w.t(f["spirit"]), WHY_WORDS["moving"][w.base] if f["moving"] else "",
+             roles, *stages, w.t(f["strength"])]
+    return "    " + (" " if w.base != "en" else ", ").join(x for x in parts if x) + (f" — {states}" if states else "")
 
 
-def _chain_text(states: list[dict], lang: str, labels) -> list[str]:
+def _chain_text(states: list[dict], w: i18n.Words) -> list[str]:
     out = []
     for s in states:
-        term = labels.term(s["term"], lang) if lang != "zh" and labels is not None else s["term"]
-        school = (labels.school(s["school"], lang) if labels is not None else s["school"]) if s["school"] else ""
-        out.append(f"  {term}{(' (' + school + ')') if school else ''} ← rule {s['rule']}")
-        out.extend(_source_text(s["source"], lang).split("\n"))
+        school = w.school(s["school"]) if s["school"] else ""
+        out.append(f"  {w.term(s['term'])}{(' (' + school + ')') if school else ''} ← {w.w('rule')} {s['rule']}")
+        out.extend(_source_text(s["source"], w).split("\n"))
     return out
 
 
 def explain(kg, chart: dict, *, line: int | None = None, rule: str | None = None, lang: str = "zh") -> str:
+    """The trace as text in `lang` (zh or zh-Hant, zh-Hans, en, ko): the classics' quotes as written, each rule by
+    its IRI, each rule condition as the rule base writes it (`…`)."""
     data = why_data(kg, chart, line=line, rule=rule)
-    labels = i18n.labels(kg)
-    out = [f"cast {data['cast']}: {data['primary']}" + (f"之{data['changed']}" if data["changed"] else "")
-           + f", {data['month']}月 {data['day']}日"]
+    w = i18n.Words(lang, i18n.labels(kg))
+    out = [f"{w.w('cast')} {data['cast']}{w.colon}{cast_title(chart, w)}"]
     if data["line"] is not None:
-        out.append(f"\n{i18n.word('line', lang)} {line}:")
-        out.append(_facts_text(data["line"]["facts"], lang, labels))
-        out += _chain_text(data["line"]["states"], lang, labels)
+        out.append(f"\n{w.position(line)}{w.colon.rstrip()}")
+        out.append(_facts_text(data["line"]["facts"], w))
+        out += _chain_text(data["line"]["states"], w)
     if rule is not None and not data["judgments"]:
-        out.append("\n" + i18n.word("did_not_fire", lang).format(rule=rule))
+        out.append("\n" + w.w("did_not_fire").format(rule=rule))
     for j in data["judgments"]:
-        text = j["conclusion"].get(lang) or j["conclusion"]["zh"]
-        out.append(f"\n[{i18n.polarity(j['polarity'], lang)}] {text}" + (f" — {j['conclusion']['en']}" if lang == "zh" else ""))
-        out.append(f"  {i18n.word('rule', lang)} {j['id']}  {j['rule']}")
+        out.append(f"\n[{i18n.polarity(j['polarity'], w.base)}] {w.text(j['conclusion'])}")
+        out.append(f"  {w.w('rule')} {j['id']}  {j['rule']}")
         if j["condition"]:
-            out.append(f"  {i18n.word('condition', lang)}: {j['condition']}")
-        out.append(_source_text(j["source"], lang))
-        out += _editions(j["source"])
+            out.append(f"  {w.w('condition')}{w.colon}`{j['condition']}`")
+        out.append(_source_text(j["source"], w))
+        out += _editions(j["source"], w)
         for ln in j["lines"]:
-            out.append(_facts_text(ln["facts"], lang, labels))
-            out += ["  " + x for x in _chain_text(ln["states"], lang, labels)]
-    return "\n".join(out) + "\n"
+            out.append(_facts_text(ln["facts"], w))
+            out += ["  " + x for x in _chain_text(ln["states"], w)]
+    return w.finish("\n".join(out) + "\n")
+
+
+def cast_title(chart: dict, w: i18n.Words) -> str:
+    """節之中孚，寅月 辛亥日 / Jie (Limitation) → ZhongFu (Inner Truth), Yin (寅) month, Xinhai (辛亥) day."""
+    names = w.t(chart["primary"]["name"]) + (w.w("of").strip() if w.base == "zh" else w.w("of")) * bool(chart["changed"])
+    names += w.t(chart["changed"]["name"]) if chart["changed"] else ""
+    when = [w.gz((p.get("stem") or "") + p["branch"]) + w.w(unit)
+            for p, unit in ((chart.get("month"), "month"), (chart.get("day"), "day")) if p]
+    return names + (("，" if w.base == "zh" else ", ") + (" " if w.base != "en" else ", ").join(when) if when else "")

@@ -506,11 +506,13 @@ def test_the_text_chart_opens_with_the_reading_and_merges_repeated_sentences(mee
     from liuyao_kg.chart.render import chart_text
 
     text = chart_text(meet_time)
-    assert text.startswith("斷: 凶中有吉")
-    assert text.index("應期: 子日、丑日") < text.index("節（坎宮水")
+    assert text.startswith("斷：凶中有吉")
+    assert text.index("應期：子日、丑日") < text.index("節（坎宮水")
     grouped = text[text.index("斷（依所關之人）"):]
-    # two rules concluding one sentence for one group: one row, with the lines of both
-    assert [row.split(" — ")[0].strip() for row in grouped.splitlines() if "克破為凶" in row] == ["[凶] 克破為凶 爻1,6"]
+    # two rules concluding one sentence for one group: one row, with the lines and the ids of both
+    rows = [row.strip() for row in grouped.splitlines() if "克破為凶" in row]
+    assert len(rows) == 1 and rows[0].startswith("[凶] 克破為凶（初爻、上爻） — ")
+    assert rows[0].endswith("(usegod-overcome-by-day, usegod-overcome-by-moving-line)")
 
 
 @pytest.fixture
@@ -529,10 +531,19 @@ def run_cli(capsys, monkeypatch):
 def test_why_verdict_and_timing_trace_to_rules_and_passages(run_cli):
     code, out, err = run_cli("why", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財", "--verdict", "--timing", "1")
     assert code == 0, err
-    assert "rule https://w3id.org/liuyao-kg/rule/VerdictXiongWithJi" in out
-    assert "loses to 日克 under 「日辰重於月建」" in out
+    assert "規則 https://w3id.org/liuyao-kg/rule/VerdictXiongWithJi" in out
+    assert "負於 日克 依「日辰重於月建」" in out
     assert "「蓋用爻生絕於日辰之上者特重，生絕於月建之上者有分」 [000_611f20e21d588b1f.txt" in out
-    assert "timing #1: 子日" in out and "「靜而獨發，以值以合，動而獨靜，以值以沖」" in out
+    assert "應期 #1：子日" in out and "「靜而獨發，以值以合，動而獨靜，以值以沖」" in out
+
+
+def test_why_verdict_and_timing_in_english(run_cli):
+    code, out, err = run_cli("why", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財", "--verdict",
+                             "--timing", "1", "--lang", "en")
+    assert code == 0, err
+    assert "\nverdict inauspicious, with a hope\n  rule https://w3id.org/liuyao-kg/rule/VerdictXiongWithJi — " in out
+    assert "loses to overcome by the day under 「日辰重於月建」" in out
+    assert "timing #1: Zi (子) day — dates no calendar dates: the cast has no date (give --date)" in out
 
 
 def test_why_timing_out_of_range_is_a_clear_error(run_cli):

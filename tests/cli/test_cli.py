@@ -19,14 +19,14 @@ def run(capsys, *argv) -> tuple[int, str, str]:
 def test_cast_prints_the_chart_top_line_first_with_spirits_relatives_and_changes(capsys):
     code, out, _ = run(capsys, "cast", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財")
     assert code == 0
-    assert out.startswith("斷: 凶中有吉")  # the reading opens the chart (docs/reading.md)
+    assert out.startswith("斷：凶中有吉")  # the reading opens the chart (docs/reading.md)
     rows = out.splitlines()
     rows = rows[next(i for i, r in enumerate(rows) if r.startswith("節（")):]
     assert rows[0].startswith("節（坎宮水 一世") and "之 中孚（艮宮土 遊魂）" in rows[0]
     assert "旬空 寅卯" in rows[1]
     assert "螣蛇" in rows[3] and "兄弟戊子水" in rows[3] and "×" in rows[3] and "子孫辛卯木" in rows[3]
     assert "白虎" in rows[8] and "妻財丁巳火" in rows[8] and "世" in rows[8]
-    assert "卦: 獨發 爻6" in out
+    assert "卦：獨發 上爻" in out
 
 
 def test_cast_json_has_the_stable_shape(capsys):
@@ -116,7 +116,7 @@ def test_rules_coverage_reports_per_chapter_and_totals(capsys):
 def test_why_traces_a_line_state_to_its_rule_and_quote(capsys):
     code, out, _ = run(capsys, "why", "大畜之小畜", "--month", "午", "--day", "己巳", "--line", "5")
     assert code == 0
-    assert "月破 ← rule https://w3id.org/liuyao-kg/rule/MonthBroken" in out
+    assert "月破 ← 規則 https://w3id.org/liuyao-kg/rule/MonthBroken" in out
     assert "000_611f20e21d588b1f.txt" in out or "001_ae0d597f985cbbc0.txt" in out
 
 
@@ -191,13 +191,14 @@ def test_the_text_chart_speaks_the_chosen_language(capsys, lang, heading, polari
 
 
 @pytest.mark.parametrize("lang, verdict, because, timing", [
-    ("en", "Verdict: inauspicious, with a hope", "  because overcome by the day lines 1 — 黃金策「日傷爻", "Timing: 子 day, 丑 day"),
-    ("ko", "판단: 흉중유길", "  근거 일극 효 1 — 黃金策「日傷爻", "응기: 子일, 丑일"),
-    ("zh", "斷: 凶中有吉", "  因 日克 爻1 — 黃金策「日傷爻", "應期: 子日、丑日")])
+    ("en", "Verdict: inauspicious, with a hope", "  because overcome by the day (line 1) — 黃金策「日傷爻",
+     "Timing: Zi (子) day, Chou (丑) day"),
+    ("ko", "판단: 흉중유길", "  근거 일극 (초효) — 黃金策「日傷爻", "응기: 子일, 丑일"),
+    ("zh", "斷：凶中有吉", "  因 日克（初爻） — 黃金策「日傷爻", "應期：子日、丑日")])
 def test_the_reading_that_opens_the_chart_speaks_the_chosen_language(capsys, lang, verdict, because, timing):
     _, out, _ = run(capsys, "cast", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財", "--lang", lang)
-    head = out.splitlines()[:5]
-    assert head[0].startswith(verdict) and head[1].startswith(because) and head[4].startswith(timing)
+    head = out.splitlines()[:6]
+    assert head[0].startswith(verdict) and head[1].startswith(because) and head[5].startswith(timing)
 
 
 def test_zh_chart_has_no_english_school_ids_or_polarity(capsys):
@@ -261,8 +262,8 @@ def test_topics_lists_the_question_scheme_with_use_gods_and_sources(capsys):
 
 def test_cast_without_a_date_prints_what_was_not_computed(capsys):
     code, out, _ = run(capsys, "cast", "姤之鼎", "--topic", "葬地")
-    assert code == 0 and "無月日" in out and "no day given: 旬空" in out
-    assert "占 葬地  用神 爻1 — 占葬地以世為用神" in out
+    assert code == 0 and "無月日" in out and "未給日：旬空" in out
+    assert "占 葬地  用神 初爻 — 占葬地以世為用神" in out
     code, out, _ = run(capsys, "cast", "姤之鼎", "--topic", "葬地", "--format", "json")
     chart = json.loads(out)
     assert chart["time"] is None and chart["use_god"]["lines"] == [1]
@@ -275,7 +276,7 @@ def test_unknown_question_is_an_error_listing_the_scheme(capsys):
 
 def test_use_god_chosen_by_the_user_is_said_so(capsys):
     code, out, _ = run(capsys, "cast", "乾", "--month", "寅", "--day", "甲子", "--topic", "天氣", "--use-god", "3")
-    assert code == 0 and "占 天時  用神 爻3 — chosen by the user" in out
+    assert code == 0 and "占 天時  用神 三爻 — 自定" in out
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])

@@ -1,0 +1,143 @@
+"""Every string `liuyao cast` and `liuyao why` print is in the chosen `--lang` alone (zh-Hant, zh-Hans, en, ko).
+
+What may stand in another script, in every language: the classics' 「quotes」 with the names of their works and
+chapters before them, IRIs, rule ids and rule conditions (`…`, the rule base's own notation), seed file names,
+command options. In English a Chinese term may stand only in brackets beside its pinyin or gloss
+(`Xinhai (辛亥) day`, `severed (絕)`); in Korean no Latin word; in Chinese no Latin word and no Hangul; in zh-Hans no
+character whose OpenCC simplified form differs.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from liuyao_kg.chart.i18n import simplified
+from liuyao_kg.cli import main
+
+JIE = ["節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財"]
+#: name → argv: the reading, no topic, no date, a hidden use-god, a dated cast, a named use-god, schools, people
+COMMANDS = {
+    "cast": ["cast", *JIE],
+    "cast-brief": ["cast", *JIE, "--brief"],
+    "cast-no-topic": ["cast", "節"],
+    "cast-no-use-god-line": ["cast", "姤之鼎", "--topic", "葬地"],
+    "cast-dated": ["cast", "節之中孚", "--date", "2024-02-04T16:28:00+08:00", "--topic", "婚姻", "--sex", "女"],
+    "cast-about": ["cast", "否之臨", "--month", "寅", "--day", "己亥", "--topic", "疾病", "--about", "父母"],
+    "cast-year": ["cast", "787986", "--month", "壬寅", "--day", "辛亥", "--year", "壬午", "--topic", "求官",
+                  "--horizon", "月"],
+    "cast-school": ["cast", "乾之姤", "--month", "寅", "--day", "甲子", "--topic", "國家", "--school", "RulerFifth"],
+    "cast-use-god": ["cast", "乾", "--month", "寅", "--day", "甲子", "--topic", "晴雨", "--use-god", "3"],
+    "why-line": ["why", *JIE, "--line", "1"],
+    "why-rule": ["why", *JIE, "--rule", "理不應得"],
+    "why-not-fired": ["why", *JIE, "--rule", "no-such-rule"],
+    "why-verdict": ["why", *JIE, "--verdict"],
+    "why-timing": ["why", *JIE, "--timing", "1"],
+    "why-no-verdict": ["why", "節", "--month", "寅", "--day", "辛亥", "--verdict"],
+}
+LANGS = ("zh", "zh-Hant", "zh-Hans", "en", "ko")
+
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+#: spans any language may hold as they are
+NEUTRAL = [
+    re.compile(r"[^\s「」—:：()（）\[\]]*「[^」]*」"),  # a quote, with its work·chapter before it
+    re.compile(r"https?://\S+"),  # IRIs
+    re.compile(r"`[^`]*`"),  # a rule's condition, in the rule base's notation
+    re.compile(r"\[[\w.]+\.txt(?: \d+–\d+)?\]"),  # a seed file and the offsets in it
+    re.compile(r"[\w.]+\.txt"),
+    re.compile(r"\(ConventionTimingOrder\)"),
+    re.compile(r"liuyao (?:why|topics)|--[a-z-]+|\bID\b"),  # commands and options the text points to
+    re.compile(r"\(([a-z0-9]+(?:-[a-z0-9]+)+)(?:, [a-z0-9]+(?:-[a-z0-9]+)+)*\)\s*$", re.M),  # rule ids closing a line
+    re.compile(r"(?:規則|规则|rule|규칙) [a-z0-9]+(?:-[a-z0-9]+)+"),  # a rule id after the word rule
+]
+GLOSSED = re.compile(rf"[A-Za-z][\w'-]*,? \([{HAN}]+\)")  # Xinhai (辛亥), severed (絕): English beside the term
+LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+FULL_WIDTH = re.compile(r"[（）：、；，。]")
+
+
+def run(capsys, argv: list[str]) -> str:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def outside_neutral(text: str) -> str:
+    for span in NEUTRAL:
+        text = span.sub(" ", text)
+    return text
+
+
+def foreign(text: str, lang: str) -> list[str]:
+    """The pieces of `text` written in another language or script than `lang`'s."""
+    rest = outside_neutral(text)
+    if lang == "en":
+        rest = GLOSSED.sub(" ", rest)
+        return re.findall(rf"[{HAN}]+", rest) + HANGUL.findall(rest) + FULL_WIDTH.findall(rest)
+    if lang == "ko":
+        return LATIN_WORD.findall(rest)
+    found = LATIN_WORD.findall(rest) + HANGUL.findall(rest)
+    if lang == "zh-Hans":
+        found += [ch for ch in set(re.findall(rf"[{HAN}]", rest)) if simplified(ch) != ch]
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_string_is_in_the_chosen_language(capsys, name, lang):
+    text = run(capsys, [*COMMANDS[name], "--lang", lang])
+    assert text.strip()
+    bad = foreign(text, lang)
+    lines = [ln for ln in text.splitlines() if any(b in outside_neutral(ln) for b in bad)]
+    assert not bad, f"{name} --lang {lang}: {sorted(set(bad))[:12]} in\n" + "\n".join(lines[:8])
+
+
+def test_the_check_catches_each_kind_of_mixing():
+    """The checker is precise: each language's slip is found, and the spans every language may keep pass."""
+    assert foreign("Verdict: 凶", "en") == ["凶"]
+    assert foreign("the 應 overcoming", "en") == ["應"]
+    assert foreign("because x（初爻）", "en")
+    assert foreign("상효 and 효", "ko") == ["and"]
+    assert foreign("無月日 no month or day", "zh") == ["no", "month", "or", "day"]
+    assert foreign("斷：판단", "zh") == ["판", "단"]
+    assert foreign("应期：子日 絕", "zh-Hans") == ["絕"]
+    kept = "Zi (子) day — 易冒·沖合章「合主事之成」  (six-combine-matter-succeeds)\n`w = 妻財 日:絕`"
+    assert foreign(kept, "en") == [] and foreign("断：凶 — 易冒「日傷爻」 https://w3id.org/x", "zh-Hans") == []
+
+
+def test_zh_hant_is_zh(capsys):
+    assert run(capsys, ["cast", *JIE, "--lang", "zh-Hant"]) == run(capsys, ["cast", *JIE])
+
+
+def test_simplified_chinese_keeps_the_classics_quotes_as_written(capsys):
+    text = run(capsys, ["cast", *JIE, "--lang", "zh-Hans"])
+    assert text.startswith("断：凶中有吉\n") and "应期：子日、丑日、亥日" in text
+    assert "「巳財絕於亥日，兄動奪之，理不應得」" in text and "黄金策「日傷爻，真罹其禍」" in text
+
+
+def test_english_gives_the_pinyin_a_reader_would_search_for(capsys):
+    text = run(capsys, ["cast", *JIE, "--lang", "en"])
+    assert "Xianchi (salty pool, peach blossom)" in text and "Yima (post horse)" in text
+    assert "Yin (寅) month, Xinhai (辛亥) day; void: Yin (寅), Mao (卯)" in text
+    assert "Timing: Zi (子) day, Chou (丑) day, Hai (亥) day" in text
+    assert "  line 1 Dingsi (丁巳) [day: severance; month: birth; strong]: " in text
+
+
+@pytest.mark.parametrize("lang, head", [("zh", "斷："), ("en", "Verdict: "), ("ko", "판단: ")])
+def test_brief_is_the_verdict_the_use_god_and_the_timing_only(capsys, lang, head):
+    brief = run(capsys, ["cast", *JIE, "--brief", "--lang", lang]).splitlines()
+    full = run(capsys, ["cast", *JIE, "--lang", lang])
+    assert brief[0].startswith(head) and len(brief) == 6  # verdict, its three reasons, use-god, timing
+    assert full.startswith("\n".join(brief) + "\n\n")  # the full chart opens with the same reading
+
+
+def test_a_school_variant_is_shown_once_with_its_schools(capsys):
+    text = run(capsys, ["cast", *JIE])
+    assert "暗動（通說、增刪卜易說）" in text and "暗動、暗動" not in text
+
+
+def test_judgments_drawn_from_one_sentence_are_said_once_with_every_rule(capsys):
+    text = run(capsys, ["cast", *JIE])
+    assert text.count("「克破為凶」") == 1
+    assert "(usegod-overcome-by-day, usegod-overcome-by-moving-line)" in text
