@@ -61,9 +61,10 @@ def _state_chain(kg, chart: dict, pos: int) -> list[dict]:
 
 def why_data(kg, chart: dict, *, line: int | None = None, rule: str | None = None) -> dict:
     """The trace of one line's states and/or the chart's judgments (all, those on `line`, or those `rule` names)."""
+    month, day = chart["month"], chart["day"]  # None for a cast given without them
     out: dict = {"cast": chart["cast"], "primary": chart["primary"]["name"],
-                 "changed": (chart["changed"] or {}).get("name"), "month": chart["month"]["branch"],
-                 "day": chart["day"]["stem"] + chart["day"]["branch"], "line": None, "rule": rule, "judgments": []}
+                 "changed": (chart["changed"] or {}).get("name"), "month": month and month["branch"],
+                 "day": day and day["stem"] + day["branch"], "line": None, "rule": rule, "judgments": []}
     if line is not None:
         if not 1 <= line <= 6:
             raise ValueError(f"line {line}: a line position is 1 (bottom) … 6 (top)")

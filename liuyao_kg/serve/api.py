@@ -371,7 +371,8 @@ def openapi() -> dict:
     field = lambda k: {k2: v for k2, v in schemas.field_schema(k).items() if k2 in ("enum", "description")}  # noqa: E731
     cast_params = [{"name": k, "in": "query", "required": False, "schema": {"type": "string", **(
         {"enum": field(k)["enum"]} if "enum" in field(k) else {})},
-        "description": field(k).get("description") or f"as the CLI's --{k.replace('_', '-')}"} for k in CAST_FIELDS]
+        "description": field(k).get("description") or f"as the CLI's --{k.replace('_', '-')}"}
+        for k in (*CAST_FIELDS, "lang")]
     return {
         "openapi": "3.1.0",
         "info": {"title": "liuyao-kg JSON API", "version": __version__,
@@ -381,7 +382,7 @@ def openapi() -> dict:
                 "post": {"summary": "Load a cast, derive it, return its chart (docs/json-output.md)",
                          "operationId": "castPost",
                          "requestBody": {"required": True, "content": {"application/json": {
-                             "schema": schemas.cast_request(CAST_FIELDS)}}},
+                             "schema": schemas.cast_request((*CAST_FIELDS, "lang"))}}},
                          "responses": {"200": ok("the chart; each judgment with its short rule id", ref("Chart")),
                                        "400": bad, "415": err("not JSON")}},
                 "get": {"summary": "The same as POST, fields as query parameters (shareable addresses)",

@@ -130,15 +130,12 @@ class Tools:
         return data
 
     def cast(self, args: dict) -> tuple[str, dict]:
-        from liuyao_kg.chart.plain import plain_reading
+        from liuyao_kg.chart.plain import plain_text
 
-        lang = _lang(args)
+        _lang(args)
         body = json.dumps(args, ensure_ascii=False).encode("utf-8")
         chart = self._answer(self.api.handle("POST", "/api/cast", "", body, "application/json"))
-        if "reading" not in chart:  # the API's chart carries it once /api/cast reads in `lang`
-            chart["reading"] = plain_reading(chart, lang, self.labels)
-            chart["lang"] = lang
-        return reading_text(chart["reading"]), chart
+        return "\n".join(plain_text(chart["reading"])) + "\n", chart
 
     def why(self, args: dict) -> tuple[str, dict]:
         _lang(args)
@@ -176,25 +173,6 @@ def _lang(args: dict) -> str:
         return i18n.tag(lang if isinstance(lang, str) else repr(lang))
     except ValueError as e:
         raise ToolError(str(e), "lang") from None
-
-
-def reading_text(reading: dict) -> str:
-    """The reading in plain words as lines of text: the verdict, each reason with its quote and source, the use-god,
-    the timing with its first dates; or what to add."""
-    lines = []
-    if reading.get("verdict"):
-        lines.append(reading["verdict"])
-    for r in reading.get("reasons") or []:
-        cite = f" 「{r['quote']}」" if r.get("quote") else ""
-        where = "·".join(x for x in (r.get("work"), r.get("chapter")) if x)
-        lines.append(f"- {r['text']}{cite}" + (f" ({where})" if where else "") + (f" {r['note']}" if r.get("note") else ""))
-    if reading.get("use_god"):
-        lines.append(reading["use_god"]["text"])
-    for t in reading.get("timing") or []:
-        lines.append(f"- {t['text']}" + (f": {', '.join(t['dates'][:3])}" if t.get("dates") else ""))
-    if reading.get("missing"):
-        lines.append(reading["missing"])
-    return "\n".join(lines) + "\n"
 
 
 def server(kg) -> Server:

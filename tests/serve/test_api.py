@@ -258,7 +258,7 @@ def test_openapi_documents_every_route_and_the_cast_fields(api):
     status, doc = call(api, "GET", "/api/openapi.json")
     assert status == 200 and doc == openapi() and doc["openapi"].startswith("3.1")
     assert set(doc["paths"]["/api/cast"]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]) \
-        == set(CAST_FIELDS)
+        == {*CAST_FIELDS, "lang"}
     for path in doc["paths"]:
         concrete = path.replace("{id}", "case-wealth-severed-sibling-moves").replace(
             "/api/passages/case-wealth-severed-sibling-moves", "/api/passages/ch-000-yushi-case-wealth-severed-sibling-moves")
@@ -301,3 +301,9 @@ def test_the_api_and_reader_are_served_over_http_beside_the_endpoint():
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_why_traces_a_cast_given_without_month_or_day(api):
+    status, data = call(api, "GET", "/api/why", urllib.parse.urlencode({"spec": "節", "line": "3"}))
+    assert status == 200 and (data["month"], data["day"]) == (None, None)
+    assert [s["term"] for s in data["line"]["states"]] == ["退神"]

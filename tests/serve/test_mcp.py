@@ -46,8 +46,8 @@ def test_cast_reads_in_plain_words_and_gives_the_chart_as_structured_content(app
     assert not zh.is_error and not en.is_error
     chart = zh.structured_content  # the client checked it against the tool's output schema (the API's Chart)
     assert chart["verdict"]["polarity"] == "凶中有吉" and chart["primary"]["name"] == "節"
-    assert zh.content[0].text.splitlines()[0] == "凶中有吉" and "用神" in zh.content[0].text
-    assert en.content[0].text.splitlines()[0] == "inauspicious, with a hope" and "Use-god: wealth" in en.content[0].text
+    assert zh.content[0].text.splitlines()[0] == "斷：凶中有吉" and "用神" in zh.content[0].text
+    assert en.content[0].text.splitlines()[0] == "Verdict: inauspicious, with a hope" and "Use-god: " in en.content[0].text
     assert chart["reading"]["lang"] == "zh-Hant" and en.structured_content["reading"]["lang"] == "en"
 
 
@@ -109,5 +109,5 @@ def test_liuyao_mcp_serves_the_sdks_stdio_client():
     names, cast, bad = anyio.run(go)
     assert {"cast", "why", "topics", QUERY_PREFIX + "nayin"} <= names
     assert cast.structured_content["verdict"]["polarity"] == "凶中有吉"
-    assert cast.content[0].text.startswith("inauspicious, with a hope")
+    assert cast.content[0].text.startswith("Verdict: inauspicious, with a hope")
     assert bad.is_error and "甲丑 is not one of the 60 jiazi" in bad.content[0].text
