@@ -21,7 +21,12 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--year", help="year stem-branch (壬午)")
     p.add_argument("--birth", help="the asker's birth-year branch (本命)")
     p.add_argument("--sex", help="the asker's sex: 男 or 女 (m / f), for the 男占 / 女占 readings")
-    p.add_argument("--date", help="ISO date-time with zone, e.g. 2024-02-04T16:28+08:00 (instead of --month/--day)")
+    p.add_argument("--date", help="when the cast was made (instead of --month/--day): now; a date, 2024-02-04 (the "
+                                  "day's pillars, no hour); or a date-time, 2024-02-04T16:28 (in --tz) or "
+                                  "2024-02-04T16:28+08:00 (its own offset). --coins and --random take now unless "
+                                  "given a time; see docs/cli.md#when")
+    p.add_argument("--tz", metavar="ZONE", help="the time zone of --date now, a date or a date-time without offset: "
+                                                "Asia/Taipei, +08:00, UTC-5 or local (default: this machine's)")
     p.add_argument("--day-boundary", choices=["00:00", "23:00"], default="00:00", help="when a day starts")
     p.add_argument("--topic", help="the question, e.g. 求財 婚姻 疾病 晴 雨 晴雨 (synonyms too: 陰晴 求名 科舉; `liuyao topics`)")
     p.add_argument("--about", help="whom the question concerns (來者何人: 父母 夫 妻 子 兄弟 朋友 奴僕 他人, or another "
@@ -282,13 +287,34 @@ def _spec(args) -> str:
     return values_from_coins(args.coins) if args.coins else args.spec
 
 
+def _when(args):
+    """The moment of the cast: --date read in --tz, or now for coins (--coins, --random) given no time."""
+    from liuyao_kg.loaders.errors import BadDate
+    from liuyao_kg.loaders.moment import parse_zone, when
+
+    zone = parse_zone(args.tz)
+    text = args.date
+    if text is None and (args.coins or args.random) and not any((args.month, args.day, args.year)):
+        text = "now"
+    if text is None:
+        if args.tz is not None:
+            raise BadDate("--tz reads --date (now, a date, a date-time); with a spec and no --date the cast has "
+                          "no moment", field="tz", value=args.tz)
+        return None
+    moment = when(text, zone)
+    if text.strip().lower() == "now":  # the clock's reading, said, so the chart can be cast again
+        print(f"cast at {moment.isoformat()}" + (" (now: --date or --month/--day give another time)"
+                                                 if args.date is None else ""), file=sys.stderr)
+    return moment
+
+
 def _cmd_cast(args) -> int:
     import liuyao_kg
     from liuyao_kg.chart import render
 
     kg = _graph(args)
     chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
-                           birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
+                           birth=args.birth, sex=args.sex, date=_when(args), topic=args.topic, about=args.about,
                            school=args.school, use_god=args.use_god, day_boundary=args.day_boundary, kg=kg,
                            horizon=args.horizon)
     if args.format == "json":
@@ -365,7 +391,7 @@ def _cmd_why(args) -> int:
         return 2
     kg = _graph(args)
     chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
-                           birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
+                           birth=args.birth, sex=args.sex, date=_when(args), topic=args.topic, about=args.about,
                            school=args.school, use_god=args.use_god, day_boundary=args.day_boundary, kg=kg,
                            horizon=args.horizon)
     if args.verdict or args.timing is not None:
