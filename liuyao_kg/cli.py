@@ -145,6 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
     ld.add_argument("file")
     ld.add_argument("--on-error", choices=["skip", "abort"], default="skip",
                     help="skip: load the good casts and report the bad; abort: load nothing if any is bad")
+    ld.add_argument("--strict", action="store_true",
+                    help="exit 1 if any record is rejected (the good ones stay loaded; --on-error abort loads "
+                         "none). Without it: 0, or 2 when every record was rejected (docs/cli.md#exit-status)")
     ld.add_argument("--quiet", action="store_true", help="no progress line and no summary on stderr")
     ld.add_argument("--jobs", type=int, default=None,
                     help="worker processes deriving casts (default: the number of CPUs, as many as the available "
@@ -454,7 +457,21 @@ def _cmd_load(args) -> int:
     if not args.quiet:
         sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1)))
     print(json.dumps(report, ensure_ascii=False, indent=2))
-    return 0 if not report["rejected"] or args.on_error == "skip" else 1
+    return _load_status(report, strict=args.strict or args.on_error == "abort")
+
+
+def _load_status(report: dict, *, strict: bool) -> int:
+    """2 when records were given and every one was rejected (nothing stored: bad input); with `strict`, 1 when
+    any was; else 0. Said on stderr, --quiet or not: it is why the status is not 0."""
+    rejected, n = len(report["rejected"]), sum(len(report[k]) for k in ("loaded", "skipped", "rejected"))
+    if rejected and rejected == n:
+        print(f"liuyao: error: nothing loaded: every record ({n:,}) was rejected", file=sys.stderr)
+        return 2
+    if rejected and strict:
+        print(f"liuyao: error: {rejected:,} of {n:,} records rejected (--strict); the other "
+              f"{n - rejected:,} are loaded", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _check_load_options(args) -> None:
