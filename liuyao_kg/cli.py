@@ -98,6 +98,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="RDF formats: the cast's asserted triples, the inferred ones, or both (default)")
     _store(c)
 
+    sh = sub.add_parser("show", help="print a stored cast's chart again, by its record id, hash or IRI")
+    sh.add_argument("id", help="the record id it had in `liuyao load`, its hash (badf40c86ea611f9) or the hash's "
+                               "first characters, or its IRI")
+    sh.add_argument("--format", choices=["text", "json", "turtle", "trig", "nquads", "json-ld"], default="text",
+                    help="as `liuyao cast --format`")
+    sh.add_argument("--graphs", choices=["all", "asserted", "inferred"], default="all",
+                    help="RDF formats: the cast's asserted triples, the inferred ones, or both (default)")
+    sh.add_argument("--lang", choices=["zh", "en", "ko"], default="zh", help="language of the text output")
+    sh.add_argument("--horizon", choices=["日", "月", "年"], default=None,
+                    help="the timing's unit (default: the question's; see `liuyao cast --help`)")
+    _store(sh)
+
     q = sub.add_parser("query", help="run a named query (see --list)")
     q.add_argument("name", nargs="?")
     q.add_argument("--param", action="append", default=[], metavar="K=V", help="a query parameter")
@@ -220,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load, "rules": _cmd_rules,
                 "why": _cmd_why, "serve": _cmd_serve, "upgrade": _cmd_upgrade,
-                "corpus": _cmd_corpus, "eval": _cmd_eval, "topics": _cmd_topics}[args.command](args)
+                "corpus": _cmd_corpus, "eval": _cmd_eval, "topics": _cmd_topics, "show": _cmd_show}[args.command](args)
     except Exception as e:
         code = _exit_code(e)
         if code is None:
@@ -328,6 +340,26 @@ def _cmd_cast(args) -> int:
         from liuyao_kg.chart.i18n import labels
 
         sys.stdout.write(render.chart_text(chart, args.lang, labels(kg)))
+    return 0
+
+
+def _cmd_show(args) -> int:
+    from liuyao_kg.chart import chart as chart_of, render
+    from liuyao_kg.chart.lookup import find_cast
+    from liuyao_kg.loaders.errors import UnknownCastId
+
+    if not (args.store or args.endpoint):
+        raise UnknownCastId("show reads a stored cast: give --store DIR or --endpoint URL", field="store")
+    kg = _graph(args)
+    iri = find_cast(kg, args.id)
+    if args.format == "json":
+        print(json.dumps(chart_of(kg, iri, args.horizon), ensure_ascii=False, indent=2))
+    elif args.format != "text":
+        sys.stdout.write(render.cast_rdf(kg, iri, args.format, args.graphs))
+    else:
+        from liuyao_kg.chart.i18n import labels
+
+        sys.stdout.write(render.chart_text(chart_of(kg, iri, args.horizon), args.lang, labels(kg)))
     return 0
 
 
@@ -527,7 +559,7 @@ def _cmd_serve(args) -> int:
 
 
 #: commands that hold at most one store, closed by `main`, and start no other process or thread
-_QUICK_EXIT = {"cast", "why", "query", "topics"}
+_QUICK_EXIT = {"cast", "why", "query", "topics", "show"}
 
 
 def entry(argv: list[str] | None = None) -> None:

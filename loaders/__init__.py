@@ -13,7 +13,7 @@ _FROM = {
     "cast_input": ["CastInput", "make_cast_input", "normalise_sex", "normalise_topic"],
     "errors": ["AmbiguousDay", "BadDate", "BadLineValue", "BadSex", "BatchError", "CastInputError", "DuplicateRecordId",
                "ImpossibleStemBranch", "InconsistentCast", "MissingField", "UnknownBranch", "UnknownHexagram",
-               "UnknownStem", "UnknownSubject", "UnknownTopic", "UnknownSchool", "BadUseGod"],
+               "UnknownStem", "UnknownSubject", "UnknownTopic", "UnknownSchool", "BadUseGod", "UnknownCastId"],
     "moment": ["now", "parse_zone", "when"],
     "lines": ["LineSpec", "hexagram_name", "hexagram_number", "parse_lines", "parse_values"],
     "pillars": ["parse_birth", "parse_branch", "parse_day", "parse_month", "parse_stem_branch", "parse_year"],

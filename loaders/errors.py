@@ -123,6 +123,10 @@ class MissingField(CastInputError):
     """A required input is missing (kept for callers; a cast may now omit its month and day)."""
 
 
+class UnknownCastId(CastInputError):
+    """An id (record id, hash, IRI) that names no stored cast, or more than one."""
+
+
 class DuplicateRecordId(CastInputError):
     """A batch record re-uses an id already used earlier in the same file."""
 
