@@ -114,7 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("name", nargs="?")
     q.add_argument("--param", action="append", default=[], metavar="K=V", help="a query parameter")
     q.add_argument("--list", action="store_true", help="list the named queries and their parameters")
-    q.add_argument("--format", choices=["table", "json"], default="table")
+    q.add_argument("--format", choices=["table", "json"], default="table",
+                   help="table: cut to the terminal's width, IRIs by prefixed or local names; json: every value whole")
+    q.add_argument("--iris", action="store_true", help="table: full IRIs instead of lyo:… / lyrule:… / local names")
     _store(q)
 
     tp = sub.add_parser("topics", help="the questions (占事): the scheme's tree, labels, use-god choices and sources")
@@ -276,7 +278,8 @@ def _graph(args):
         args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout,
                               total_timeout=args.total_timeout)
     elif getattr(args, "store", None):
-        args._kg = open_store(args.store, read_only=getattr(args, "read_only", False), wait=getattr(args, "wait", 0.0) or 0.0)
+        args._kg = open_store(args.store, read_only=getattr(args, "read_only", False), wait=getattr(args, "wait", 0.0) or 0.0,
+                              progress=not getattr(args, "quiet", False))  # a new store takes seconds: said on stderr
     elif backend != DEFAULT_BACKEND:
         args._kg = open_store("memory")
     else:
@@ -382,8 +385,9 @@ def _cmd_query(args) -> int:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
     else:
         from liuyao_kg.chart.render import table
+        from liuyao_kg.chart.table import terminal_width
 
-        sys.stdout.write(table(rows))
+        sys.stdout.write(table(rows, iris=args.iris, width=terminal_width()))
     return 0
 
 
@@ -405,7 +409,12 @@ def _cmd_rules(args) -> int:
         sys.stdout.write(dependency_graph(_graph(args), "dot" if args.format == "dot" else "graphml"))
         return 0
     report = coverage(_graph(args))
-    print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else coverage_text(report))
+    if args.format == "json":
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        from liuyao_kg.chart.table import terminal_width
+
+        sys.stdout.write(coverage_text(report, width=terminal_width()))
     return 0
 
 
