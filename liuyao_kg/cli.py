@@ -11,7 +11,7 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", nargs="?",
                    help="節之中孚, 節, 水澤節, 节, 787986 (values bottom-up) or 單拆重交 notation (or --coins / --random)")
     p.add_argument("--coins", help="six tosses of three coins, bottom line first: HHT,HTT,… or 字字背,… "
-                                   "(H = 字 counts 2, T = 背 counts 3; see docs/cli.md)")
+                                   "(H = 字 counts 2, T = 背 counts 3; see docs/cli.md#casting)")
     p.add_argument("--random", action="store_true", help="toss the coins here (a demo cast; see --seed)")
     p.add_argument("--seed", type=int, help="with --random: the same seed gives the same cast")
     p.add_argument("--lang", choices=["zh", "en", "ko"], default="zh", help="language of the text output")
@@ -48,7 +48,7 @@ def _store(p: argparse.ArgumentParser) -> None:
     where.add_argument("--store", help="directory of a persistent store (default: in memory)")
     where.add_argument("--endpoint", metavar="URL",
                        help="a SPARQL 1.1 endpoint as the store (credentials from LIUYAO_ENDPOINT_USER and "
-                            "LIUYAO_ENDPOINT_PASSWORD; see docs/remote-stores.md)")
+                            "LIUYAO_ENDPOINT_PASSWORD; see docs/remote-stores.md#remote-sparql-endpoint)")
     p.add_argument("--update-endpoint", metavar="URL",
                    help="the endpoint's SPARQL Update URL, if not the query URL (or LIUYAO_UPDATE_ENDPOINT)")
     p.add_argument("--timeout", type=_positive, metavar="SECONDS",
@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
                                        "UTF-16 without a BOM is recognised), e.g. big5, gb18030, latin-1")
     ld.add_argument("--parquet", metavar="DIR",
                     help="write states*.parquet, judgments*.parquet and casts*.parquet to DIR (instead of a store, or "
-                         "beside --store DIR or --endpoint URL: the casts written into it; docs/loading.md)")
+                         "beside --store DIR or --endpoint URL: the casts written into it; see docs/loading.md#loading-large-batches)")
     ld.add_argument("--cluster", metavar="local:N|ADDRESS",
                     help="with --parquet: derive on Dask distributed (local:N starts N local workers)")
     ld.add_argument("--partition", type=int, metavar="N",
