@@ -330,9 +330,10 @@ def _cmd_cast(args) -> int:
     import liuyao_kg
     from liuyao_kg.chart import render
 
+    moment = _when(args)  # a bad --date or --tz is refused before a store is opened
     kg = _graph(args)
     chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
-                           birth=args.birth, sex=args.sex, date=_when(args), topic=args.topic, about=args.about,
+                           birth=args.birth, sex=args.sex, date=moment, topic=args.topic, about=args.about,
                            school=args.school, use_god=args.use_god, day_boundary=args.day_boundary, kg=kg,
                            horizon=args.horizon)
     if args.format == "json":
@@ -433,9 +434,10 @@ def _cmd_why(args) -> int:
     if args.line is not None and not 1 <= args.line <= 6:
         print(f"liuyao: error: --line {args.line}: a line position is 1 (bottom) … 6 (top)", file=sys.stderr)
         return 2
+    moment = _when(args)  # a bad --date or --tz is refused before a store is opened
     kg = _graph(args)
     chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
-                           birth=args.birth, sex=args.sex, date=_when(args), topic=args.topic, about=args.about,
+                           birth=args.birth, sex=args.sex, date=moment, topic=args.topic, about=args.about,
                            school=args.school, use_god=args.use_god, day_boundary=args.day_boundary, kg=kg,
                            horizon=args.horizon)
     if args.verdict or args.timing is not None:
