@@ -52,6 +52,9 @@ class LocalDay:
     day: _dt.date
     zone: _dt.tzinfo | None = UTC8
 
+    def __str__(self) -> str:
+        return self.day.isoformat()
+
     def midnight(self, offset_days: int = 0) -> _dt.datetime:
         naive = _dt.datetime.combine(self.day + _dt.timedelta(days=offset_days), _dt.time())
         return naive.astimezone() if self.zone is None else naive.replace(tzinfo=self.zone)
@@ -144,7 +147,7 @@ def pillars_for(value, *, day_boundary: str = "00:00") -> CalendarPillars:
         parsed = parse_iso(value)
         day = LocalDay(parsed) if not isinstance(parsed, _dt.datetime) else None
     if day is not None:
-        return _day_pillars(day, value, day_boundary)
+        return _day_pillars(day, value if isinstance(value, str) else str(day), day_boundary)
     dt = parse_datetime(value)
     from lunar_python import Solar  # only a cast given by its date needs the calendar (slow to import: benchmarks/cold_start.py)
 

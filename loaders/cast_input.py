@@ -23,7 +23,8 @@ from liuyao_kg.namespaces import CAST
 from liuyao_kg.ontology import questions, tables
 
 from .calendar import DAY_BOUNDARIES, pillars_for
-from .errors import AmbiguousDay, BadDate, BadSex, BadUseGod, InconsistentCast, UnknownSchool, UnknownSubject, UnknownTopic
+from .errors import (AmbiguousDay, BadDate, BadSex, BadUseGod, InconsistentCast, UnknownSchool, UnknownSubject,
+                     UnknownTopic)
 from .lines import hexagram_name, parse_lines
 from .pillars import month_stem_for_year, parse_birth, parse_day, parse_month, parse_year
 
@@ -233,8 +234,8 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
 
     ``spec``: values (787986), 單拆重交 notation, a name (節, 水澤節, 节) or a pair (節之中孚);
     ``lines``: optional values that must agree with ``spec``.
-    ``date`` (ISO 8601 with offset, or a date alone: the day's pillars) or ``month`` / ``day`` give the time; without them the cast is
-    time-independent (the worked cases of the classics that give no date): no state that needs the month or
+    ``date`` (ISO 8601 with offset, or a date alone: the day's pillars) or ``month`` / ``day`` give the time;
+    without them the cast is time-independent (the worked cases of the classics that give no date): no state that needs the month or
     the day is derived. When a date and a month or day are both given
     they must agree (month as a branch is compared with the date's month branch, as a stem-branch
     with its stem-branch; likewise ``year``). A month stem-branch together with a year must follow
