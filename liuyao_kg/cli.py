@@ -11,7 +11,7 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", nargs="?",
                    help="節之中孚, 節, 水澤節, 节, 787986 (values bottom-up) or 單拆重交 notation (or --coins / --random)")
     p.add_argument("--coins", help="six tosses of three coins, bottom line first: HHT,HTT,… or 字字背,… "
-                                   "(H = 字 counts 2, T = 背 counts 3; see docs/cli.md)")
+                                   "(H = 字 counts 2, T = 背 counts 3; see docs/cli.md#casting)")
     p.add_argument("--random", action="store_true", help="toss the coins here (a demo cast; see --seed)")
     p.add_argument("--seed", type=int, help="with --random: the same seed gives the same cast")
     p.add_argument("--lang", choices=["zh", "zh-Hant", "zh-Hans", "en", "ko"], default="zh",
@@ -22,7 +22,12 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--year", help="year stem-branch (壬午)")
     p.add_argument("--birth", help="the asker's birth-year branch (本命)")
     p.add_argument("--sex", help="the asker's sex: 男 or 女 (m / f), for the 男占 / 女占 readings")
-    p.add_argument("--date", help="ISO date-time with zone, e.g. 2024-02-04T16:28+08:00 (instead of --month/--day)")
+    p.add_argument("--date", help="when the cast was made (instead of --month/--day): now; a date, 2024-02-04 (the "
+                                  "day's pillars, no hour); or a date-time, 2024-02-04T16:28 (in --tz) or "
+                                  "2024-02-04T16:28+08:00 (its own offset). --coins and --random take now unless "
+                                  "given a time; see docs/cli.md#when")
+    p.add_argument("--tz", metavar="ZONE", help="the time zone of --date now, a date or a date-time without offset: "
+                                                "Asia/Taipei, +08:00, UTC-5 or local (default: this machine's)")
     p.add_argument("--day-boundary", choices=["00:00", "23:00"], default="00:00", help="when a day starts")
     p.add_argument("--topic", help="the question, e.g. 求財 婚姻 疾病 晴 雨 晴雨 (synonyms too: 陰晴 求名 科舉; `liuyao topics`)")
     p.add_argument("--about", help="whom the question concerns (來者何人: 父母 夫 妻 子 兄弟 朋友 奴僕 他人, or another "
@@ -44,7 +49,7 @@ def _store(p: argparse.ArgumentParser) -> None:
     where.add_argument("--store", help="directory of a persistent store (default: in memory)")
     where.add_argument("--endpoint", metavar="URL",
                        help="a SPARQL 1.1 endpoint as the store (credentials from LIUYAO_ENDPOINT_USER and "
-                            "LIUYAO_ENDPOINT_PASSWORD; see docs/remote-stores.md)")
+                            "LIUYAO_ENDPOINT_PASSWORD; see docs/remote-stores.md#remote-sparql-endpoint)")
     p.add_argument("--update-endpoint", metavar="URL",
                    help="the endpoint's SPARQL Update URL, if not the query URL (or LIUYAO_UPDATE_ENDPOINT)")
     p.add_argument("--timeout", type=_positive, metavar="SECONDS",
@@ -95,11 +100,27 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--brief", action="store_true", help="text: only the verdict, the use-god and the timing")
     _store(c)
 
+    sh = sub.add_parser("show", help="print a stored cast's chart again, by its record id, hash or IRI")
+    sh.add_argument("id", help="the record id it had in `liuyao load`, its hash (badf40c86ea611f9) or the hash's "
+                               "first characters, or its IRI")
+    sh.add_argument("--format", choices=["text", "json", "turtle", "trig", "nquads", "json-ld"], default="text",
+                    help="as `liuyao cast --format`")
+    sh.add_argument("--graphs", choices=["all", "asserted", "inferred"], default="all",
+                    help="RDF formats: the cast's asserted triples, the inferred ones, or both (default)")
+    sh.add_argument("--lang", choices=["zh", "zh-Hant", "zh-Hans", "en", "ko"], default="zh",
+                    help="language of the text output: zh (= zh-Hant), zh-Hans, en, ko")
+    sh.add_argument("--brief", action="store_true", help="text: only the verdict, the use-god and the timing")
+    sh.add_argument("--horizon", choices=["日", "月", "年"], default=None,
+                    help="the timing's unit (default: the question's; see `liuyao cast --help`)")
+    _store(sh)
+
     q = sub.add_parser("query", help="run a named query (see --list)")
     q.add_argument("name", nargs="?")
     q.add_argument("--param", action="append", default=[], metavar="K=V", help="a query parameter")
     q.add_argument("--list", action="store_true", help="list the named queries and their parameters")
-    q.add_argument("--format", choices=["table", "json"], default="table")
+    q.add_argument("--format", choices=["table", "json"], default="table",
+                   help="table: cut to the terminal's width, IRIs by prefixed or local names; json: every value whole")
+    q.add_argument("--iris", action="store_true", help="table: full IRIs instead of lyo:… / lyrule:… / local names")
     _store(q)
 
     tp = sub.add_parser("topics", help="the questions (占事): the scheme's tree, labels, use-god choices and sources")
@@ -142,6 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
     ld.add_argument("file")
     ld.add_argument("--on-error", choices=["skip", "abort"], default="skip",
                     help="skip: load the good casts and report the bad; abort: load nothing if any is bad")
+    ld.add_argument("--strict", action="store_true",
+                    help="exit 1 if any record is rejected (the good ones stay loaded; --on-error abort loads "
+                         "none). Without it: 0, or 2 when every record was rejected (docs/cli.md#exit-status)")
     ld.add_argument("--quiet", action="store_true", help="no progress line and no summary on stderr")
     ld.add_argument("--jobs", type=int, default=None,
                     help="worker processes deriving casts (default: the number of CPUs, as many as the available "
@@ -150,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
                                        "UTF-16 without a BOM is recognised), e.g. big5, gb18030, latin-1")
     ld.add_argument("--parquet", metavar="DIR",
                     help="write states*.parquet, judgments*.parquet and casts*.parquet to DIR (instead of a store, or "
-                         "beside --store DIR or --endpoint URL: the casts written into it; docs/loading.md)")
+                         "beside --store DIR or --endpoint URL: the casts written into it; see docs/loading.md#loading-large-batches)")
     ld.add_argument("--cluster", metavar="local:N|ADDRESS",
                     help="with --parquet: derive on Dask distributed (local:N starts N local workers)")
     ld.add_argument("--partition", type=int, metavar="N",
@@ -218,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return {"cast": _cmd_cast, "query": _cmd_query, "load": _cmd_load, "rules": _cmd_rules,
                 "why": _cmd_why, "serve": _cmd_serve, "upgrade": _cmd_upgrade,
-                "corpus": _cmd_corpus, "eval": _cmd_eval, "topics": _cmd_topics,
+                "corpus": _cmd_corpus, "eval": _cmd_eval, "topics": _cmd_topics, "show": _cmd_show,
                 "mcp": _cmd_mcp}[args.command](args)
     except Exception as e:
         code = _exit_code(e)
@@ -263,7 +287,8 @@ def _graph(args):
         args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout,
                               total_timeout=args.total_timeout)
     elif getattr(args, "store", None):
-        args._kg = open_store(args.store, read_only=getattr(args, "read_only", False), wait=getattr(args, "wait", 0.0) or 0.0)
+        args._kg = open_store(args.store, read_only=getattr(args, "read_only", False), wait=getattr(args, "wait", 0.0) or 0.0,
+                              progress=not getattr(args, "quiet", False))  # a new store takes seconds: said on stderr
     elif backend != DEFAULT_BACKEND:
         args._kg = open_store("memory")
     else:
@@ -289,15 +314,43 @@ def _spec(args) -> str:
     return values_from_coins(args.coins) if args.coins else args.spec
 
 
+def _when(args):
+    """The moment of the cast: --date read in --tz, or now for coins (--coins, --random) given no time."""
+    from liuyao_kg.loaders.errors import BadDate
+    from liuyao_kg.loaders.moment import parse_zone, when
+
+    zone = parse_zone(args.tz)
+    text = args.date
+    if text is None and (args.coins or args.random) and not any((args.month, args.day, args.year)):
+        text = "now"
+    if text is None:
+        if args.tz is not None:
+            raise BadDate("--tz reads --date (now, a date, a date-time); with a spec and no --date the cast has "
+                          "no moment", field="tz", value=args.tz)
+        return None
+    moment = when(text, zone)
+    if text.strip().lower() == "now":  # the clock's reading, said, so the chart can be cast again
+        print(f"cast at {moment.isoformat()}" + (" (now: --date or --month/--day give another time)"
+                                                 if args.date is None else ""), file=sys.stderr)
+    return moment
+
+
 def _cmd_cast(args) -> int:
     import liuyao_kg
-    from liuyao_kg.chart import render
 
+    moment = _when(args)  # a bad --date or --tz is refused before a store is opened
     kg = _graph(args)
     chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
-                           birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
+                           birth=args.birth, sex=args.sex, date=moment, topic=args.topic, about=args.about,
                            school=args.school, use_god=args.use_god, day_boundary=args.day_boundary, kg=kg,
                            horizon=args.horizon)
+    return _print_chart(args, kg, chart)
+
+
+def _print_chart(args, kg, chart: dict) -> int:
+    """A chart as `cast` and `show` print it: JSON, an RDF format, or text in --lang (--brief: the reading only)."""
+    from liuyao_kg.chart import render
+
     if args.format == "json":
         print(json.dumps(chart, ensure_ascii=False, indent=2))
     elif args.format != "text":
@@ -307,6 +360,17 @@ def _cmd_cast(args) -> int:
 
         sys.stdout.write(render.chart_text(chart, args.lang, labels(kg), brief=args.brief))
     return 0
+
+
+def _cmd_show(args) -> int:
+    from liuyao_kg.chart import chart as chart_of
+    from liuyao_kg.chart.lookup import find_cast
+    from liuyao_kg.loaders.errors import UnknownCastId
+
+    if not (args.store or args.endpoint):
+        raise UnknownCastId("show reads a stored cast: give --store DIR or --endpoint URL", field="store")
+    kg = _graph(args)
+    return _print_chart(args, kg, chart_of(kg, find_cast(kg, args.id), args.horizon))
 
 
 def _cmd_query(args) -> int:
@@ -328,8 +392,9 @@ def _cmd_query(args) -> int:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
     else:
         from liuyao_kg.chart.render import table
+        from liuyao_kg.chart.table import terminal_width
 
-        sys.stdout.write(table(rows))
+        sys.stdout.write(table(rows, iris=args.iris, width=terminal_width()))
     return 0
 
 
@@ -351,7 +416,12 @@ def _cmd_rules(args) -> int:
         sys.stdout.write(dependency_graph(_graph(args), "dot" if args.format == "dot" else "graphml"))
         return 0
     report = coverage(_graph(args))
-    print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else coverage_text(report))
+    if args.format == "json":
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        from liuyao_kg.chart.table import terminal_width
+
+        sys.stdout.write(coverage_text(report, width=terminal_width()))
     return 0
 
 
@@ -370,9 +440,10 @@ def _cmd_why(args) -> int:
     if args.line is not None and not 1 <= args.line <= 6:
         print(f"liuyao: error: --line {args.line}: a line position is 1 (bottom) … 6 (top)", file=sys.stderr)
         return 2
+    moment = _when(args)  # a bad --date or --tz is refused before a store is opened
     kg = _graph(args)
     chart = liuyao_kg.cast(_spec(args), lines=args.lines, month=args.month, day=args.day, year=args.year,
-                           birth=args.birth, sex=args.sex, date=args.date, topic=args.topic, about=args.about,
+                           birth=args.birth, sex=args.sex, date=moment, topic=args.topic, about=args.about,
                            school=args.school, use_god=args.use_god, day_boundary=args.day_boundary, kg=kg,
                            horizon=args.horizon)
     if args.verdict or args.timing is not None:
@@ -435,7 +506,21 @@ def _cmd_load(args) -> int:
     if not args.quiet:
         sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1)))
     print(json.dumps(report, ensure_ascii=False, indent=2))
-    return 0 if not report["rejected"] or args.on_error == "skip" else 1
+    return _load_status(report, strict=args.strict or args.on_error == "abort")
+
+
+def _load_status(report: dict, *, strict: bool) -> int:
+    """2 when records were given and every one was rejected (nothing stored: bad input); with `strict`, 1 when
+    any was; else 0. Said on stderr, --quiet or not: it is why the status is not 0."""
+    rejected, n = len(report["rejected"]), sum(len(report[k]) for k in ("loaded", "skipped", "rejected"))
+    if rejected and rejected == n:
+        print(f"liuyao: error: nothing loaded: every record ({n:,}) was rejected", file=sys.stderr)
+        return 2
+    if rejected and strict:
+        print(f"liuyao: error: {rejected:,} of {n:,} records rejected (--strict); the other "
+              f"{n - rejected:,} are loaded", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _check_load_options(args) -> None:
@@ -503,7 +588,7 @@ def _cmd_mcp(args) -> int:
 
 
 #: commands that hold at most one store, closed by `main`, and start no other process or thread
-_QUICK_EXIT = {"cast", "why", "query", "topics"}
+_QUICK_EXIT = {"cast", "why", "query", "topics", "show"}
 
 
 def entry(argv: list[str] | None = None) -> None:

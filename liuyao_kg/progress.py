@@ -3,7 +3,7 @@
 On a terminal the line is redrawn in place (``\\r`` … ``ESC[K``) at most ``tty_interval`` seconds
 apart; on anything else (a log file, a CI job, a pipe) a plain line is written at most every
 ``interval`` seconds, so logs are not flooded. ``quiet`` writes nothing. ``close()`` writes the final
-state once.
+state once. ``rate=False`` shows the time taken instead of a rate (steps of unequal cost: a new store).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import time
 
 class Progress:
     def __init__(self, label: str, *, stream=None, quiet: bool = False, interval: float = 10.0,
-                 tty_interval: float = 0.1, width: int = 24):
+                 tty_interval: float = 0.1, width: int = 24, rate: bool = True):
         self.label = label
         self.stream = stream if stream is not None else sys.stderr
         self.quiet = quiet
@@ -23,6 +23,7 @@ class Progress:
             self.tty = False
         self.interval = tty_interval if self.tty else interval
         self.width = width
+        self.rate = rate  # False: the time taken instead of a rate (steps of unequal cost)
         self.start = time.monotonic()
         self._last = float("-inf")
         self._state: tuple[int, int | None, dict] = (0, None, {})
@@ -47,7 +48,7 @@ class Progress:
             parts.append(f"{frac:.0%} {done:,}/{total:,}")
         else:
             parts.append(f"{done:,}")
-        parts.append(f"{done / elapsed:,.1f}/s")
+        parts.append(f"{done / elapsed:,.1f}/s" if self.rate else f"{elapsed:,.1f} s")
         if counts:
             parts.append(" · ".join(f"{k} {v:,}" for k, v in counts.items()))
         return "  ".join(parts)

@@ -9,11 +9,12 @@ import importlib
 
 _FROM = {
     "batch": ["good_casts", "parse_batch", "read_batch", "rejected"],
-    "calendar": ["CalendarPillars", "parse_datetime", "pillars_for"],
+    "calendar": ["CalendarPillars", "LocalDay", "parse_datetime", "parse_iso", "pillars_for"],
     "cast_input": ["CastInput", "make_cast_input", "normalise_sex", "normalise_topic"],
-    "errors": ["BadDate", "BadLineValue", "BadSex", "BatchError", "CastInputError", "DuplicateRecordId",
+    "errors": ["AmbiguousDay", "BadDate", "BadLineValue", "BadSex", "BatchError", "CastInputError", "DuplicateRecordId",
                "ImpossibleStemBranch", "InconsistentCast", "MissingField", "UnknownBranch", "UnknownHexagram",
-               "UnknownStem", "UnknownSubject", "UnknownTopic", "UnknownSchool", "BadUseGod"],
+               "UnknownStem", "UnknownSubject", "UnknownTopic", "UnknownSchool", "BadUseGod", "UnknownCastId"],
+    "moment": ["now", "parse_zone", "when"],
     "lines": ["LineSpec", "hexagram_name", "hexagram_number", "parse_lines", "parse_values"],
     "pillars": ["parse_birth", "parse_branch", "parse_day", "parse_month", "parse_stem_branch", "parse_year"],
     "rdf": ["cast_quads"],

@@ -23,7 +23,8 @@ from liuyao_kg.namespaces import CAST
 from liuyao_kg.ontology import questions, tables
 
 from .calendar import DAY_BOUNDARIES, pillars_for
-from .errors import BadDate, BadSex, BadUseGod, InconsistentCast, UnknownSchool, UnknownSubject, UnknownTopic
+from .errors import (AmbiguousDay, BadDate, BadSex, BadUseGod, InconsistentCast, UnknownSchool, UnknownSubject,
+                     UnknownTopic)
 from .lines import hexagram_name, parse_lines
 from .pillars import month_stem_for_year, parse_birth, parse_day, parse_month, parse_year
 
@@ -233,8 +234,8 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
 
     ``spec``: values (787986), 單拆重交 notation, a name (節, 水澤節, 节) or a pair (節之中孚);
     ``lines``: optional values that must agree with ``spec``.
-    ``date`` (ISO 8601 with offset) or ``month`` / ``day`` give the time; without them the cast is
-    time-independent (the worked cases of the classics that give no date): no state that needs the month or
+    ``date`` (ISO 8601 with offset, or a date alone: the day's pillars) or ``month`` / ``day`` give the time;
+    without them the cast is time-independent (the worked cases of the classics that give no date): no state that needs the month or
     the day is derived. When a date and a month or day are both given
     they must agree (month as a branch is compared with the date's month branch, as a stem-branch
     with its stem-branch; likewise ``year``). A month stem-branch together with a year must follow
@@ -263,7 +264,13 @@ def make_cast_input(spec=None, *, lines=None, month=None, day=None, year=None, b
 
     cast_at = hour_gz = None
     if not _blank(date):
-        cal = pillars_for(date, day_boundary=day_boundary)
+        try:
+            cal = pillars_for(date, day_boundary=day_boundary)
+        except AmbiguousDay as e:  # a date alone on the day a 節 turns the month: a month given chooses the side
+            cal = next((side for side in e.sides if side.month_branch == month_branch
+                        and month_gz in (None, side.month_gz)), None)
+            if cal is None:
+                raise
         cast_at, hour_gz = cal.cast_at, cal.hour_gz or None
         if month_branch is not None:
             if month_branch != cal.month_branch or (month_gz is not None and month_gz != cal.month_gz):

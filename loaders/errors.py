@@ -87,7 +87,16 @@ class InconsistentCast(CastInputError):
 
 
 class BadDate(CastInputError):
-    """A malformed date-time, a date-time without a time-zone offset, or a bad day boundary."""
+    """A malformed date-time or time zone, a date-time without a time-zone offset, or a bad day boundary."""
+
+
+class AmbiguousDay(BadDate):
+    """A date without a time on the day a 節 turns the month: ``sides`` are the day's pillars before and after it,
+    so that a month given beside the date can choose."""
+
+    def __init__(self, message: str, *, sides: tuple = (), field: str | None = "date", value: Any = None) -> None:
+        super().__init__(message, field=field, value=value)
+        self.sides = sides
 
 
 class UnknownTopic(CastInputError):
@@ -112,6 +121,10 @@ class BadSex(CastInputError):
 
 class MissingField(CastInputError):
     """A required input is missing (kept for callers; a cast may now omit its month and day)."""
+
+
+class UnknownCastId(CastInputError):
+    """An id (record id, hash, IRI) that names no stored cast, or more than one."""
 
 
 class DuplicateRecordId(CastInputError):

@@ -199,12 +199,9 @@ def cast_rdf(kg, cast_iri: str, fmt: str, layers: str = "all") -> str:
     return _cast_rdf(kg, cast_iri, fmt, layers)
 
 
-def table(rows: list[dict]) -> str:
-    if not rows:
-        return "(no rows)\n"
-    cols = list(rows[0])
-    cells = [[("" if r[c] is None else str(r[c])) for c in cols] for r in rows]
-    widths = [max(_width(c), *(_width(row[i]) for row in cells)) for i, c in enumerate(cols)]
-    lines = ["  ".join(_pad(c, w) for c, w in zip(cols, widths))]
-    lines += ["  ".join(_pad(v, w) for v, w in zip(row, widths)) for row in cells]
-    return "\n".join(lines) + "\n"
+def table(rows: list[dict], *, iris: bool = False, width: int | None = None) -> str:
+    """Rows as a terminal table (liuyao_kg.chart.table): by display width, IRIs compacted unless `iris`, cut
+    to `width` columns when given."""
+    from liuyao_kg.chart.table import table as _table
+
+    return _table(rows, iris=iris, width=width)

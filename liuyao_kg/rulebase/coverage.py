@@ -16,17 +16,18 @@ def coverage(kg) -> dict:
             "not_executable_reasons": [{"reason": k, "rules": v} for k, v in reasons.most_common()]}
 
 
-def coverage_text(report: dict) -> str:
-    lines = [f"{'work':<8}{'chapter':<22}{'rules':>6}{'exec':>6}{'not':>6}"]
-    for c in report["chapters"]:
-        lines.append(f"{c['work']:<8}{c['chapter']:<22}{c['rules']:>6}{c['executable']:>6}{c['not_executable']:>6}")
+def coverage_text(report: dict, *, width: int | None = None) -> str:
+    """The coverage as two terminal tables (liuyao_kg.chart.table: CJK by display width, cut to `width`)."""
+    from liuyao_kg.chart.table import table
+
     t = report["total"]
-    lines.append(f"{'total':<30}{t['rules']:>6}{t['executable']:>6}{t['not_executable']:>6}")
-    lines.append("")
-    lines.append("why not executable (most common first):")
-    for r in report["not_executable_reasons"][:25]:
-        lines.append(f"  {r['rules']:>4}  {r['reason']}")
-    return "\n".join(lines) + "\n"
+    rows = [{"work": c["work"], "chapter": c["chapter"], "rules": c["rules"], "exec": c["executable"],
+             "not": c["not_executable"]} for c in report["chapters"]]
+    rows.append({"work": "total", "chapter": "", "rules": t["rules"], "exec": t["executable"],
+                 "not": t["not_executable"]})
+    reasons = [{"rules": r["rules"], "why not executable (most common first)": r["reason"]}
+               for r in report["not_executable_reasons"][:25]]
+    return table(rows, width=width) + "\n" + table(reasons, width=width)
 
 
 def dependency_graph(kg, fmt: str = "graphml") -> str:

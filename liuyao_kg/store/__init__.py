@@ -98,13 +98,14 @@ def is_url(where: str) -> bool:
 
 
 def open_store(where: str | Path | None = "memory", *, update_url: str | None = None, read_only: bool = False, wait: float = 0.0,
-               timeout: float | None = None, total_timeout: float | None = None) -> CastStore:
+               timeout: float | None = None, total_timeout: float | None = None, progress: bool = False) -> CastStore:
     """The store at `where`: "memory" (or None), a directory, or an http(s) SPARQL endpoint URL.
 
     `read_only` opens an on-disk store without taking its lock (reads only; for a read-only directory
     or beside a running writer). `wait`: seconds to wait for another process to release an on-disk
     store before giving up with :class:`StoreBusyError`. `timeout`: a remote endpoint's connect/read
-    timeout in seconds; `total_timeout`: the most one request to it may take in all, in seconds.
+    timeout in seconds; `total_timeout`: the most one request to it may take in all, in seconds. `progress`: a
+    line on stderr while a new on-disk store is created.
     """
     from liuyao_kg.store.embedded import KnowledgeGraph
 
@@ -123,7 +124,7 @@ def open_store(where: str | Path | None = "memory", *, update_url: str | None = 
     deadline = time.monotonic() + max(0.0, wait)
     while True:
         try:
-            return KnowledgeGraph(path, read_only=read_only)
+            return KnowledgeGraph(path, read_only=read_only, progress=progress)
         except StoreBusyError:
             if time.monotonic() >= deadline:
                 raise

@@ -115,9 +115,10 @@ class KnowledgeGraph:
     It stores; it never derives (liuyao_kg.load is where casts are derived and written).
     """
 
-    def __init__(self, path: str | Path | None = None, *, read_only: bool = False):
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False, progress: bool = False):
         """In memory (`path` None) or on disk, in the directory `path`. `read_only` opens an on-disk store without
-        its lock (reads only: a read-only directory, or beside a writer)."""
+        its lock (reads only: a read-only directory, or beside a writer). `progress`: say on stderr while a new
+        on-disk store is given its layers (seconds, once)."""
         from liuyao_kg.store import StoreAccessError, store_error
 
         self.path = path
@@ -132,6 +133,7 @@ class KnowledgeGraph:
         self._pristine = False
         self._raw: ox.Store | None = None
         self._disk_full = False  # a write hit a full disk: close without flushing (see _write_derived)
+        self._progress = progress
         try:
             if self.read_only:
                 if not Path(path).is_dir():
@@ -180,10 +182,7 @@ class KnowledgeGraph:
             self._pristine = True
             return
         if len(missing) == len(LAYERS):
-            scratch = ox.Store()
-            load_layers(scratch, only_missing=False, atomic=False)
-            scratch.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
-            self._ox.load(scratch.dump(format=ox.RdfFormat.N_QUADS), format=ox.RdfFormat.N_QUADS)
+            self._create_layers()
             return
         load_layers(self._ox, atomic=self.path is not None)
         for graph in missing:
@@ -191,6 +190,24 @@ class KnowledgeGraph:
         stale = versioning.outdated_layers(self._ox)
         if stale and not self._holds_casts():
             versioning.replace_layers(self._ox, stale)
+
+    def _create_layers(self) -> None:
+        """A new on-disk store's layers and version records, written in one transaction; a progress line on stderr
+        when asked (`progress`): it takes seconds, most of them RocksDB writing the ~150,000 quads of the layers."""
+        from liuyao_kg.progress import Progress
+
+        steps = len(LAYERS) + 1  # each layer parsed, then the one write
+        bar = Progress(f"new store {self.path}: writing the ontology, rules and passages (once)",
+                       quiet=not self._progress, rate=False)
+        bar.update(0, steps)
+        scratch = ox.Store()
+        for done, (graph, _) in enumerate(LAYERS, 1):
+            load_layers(scratch, only_missing=False, atomic=False, skip=tuple(g for g, _ in LAYERS if g != graph))
+            bar.update(done, steps)
+        scratch.extend([q for g, _ in LAYERS for q in versioning.meta_quads(g)])
+        self._ox.load(scratch.dump(format=ox.RdfFormat.N_QUADS), format=ox.RdfFormat.N_QUADS)
+        bar.update(steps, steps)
+        bar.close()
 
     @property
     def _ox(self) -> ox.Store | None:

@@ -87,9 +87,9 @@ def test_malformed_date_is_rejected_naming_it(bad):
 
 
 @pytest.mark.parametrize("bad", ["2024-02-04", dt.date(2024, 2, 4)])
-def test_date_without_time_of_day_is_rejected(bad):
+def test_an_instant_needs_a_time_of_day(bad):
     with pytest.raises(BadDate, match="no time of day"):
-        pillars_for(bad)
+        parse_datetime(bad)
 
 
 def test_empty_and_non_string_dates_are_rejected():

@@ -181,6 +181,7 @@ def _param_sets(iris: list[str], fired_rule: str) -> dict[str, list[dict]]:
         "term-across-works": [{"term": "SixClashHexagram"}],
         # the question, the reading and the interfaces' lookups
         "chart-use-god": casts, "cast-instant": casts,
+        "casts-by-id": [{"id": i.rsplit("/", 1)[1][:6]} for i in iris],
         "reading-factors": casts, "reading-verdict": casts, "reading-timing": casts,
         "topics": [{}],
         "rule-label": [{"rule": fired_rule}],
