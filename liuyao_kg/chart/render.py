@@ -45,7 +45,21 @@ class _Words:
 def _hexagram_title(h: dict, w: _Words) -> str:
     kinds = " ".join(w.t(k) for k in h["kind"] if k != h["generation"])
     inner = f"{w.t(h['palace'])}{w.w('palace')}{w.t(h['palace_element'])} {w.t(h['generation'])}"
-    return f"{w.t(h['name'])}（{inner}{(' ' + kinds) if kinds else ''}）"
+    return f"{w.t(h['name'])}（{inner}{(' ' + kinds) if kinds else ''}{_related(h, w)}）"
+
+
+def _related(h: dict, w: _Words) -> str:
+    """互 錯 綜 after the palace, as practitioners write them: 「；互頤 錯旅 綜渙」 (en/ko: their labels)."""
+    rel = h.get("related")
+    if not rel:
+        return ""
+    if w.lang == "zh":
+        return "；" + " ".join(f"{mark}{rel[key]['name']}" for key, mark in RELATED_MARKS)
+    return "; " + ", ".join(f"{w.t(mark + '卦')} {w.t(rel[key]['name'])}" for key, mark in RELATED_MARKS)
+
+
+#: the chart's keys of a hexagram's 互, 錯 and 綜 (liuyao_kg.chart.RELATED) with their marks
+RELATED_MARKS = (("nuclear", "互"), ("opposite", "錯"), ("inverse", "綜"))
 
 
 def _gz(x: dict, w: _Words) -> str:
