@@ -29,7 +29,7 @@ RELATED = ("nuclear", "opposite", "inverse")
 
 def _related(row: dict) -> dict | None:
     """互, 錯 and 綜 of a hexagram, each {"name", "iri"}; None from a store whose reference layer predates them."""
-    if row["nuclear"] is None:
+    if any(row[key] is None for key in RELATED):
         return None
     return {key: {"name": row[key + "Name"], "iri": row[key]} for key in RELATED}
 
