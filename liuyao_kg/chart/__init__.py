@@ -19,7 +19,19 @@ def _hexagram(row: dict) -> dict:
     if row["generation"] in KIND_GENERATIONS:
         kind.append(row["generation"])
     return {"name": row["name"], "palace": row["palace"], "palace_element": row["palaceElement"],
-            "generation": row["generation"], "shi": row["shi"], "ying": row["ying"], "kind": kind}
+            "generation": row["generation"], "shi": row["shi"], "ying": row["ying"], "kind": kind,
+            "related": _related(row)}
+
+
+#: the derived hexagrams, 互 錯 綜 (lyo:nuclearHexagram …): the chart's keys, named as queries/chart-hexagrams.rq's columns
+RELATED = ("nuclear", "opposite", "inverse")
+
+
+def _related(row: dict) -> dict | None:
+    """互, 錯 and 綜 of a hexagram, each {"name", "iri"}; None from a store whose reference layer predates them."""
+    if any(row[key] is None for key in RELATED):
+        return None
+    return {key: {"name": row[key + "Name"], "iri": row[key]} for key in RELATED}
 
 
 def _source(row: dict) -> dict | None:

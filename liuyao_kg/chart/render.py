@@ -26,9 +26,24 @@ def _hexagram_title(h: dict, w: i18n.Words) -> str:
     kinds = [w.t(k) for k in h["kind"] if k != h["generation"]]
     if w.base == "en":
         inner = f"{w.t(h['palace'])} palace, {w.t(h['palace_element'])}; " + "; ".join([w.t(h["generation"])] + kinds)
-        return f"{w.t(h['name'])}: {inner}"
+        return f"{w.t(h['name'])}: {inner}{_related(h, w)}"
     inner = f"{w.t(h['palace'])}{w.w('palace')}{w.t(h['palace_element'])} " + " ".join([w.t(h["generation"])] + kinds)
+    inner += _related(h, w)
     return f"{w.t(h['name'])}（{inner}）" if w.base == "zh" else f"{w.t(h['name'])} ({inner})"
+
+
+def _related(h: dict, w: i18n.Words) -> str:
+    """互 錯 綜 after the palace, as practitioners write them: 「；互頤 錯旅 綜渙」 (en/ko: their labels)."""
+    rel = h.get("related")
+    if not rel:
+        return ""
+    if w.base == "zh":
+        return "；" + " ".join(f"{mark}{rel[key]['name']}" for key, mark in RELATED_MARKS)
+    return "; " + ", ".join(f"{w.t(mark + '卦')} {w.t(rel[key]['name'])}" for key, mark in RELATED_MARKS)
+
+
+#: the chart's keys of a hexagram's 互, 錯 and 綜 (liuyao_kg.chart.RELATED) with their marks
+RELATED_MARKS = (("nuclear", "互"), ("opposite", "錯"), ("inverse", "綜"))
 
 
 def _gz(x: dict, w: i18n.Words) -> str:

@@ -3,7 +3,7 @@
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '101b88b860530f1f5c604269434a0e582ba80bb2f2110904af387fb92c1c276a'
 COMPILER = 'e52eb0417e2782a557f0dc9394a2bf6c86191232da391646795674188d233534'
-QUERY_TEXTS = '75c389ec52f0ab55c65dff1b757c48ef140799fc62da659860924ea57cdb497d'
+QUERY_TEXTS = 'b4a9c1c4b147aee36b4a6e44ffec682c3f66f6531d1ca473ab679abc162a9c0c'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
     _E,
@@ -1991,26 +1991,29 @@ _c1930 = ('year', 'http://www.w3.org/2001/XMLSchema#string')
 _c1931 = (('https://w3id.org/liuyao-kg/ontology#hasMonth', ('month', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#hasDay', ('day', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#hasYear', ('year', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#hasHour', ('hour', 'http://www.w3.org/2001/XMLSchema#string')), )
 _c1932 = (None, None, None, )
 _c1933 = (('https://w3id.org/liuyao-kg/ontology#primaryHexagram', ('primary', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#changedHexagram', ('changed', 'http://www.w3.org/2001/XMLSchema#string')), )
-_c1934 = 'https://w3id.org/liuyao-kg/ontology#timingUnit'
-_c1935 = (None, None, None, None, None, )
-_c1936 = ('Factor_', 'http://www.w3.org/2001/XMLSchema#string')
-_c1937 = ('false', 'http://www.w3.org/2001/XMLSchema#boolean')
-_c1938 = ('Verdict_', 'http://www.w3.org/2001/XMLSchema#string')
-_c1939 = (None, None, None, None, None, None, None, )
-_c1940 = 'https://w3id.org/liuyao-kg/ontology#castAt'
-_c1941 = 'https://w3id.org/liuyao-kg/ontology#timingPriority'
-_c1942 = 'https://w3id.org/liuyao-kg/ontology#immediate'
-_c1943 = 'https://w3id.org/liuyao-kg/passage/ConventionTimingOrder'
-_c1944 = 'https://w3id.org/liuyao-kg/ontology#fileName'
-_c1945 = 'https://w3id.org/liuyao-kg/ontology#alignedPassage'
-_c1946 = 'http://www.w3.org/ns/oa#hasSource'
-_c1947 = ('/ko-position', 'http://www.w3.org/2001/XMLSchema#string')
-_c1948 = 'http://www.w3.org/ns/oa#exact'
-_c1949 = 'https://w3id.org/liuyao-kg/ontology#alignmentMethod'
-_c1950 = 'https://w3id.org/liuyao-kg/ontology#alignmentScore'
-_c1951 = ('quoted', 'http://www.w3.org/2001/XMLSchema#string')
-_c1952 = ('1', 'http://www.w3.org/2001/XMLSchema#decimal')
-_c1953 = 'https://w3id.org/liuyao-kg/ontology#unalignedReason'
+_c1934 = 'https://w3id.org/liuyao-kg/ontology#nuclearHexagram'
+_c1935 = 'https://w3id.org/liuyao-kg/ontology#oppositeHexagram'
+_c1936 = 'https://w3id.org/liuyao-kg/ontology#inverseHexagram'
+_c1937 = 'https://w3id.org/liuyao-kg/ontology#timingUnit'
+_c1938 = (None, None, None, None, None, )
+_c1939 = ('Factor_', 'http://www.w3.org/2001/XMLSchema#string')
+_c1940 = ('false', 'http://www.w3.org/2001/XMLSchema#boolean')
+_c1941 = ('Verdict_', 'http://www.w3.org/2001/XMLSchema#string')
+_c1942 = (None, None, None, None, None, None, None, )
+_c1943 = 'https://w3id.org/liuyao-kg/ontology#castAt'
+_c1944 = 'https://w3id.org/liuyao-kg/ontology#timingPriority'
+_c1945 = 'https://w3id.org/liuyao-kg/ontology#immediate'
+_c1946 = 'https://w3id.org/liuyao-kg/passage/ConventionTimingOrder'
+_c1947 = 'https://w3id.org/liuyao-kg/ontology#fileName'
+_c1948 = 'https://w3id.org/liuyao-kg/ontology#alignedPassage'
+_c1949 = 'http://www.w3.org/ns/oa#hasSource'
+_c1950 = ('/ko-position', 'http://www.w3.org/2001/XMLSchema#string')
+_c1951 = 'http://www.w3.org/ns/oa#exact'
+_c1952 = 'https://w3id.org/liuyao-kg/ontology#alignmentMethod'
+_c1953 = 'https://w3id.org/liuyao-kg/ontology#alignmentScore'
+_c1954 = ('quoted', 'http://www.w3.org/2001/XMLSchema#string')
+_c1955 = ('1', 'http://www.w3.org/2001/XMLSchema#decimal')
+_c1956 = 'https://w3id.org/liuyao-kg/ontology#unalignedReason'
 
 
 def r0022_DoubledGrounds_ex0(X, v_cast):
@@ -8064,26 +8067,89 @@ def q_chart_hexagrams_ex621_kept(X, v_hex):
             _memo_q_chart_hexagrams_ex621[_key] = _hit
     return _hit
 
-def q_chart_hexagrams_opt622(X, v_cast):
+def q_chart_hexagrams_opt622(X, v_hex):
+    SP = X.sp
+    rows = []
+    for v_nuclear in SP.get((v_hex, _c1934), _E):
+        for v_nuclearName in SP.get((v_nuclear, _c1897), _E):
+            if _lang_in(v_nuclearName, 'zh-hant'):
+                rows.append((v_nuclear, v_nuclearName, ))
+    return rows
+
+_memo_q_chart_hexagrams_opt622 = {}
+
+
+def q_chart_hexagrams_opt622_kept(X, v_hex):
+    _key = (v_hex, )
+    _hit = _memo_q_chart_hexagrams_opt622.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_hexagrams_opt622(X, v_hex)
+        if _layers_only(*_key):
+            _memo_q_chart_hexagrams_opt622[_key] = _hit
+    return _hit
+
+def q_chart_hexagrams_opt623(X, v_hex):
+    SP = X.sp
+    rows = []
+    for v_opposite in SP.get((v_hex, _c1935), _E):
+        for v_oppositeName in SP.get((v_opposite, _c1897), _E):
+            if _lang_in(v_oppositeName, 'zh-hant'):
+                rows.append((v_opposite, v_oppositeName, ))
+    return rows
+
+_memo_q_chart_hexagrams_opt623 = {}
+
+
+def q_chart_hexagrams_opt623_kept(X, v_hex):
+    _key = (v_hex, )
+    _hit = _memo_q_chart_hexagrams_opt623.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_hexagrams_opt623(X, v_hex)
+        if _layers_only(*_key):
+            _memo_q_chart_hexagrams_opt623[_key] = _hit
+    return _hit
+
+def q_chart_hexagrams_opt624(X, v_hex):
+    SP = X.sp
+    rows = []
+    for v_inverse in SP.get((v_hex, _c1936), _E):
+        for v_inverseName in SP.get((v_inverse, _c1897), _E):
+            if _lang_in(v_inverseName, 'zh-hant'):
+                rows.append((v_inverse, v_inverseName, ))
+    return rows
+
+_memo_q_chart_hexagrams_opt624 = {}
+
+
+def q_chart_hexagrams_opt624_kept(X, v_hex):
+    _key = (v_hex, )
+    _hit = _memo_q_chart_hexagrams_opt624.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_hexagrams_opt624(X, v_hex)
+        if _layers_only(*_key):
+            _memo_q_chart_hexagrams_opt624[_key] = _hit
+    return _hit
+
+def q_chart_hexagrams_opt625(X, v_cast):
     SP = X.sp
     rows = []
     for v_sex in SP.get((v_cast, _c450), _E):
         rows.append((v_sex, ))
     return rows
 
-_memo_q_chart_hexagrams_opt622 = {}
+_memo_q_chart_hexagrams_opt625 = {}
 
 
-def q_chart_hexagrams_opt622_kept(X, v_cast):
+def q_chart_hexagrams_opt625_kept(X, v_cast):
     _key = (v_cast, )
-    _hit = _memo_q_chart_hexagrams_opt622.get(_key, _NOTHING)
+    _hit = _memo_q_chart_hexagrams_opt625.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_chart_hexagrams_opt622(X, v_cast)
+        _hit = q_chart_hexagrams_opt625(X, v_cast)
         if _layers_only(*_key):
-            _memo_q_chart_hexagrams_opt622[_key] = _hit
+            _memo_q_chart_hexagrams_opt625[_key] = _hit
     return _hit
 
-def q_chart_hexagrams_opt623(X, v_cast):
+def q_chart_hexagrams_opt626(X, v_cast):
     SP = X.sp
     rows = []
     for v3012061300 in SP.get((v_cast, _c412), _E):
@@ -8092,82 +8158,23 @@ def q_chart_hexagrams_opt623(X, v_cast):
                 rows.append((v_birth, v3012061300, ))
     return rows
 
-_memo_q_chart_hexagrams_opt623 = {}
+_memo_q_chart_hexagrams_opt626 = {}
 
 
-def q_chart_hexagrams_opt623_kept(X, v_cast):
+def q_chart_hexagrams_opt626_kept(X, v_cast):
     _key = (v_cast, )
-    _hit = _memo_q_chart_hexagrams_opt623.get(_key, _NOTHING)
+    _hit = _memo_q_chart_hexagrams_opt626.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_chart_hexagrams_opt623(X, v_cast)
+        _hit = q_chart_hexagrams_opt626(X, v_cast)
         if _layers_only(*_key):
-            _memo_q_chart_hexagrams_opt623[_key] = _hit
-    return _hit
-
-def q_chart_question_opt624(X, v_cast):
-    SP = X.sp
-    rows = []
-    for v_topic in SP.get((v_cast, _c484), _E):
-        rows.append((v_topic, ))
-    return rows
-
-_memo_q_chart_question_opt624 = {}
-
-
-def q_chart_question_opt624_kept(X, v_cast):
-    _key = (v_cast, )
-    _hit = _memo_q_chart_question_opt624.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_chart_question_opt624(X, v_cast)
-        if _layers_only(*_key):
-            _memo_q_chart_question_opt624[_key] = _hit
-    return _hit
-
-def q_chart_question_opt625(X, v_cast):
-    SP = X.sp
-    rows = []
-    for v_about in SP.get((v_cast, _c536), _E):
-        rows.append((v_about, ))
-    return rows
-
-_memo_q_chart_question_opt625 = {}
-
-
-def q_chart_question_opt625_kept(X, v_cast):
-    _key = (v_cast, )
-    _hit = _memo_q_chart_question_opt625.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_chart_question_opt625(X, v_cast)
-        if _layers_only(*_key):
-            _memo_q_chart_question_opt625[_key] = _hit
-    return _hit
-
-def q_chart_question_opt626(X, v_cast):
-    SP = X.sp
-    rows = []
-    for v_q in SP.get((v_cast, _c446), _E):
-        for v_unit in SP.get((v_q, _c1934), _E):
-            rows.append((v_q, v_unit, ))
-    return rows
-
-_memo_q_chart_question_opt626 = {}
-
-
-def q_chart_question_opt626_kept(X, v_cast):
-    _key = (v_cast, )
-    _hit = _memo_q_chart_question_opt626.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_chart_question_opt626(X, v_cast)
-        if _layers_only(*_key):
-            _memo_q_chart_question_opt626[_key] = _hit
+            _memo_q_chart_hexagrams_opt626[_key] = _hit
     return _hit
 
 def q_chart_question_opt627(X, v_cast):
     SP = X.sp
     rows = []
-    for v_s in SP.get((v_cast, _c453), _E):
-        v_school = strafter(str_(v_s), _c1912)
-        rows.append((v_s, v_school, ))
+    for v_topic in SP.get((v_cast, _c484), _E):
+        rows.append((v_topic, ))
     return rows
 
 _memo_q_chart_question_opt627 = {}
@@ -8185,8 +8192,8 @@ def q_chart_question_opt627_kept(X, v_cast):
 def q_chart_question_opt628(X, v_cast):
     SP = X.sp
     rows = []
-    for v_chosen in SP.get((v_cast, _c95), _E):
-        rows.append((v_chosen, ))
+    for v_about in SP.get((v_cast, _c536), _E):
+        rows.append((v_about, ))
     return rows
 
 _memo_q_chart_question_opt628 = {}
@@ -8201,52 +8208,111 @@ def q_chart_question_opt628_kept(X, v_cast):
             _memo_q_chart_question_opt628[_key] = _hit
     return _hit
 
-def q_chart_question_opt629(X):
+def q_chart_question_opt629(X, v_cast):
+    SP = X.sp
+    rows = []
+    for v_q in SP.get((v_cast, _c446), _E):
+        for v_unit in SP.get((v_q, _c1937), _E):
+            rows.append((v_q, v_unit, ))
+    return rows
+
+_memo_q_chart_question_opt629 = {}
+
+
+def q_chart_question_opt629_kept(X, v_cast):
+    _key = (v_cast, )
+    _hit = _memo_q_chart_question_opt629.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_question_opt629(X, v_cast)
+        if _layers_only(*_key):
+            _memo_q_chart_question_opt629[_key] = _hit
+    return _hit
+
+def q_chart_question_opt630(X, v_cast):
+    SP = X.sp
+    rows = []
+    for v_s in SP.get((v_cast, _c453), _E):
+        v_school = strafter(str_(v_s), _c1912)
+        rows.append((v_s, v_school, ))
+    return rows
+
+_memo_q_chart_question_opt630 = {}
+
+
+def q_chart_question_opt630_kept(X, v_cast):
+    _key = (v_cast, )
+    _hit = _memo_q_chart_question_opt630.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_question_opt630(X, v_cast)
+        if _layers_only(*_key):
+            _memo_q_chart_question_opt630[_key] = _hit
+    return _hit
+
+def q_chart_question_opt631(X, v_cast):
+    SP = X.sp
+    rows = []
+    for v_chosen in SP.get((v_cast, _c95), _E):
+        rows.append((v_chosen, ))
+    return rows
+
+_memo_q_chart_question_opt631 = {}
+
+
+def q_chart_question_opt631_kept(X, v_cast):
+    _key = (v_cast, )
+    _hit = _memo_q_chart_question_opt631.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_question_opt631(X, v_cast)
+        if _layers_only(*_key):
+            _memo_q_chart_question_opt631[_key] = _hit
+    return _hit
+
+def q_chart_question_opt632(X):
     PO = X.po
     rows = []
     for v_default in PO.get((_c97, _c98), _E):
         rows.append((v_default, ))
     return rows
 
-def q_reading_factors_opt630(X, v_factor):
+def q_reading_factors_opt633(X, v_factor):
     SP = X.sp
     rows = []
     for v_st in SP.get((v_factor, _c226), _E):
         rows.append((v_st, ))
     return rows
 
-_memo_q_reading_factors_opt630 = {}
+_memo_q_reading_factors_opt633 = {}
 
 
-def q_reading_factors_opt630_kept(X, v_factor):
+def q_reading_factors_opt633_kept(X, v_factor):
     _key = (v_factor, )
-    _hit = _memo_q_reading_factors_opt630.get(_key, _NOTHING)
+    _hit = _memo_q_reading_factors_opt633.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_factors_opt630(X, v_factor)
+        _hit = q_reading_factors_opt633(X, v_factor)
         if _layers_only(*_key):
-            _memo_q_reading_factors_opt630[_key] = _hit
+            _memo_q_reading_factors_opt633[_key] = _hit
     return _hit
 
-def q_reading_factors_opt631(X, v_u):
+def q_reading_factors_opt634(X, v_u):
     SP = X.sp
     rows = []
     for v_p0 in SP.get((v_u, _c46), _E):
         rows.append((v_p0, ))
     return rows
 
-_memo_q_reading_factors_opt631 = {}
+_memo_q_reading_factors_opt634 = {}
 
 
-def q_reading_factors_opt631_kept(X, v_u):
+def q_reading_factors_opt634_kept(X, v_u):
     _key = (v_u, )
-    _hit = _memo_q_reading_factors_opt631.get(_key, _NOTHING)
+    _hit = _memo_q_reading_factors_opt634.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_factors_opt631(X, v_u)
+        _hit = q_reading_factors_opt634(X, v_u)
         if _layers_only(*_key):
-            _memo_q_reading_factors_opt631[_key] = _hit
+            _memo_q_reading_factors_opt634[_key] = _hit
     return _hit
 
-def q_reading_factors_opt632(X, v_u):
+def q_reading_factors_opt635(X, v_u):
     SP = X.sp
     PO = X.po
     rows = []
@@ -8255,7 +8321,7 @@ def q_reading_factors_opt632(X, v_u):
             rows.append((v_fly, v_p1, ))
     return rows
 
-def q_reading_factors_opt633(X, v_u):
+def q_reading_factors_opt636(X, v_u):
     SP = X.sp
     PO = X.po
     rows = []
@@ -8264,26 +8330,26 @@ def q_reading_factors_opt633(X, v_u):
             rows.append((v_readRule, v_rl, ))
     return rows
 
-def q_reading_factors_opt634(X, v_factor):
+def q_reading_factors_opt637(X, v_factor):
     SP = X.sp
     rows = []
     for v_s in SP.get((v_factor, _c7), _E):
         rows.append((v_s, ))
     return rows
 
-_memo_q_reading_factors_opt634 = {}
+_memo_q_reading_factors_opt637 = {}
 
 
-def q_reading_factors_opt634_kept(X, v_factor):
+def q_reading_factors_opt637_kept(X, v_factor):
     _key = (v_factor, )
-    _hit = _memo_q_reading_factors_opt634.get(_key, _NOTHING)
+    _hit = _memo_q_reading_factors_opt637.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_factors_opt634(X, v_factor)
+        _hit = q_reading_factors_opt637(X, v_factor)
         if _layers_only(*_key):
-            _memo_q_reading_factors_opt634[_key] = _hit
+            _memo_q_reading_factors_opt637[_key] = _hit
     return _hit
 
-def q_reading_factors_opt635(X, v_factor):
+def q_reading_factors_opt638(X, v_factor):
     SP = X.sp
     rows = []
     for v_other in SP.get((v_factor, _c130), _E):
@@ -8291,19 +8357,19 @@ def q_reading_factors_opt635(X, v_factor):
             rows.append((v_other, v_otherPos, ))
     return rows
 
-_memo_q_reading_factors_opt635 = {}
+_memo_q_reading_factors_opt638 = {}
 
 
-def q_reading_factors_opt635_kept(X, v_factor):
+def q_reading_factors_opt638_kept(X, v_factor):
     _key = (v_factor, )
-    _hit = _memo_q_reading_factors_opt635.get(_key, _NOTHING)
+    _hit = _memo_q_reading_factors_opt638.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_factors_opt635(X, v_factor)
+        _hit = q_reading_factors_opt638(X, v_factor)
         if _layers_only(*_key):
-            _memo_q_reading_factors_opt635[_key] = _hit
+            _memo_q_reading_factors_opt638[_key] = _hit
     return _hit
 
-def q_reading_factors_opt637(X, v_w):
+def q_reading_factors_opt640(X, v_w):
     SP = X.sp
     rows = []
     for v_work in SP.get((v_w, _c1897), _E):
@@ -8311,64 +8377,26 @@ def q_reading_factors_opt637(X, v_w):
             rows.append((v_work, ))
     return rows
 
-_memo_q_reading_factors_opt637 = {}
+_memo_q_reading_factors_opt640 = {}
 
 
-def q_reading_factors_opt637_kept(X, v_w):
+def q_reading_factors_opt640_kept(X, v_w):
     _key = (v_w, )
-    _hit = _memo_q_reading_factors_opt637.get(_key, _NOTHING)
+    _hit = _memo_q_reading_factors_opt640.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_factors_opt637(X, v_w)
+        _hit = q_reading_factors_opt640(X, v_w)
         if _layers_only(*_key):
-            _memo_q_reading_factors_opt637[_key] = _hit
-    return _hit
-
-def q_reading_factors_opt636(X, v_source):
-    SP = X.sp
-    rows = []
-    for v_w in SP.get((v_source, _c1896), _E):
-        _o0 = q_reading_factors_opt637_kept(X, v_w)
-        for v_work, in _o0 or (_c1893,):
-            if (v_work is not None):
-                rows.append((v_w, v_work, ))
-    return rows
-
-_memo_q_reading_factors_opt636 = {}
-
-
-def q_reading_factors_opt636_kept(X, v_source):
-    _key = (v_source, )
-    _hit = _memo_q_reading_factors_opt636.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_reading_factors_opt636(X, v_source)
-        if _layers_only(*_key):
-            _memo_q_reading_factors_opt636[_key] = _hit
-    return _hit
-
-def q_reading_factors_opt638(X, v_source):
-    SP = X.sp
-    rows = []
-    for v_chapter in SP.get((v_source, _c1898), _E):
-        rows.append((v_chapter, ))
-    return rows
-
-_memo_q_reading_factors_opt638 = {}
-
-
-def q_reading_factors_opt638_kept(X, v_source):
-    _key = (v_source, )
-    _hit = _memo_q_reading_factors_opt638.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_reading_factors_opt638(X, v_source)
-        if _layers_only(*_key):
-            _memo_q_reading_factors_opt638[_key] = _hit
+            _memo_q_reading_factors_opt640[_key] = _hit
     return _hit
 
 def q_reading_factors_opt639(X, v_source):
     SP = X.sp
     rows = []
-    for v_quote in SP.get((v_source, _c1899), _E):
-        rows.append((v_quote, ))
+    for v_w in SP.get((v_source, _c1896), _E):
+        _o0 = q_reading_factors_opt640_kept(X, v_w)
+        for v_work, in _o0 or (_c1893,):
+            if (v_work is not None):
+                rows.append((v_w, v_work, ))
     return rows
 
 _memo_q_reading_factors_opt639 = {}
@@ -8383,30 +8411,11 @@ def q_reading_factors_opt639_kept(X, v_source):
             _memo_q_reading_factors_opt639[_key] = _hit
     return _hit
 
-def q_reading_factors_opt640(X, v_source):
-    SP = X.sp
-    rows = []
-    for v_seed in SP.get((v_source, _c1901), _E):
-        rows.append((v_seed, ))
-    return rows
-
-_memo_q_reading_factors_opt640 = {}
-
-
-def q_reading_factors_opt640_kept(X, v_source):
-    _key = (v_source, )
-    _hit = _memo_q_reading_factors_opt640.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_reading_factors_opt640(X, v_source)
-        if _layers_only(*_key):
-            _memo_q_reading_factors_opt640[_key] = _hit
-    return _hit
-
 def q_reading_factors_opt641(X, v_source):
     SP = X.sp
     rows = []
-    for v_note in SP.get((v_source, _c1913), _E):
-        rows.append((v_note, ))
+    for v_chapter in SP.get((v_source, _c1898), _E):
+        rows.append((v_chapter, ))
     return rows
 
 _memo_q_reading_factors_opt641 = {}
@@ -8421,7 +8430,64 @@ def q_reading_factors_opt641_kept(X, v_source):
             _memo_q_reading_factors_opt641[_key] = _hit
     return _hit
 
-def q_reading_factors_opt642(X, v_factor):
+def q_reading_factors_opt642(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_quote in SP.get((v_source, _c1899), _E):
+        rows.append((v_quote, ))
+    return rows
+
+_memo_q_reading_factors_opt642 = {}
+
+
+def q_reading_factors_opt642_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_factors_opt642.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt642(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt642[_key] = _hit
+    return _hit
+
+def q_reading_factors_opt643(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_seed in SP.get((v_source, _c1901), _E):
+        rows.append((v_seed, ))
+    return rows
+
+_memo_q_reading_factors_opt643 = {}
+
+
+def q_reading_factors_opt643_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_factors_opt643.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt643(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt643[_key] = _hit
+    return _hit
+
+def q_reading_factors_opt644(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_note in SP.get((v_source, _c1913), _E):
+        rows.append((v_note, ))
+    return rows
+
+_memo_q_reading_factors_opt644 = {}
+
+
+def q_reading_factors_opt644_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_factors_opt644.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt644(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt644[_key] = _hit
+    return _hit
+
+def q_reading_factors_opt645(X, v_factor):
     SP = X.sp
     PO = X.po
     rows = []
@@ -8434,70 +8500,13 @@ def q_reading_factors_opt642(X, v_factor):
                             rows.append((v_o, v_outweighedBy, v_precedence, v_precedenceSource, v_precedenceZh, ))
     return rows
 
-def q_reading_verdict_opt644(X, v_source):
+def q_reading_verdict_opt647(X, v_source):
     SP = X.sp
     rows = []
     for v3297728738 in SP.get((v_source, _c1896), _E):
         for v_work in SP.get((v3297728738, _c1897), _E):
             if _lang_in(v_work, 'zh-hant'):
                 rows.append((v3297728738, v_work, ))
-    return rows
-
-_memo_q_reading_verdict_opt644 = {}
-
-
-def q_reading_verdict_opt644_kept(X, v_source):
-    _key = (v_source, )
-    _hit = _memo_q_reading_verdict_opt644.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_reading_verdict_opt644(X, v_source)
-        if _layers_only(*_key):
-            _memo_q_reading_verdict_opt644[_key] = _hit
-    return _hit
-
-def q_reading_verdict_opt645(X, v_source):
-    SP = X.sp
-    rows = []
-    for v_chapter in SP.get((v_source, _c1898), _E):
-        rows.append((v_chapter, ))
-    return rows
-
-_memo_q_reading_verdict_opt645 = {}
-
-
-def q_reading_verdict_opt645_kept(X, v_source):
-    _key = (v_source, )
-    _hit = _memo_q_reading_verdict_opt645.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_reading_verdict_opt645(X, v_source)
-        if _layers_only(*_key):
-            _memo_q_reading_verdict_opt645[_key] = _hit
-    return _hit
-
-def q_reading_verdict_opt646(X, v_source):
-    SP = X.sp
-    rows = []
-    for v_quote in SP.get((v_source, _c1899), _E):
-        rows.append((v_quote, ))
-    return rows
-
-_memo_q_reading_verdict_opt646 = {}
-
-
-def q_reading_verdict_opt646_kept(X, v_source):
-    _key = (v_source, )
-    _hit = _memo_q_reading_verdict_opt646.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_reading_verdict_opt646(X, v_source)
-        if _layers_only(*_key):
-            _memo_q_reading_verdict_opt646[_key] = _hit
-    return _hit
-
-def q_reading_verdict_opt647(X, v_source):
-    SP = X.sp
-    rows = []
-    for v_seed in SP.get((v_source, _c1901), _E):
-        rows.append((v_seed, ))
     return rows
 
 _memo_q_reading_verdict_opt647 = {}
@@ -8515,8 +8524,8 @@ def q_reading_verdict_opt647_kept(X, v_source):
 def q_reading_verdict_opt648(X, v_source):
     SP = X.sp
     rows = []
-    for v_note in SP.get((v_source, _c1913), _E):
-        rows.append((v_note, ))
+    for v_chapter in SP.get((v_source, _c1898), _E):
+        rows.append((v_chapter, ))
     return rows
 
 _memo_q_reading_verdict_opt648 = {}
@@ -8531,36 +8540,93 @@ def q_reading_verdict_opt648_kept(X, v_source):
             _memo_q_reading_verdict_opt648[_key] = _hit
     return _hit
 
-def q_reading_verdict_opt643(X, v_rule):
+def q_reading_verdict_opt649(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_quote in SP.get((v_source, _c1899), _E):
+        rows.append((v_quote, ))
+    return rows
+
+_memo_q_reading_verdict_opt649 = {}
+
+
+def q_reading_verdict_opt649_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_verdict_opt649.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_verdict_opt649(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_verdict_opt649[_key] = _hit
+    return _hit
+
+def q_reading_verdict_opt650(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_seed in SP.get((v_source, _c1901), _E):
+        rows.append((v_seed, ))
+    return rows
+
+_memo_q_reading_verdict_opt650 = {}
+
+
+def q_reading_verdict_opt650_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_verdict_opt650.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_verdict_opt650(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_verdict_opt650[_key] = _hit
+    return _hit
+
+def q_reading_verdict_opt651(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_note in SP.get((v_source, _c1913), _E):
+        rows.append((v_note, ))
+    return rows
+
+_memo_q_reading_verdict_opt651 = {}
+
+
+def q_reading_verdict_opt651_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_verdict_opt651.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_verdict_opt651(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_verdict_opt651[_key] = _hit
+    return _hit
+
+def q_reading_verdict_opt646(X, v_rule):
     SP = X.sp
     rows = []
     for v_source in SP.get((v_rule, _c1891), _E):
-        _o0 = q_reading_verdict_opt644_kept(X, v_source)
+        _o0 = q_reading_verdict_opt647_kept(X, v_source)
         for v3297728738, v_work in _o0 or (_c1895,):
-            _o1 = q_reading_verdict_opt645_kept(X, v_source)
+            _o1 = q_reading_verdict_opt648_kept(X, v_source)
             for v_chapter, in _o1 or (_c1893,):
-                _o2 = q_reading_verdict_opt646_kept(X, v_source)
+                _o2 = q_reading_verdict_opt649_kept(X, v_source)
                 for v_quote, in _o2 or (_c1893,):
-                    _o3 = q_reading_verdict_opt647_kept(X, v_source)
+                    _o3 = q_reading_verdict_opt650_kept(X, v_source)
                     for v_seed, in _o3 or (_c1893,):
-                        _o4 = q_reading_verdict_opt648_kept(X, v_source)
+                        _o4 = q_reading_verdict_opt651_kept(X, v_source)
                         for v_note, in _o4 or (_c1893,):
                             rows.append((v_chapter, v_note, v3297728738, v_quote, v_seed, v_source, v_work, ))
     return rows
 
-_memo_q_reading_verdict_opt643 = {}
+_memo_q_reading_verdict_opt646 = {}
 
 
-def q_reading_verdict_opt643_kept(X, v_rule):
+def q_reading_verdict_opt646_kept(X, v_rule):
     _key = (v_rule, )
-    _hit = _memo_q_reading_verdict_opt643.get(_key, _NOTHING)
+    _hit = _memo_q_reading_verdict_opt646.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_verdict_opt643(X, v_rule)
+        _hit = q_reading_verdict_opt646(X, v_rule)
         if _layers_only(*_key):
-            _memo_q_reading_verdict_opt643[_key] = _hit
+            _memo_q_reading_verdict_opt646[_key] = _hit
     return _hit
 
-def q_reading_verdict_opt649(X, v_verdict):
+def q_reading_verdict_opt652(X, v_verdict):
     SP = X.sp
     rows = []
     v_role = _c458
@@ -8571,57 +8637,57 @@ def q_reading_verdict_opt649(X, v_verdict):
         rows.append((v_factor, v_role, ))
     return rows
 
-_memo_q_reading_verdict_opt649 = {}
+_memo_q_reading_verdict_opt652 = {}
 
 
-def q_reading_verdict_opt649_kept(X, v_verdict):
+def q_reading_verdict_opt652_kept(X, v_verdict):
     _key = (v_verdict, )
-    _hit = _memo_q_reading_verdict_opt649.get(_key, _NOTHING)
+    _hit = _memo_q_reading_verdict_opt652.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_verdict_opt649(X, v_verdict)
+        _hit = q_reading_verdict_opt652(X, v_verdict)
         if _layers_only(*_key):
-            _memo_q_reading_verdict_opt649[_key] = _hit
+            _memo_q_reading_verdict_opt652[_key] = _hit
     return _hit
 
-def q_reading_timing_opt650(X, v_rule):
+def q_reading_timing_opt653(X, v_rule):
     SP = X.sp
     rows = []
-    for v_imm in SP.get((v_rule, _c1942), _E):
+    for v_imm in SP.get((v_rule, _c1945), _E):
         rows.append((v_imm, ))
     return rows
 
-_memo_q_reading_timing_opt650 = {}
+_memo_q_reading_timing_opt653 = {}
 
 
-def q_reading_timing_opt650_kept(X, v_rule):
+def q_reading_timing_opt653_kept(X, v_rule):
     _key = (v_rule, )
-    _hit = _memo_q_reading_timing_opt650.get(_key, _NOTHING)
+    _hit = _memo_q_reading_timing_opt653.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_timing_opt650(X, v_rule)
+        _hit = q_reading_timing_opt653(X, v_rule)
         if _layers_only(*_key):
-            _memo_q_reading_timing_opt650[_key] = _hit
+            _memo_q_reading_timing_opt653[_key] = _hit
     return _hit
 
-def q_reading_timing_opt651(X, v_u):
+def q_reading_timing_opt654(X, v_u):
     SP = X.sp
     rows = []
     for v_p0 in SP.get((v_u, _c46), _E):
         rows.append((v_p0, ))
     return rows
 
-_memo_q_reading_timing_opt651 = {}
+_memo_q_reading_timing_opt654 = {}
 
 
-def q_reading_timing_opt651_kept(X, v_u):
+def q_reading_timing_opt654_kept(X, v_u):
     _key = (v_u, )
-    _hit = _memo_q_reading_timing_opt651.get(_key, _NOTHING)
+    _hit = _memo_q_reading_timing_opt654.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_timing_opt651(X, v_u)
+        _hit = q_reading_timing_opt654(X, v_u)
         if _layers_only(*_key):
-            _memo_q_reading_timing_opt651[_key] = _hit
+            _memo_q_reading_timing_opt654[_key] = _hit
     return _hit
 
-def q_reading_timing_opt652(X, v_u):
+def q_reading_timing_opt655(X, v_u):
     SP = X.sp
     PO = X.po
     rows = []
@@ -8630,70 +8696,13 @@ def q_reading_timing_opt652(X, v_u):
             rows.append((v_fly, v_p1, ))
     return rows
 
-def q_reading_timing_opt653(X, v_source):
+def q_reading_timing_opt656(X, v_source):
     SP = X.sp
     rows = []
     for v1569065304 in SP.get((v_source, _c1896), _E):
         for v_work in SP.get((v1569065304, _c1897), _E):
             if _lang_in(v_work, 'zh-hant'):
                 rows.append((v1569065304, v_work, ))
-    return rows
-
-_memo_q_reading_timing_opt653 = {}
-
-
-def q_reading_timing_opt653_kept(X, v_source):
-    _key = (v_source, )
-    _hit = _memo_q_reading_timing_opt653.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_reading_timing_opt653(X, v_source)
-        if _layers_only(*_key):
-            _memo_q_reading_timing_opt653[_key] = _hit
-    return _hit
-
-def q_reading_timing_opt654(X, v_source):
-    SP = X.sp
-    rows = []
-    for v_chapter in SP.get((v_source, _c1898), _E):
-        rows.append((v_chapter, ))
-    return rows
-
-_memo_q_reading_timing_opt654 = {}
-
-
-def q_reading_timing_opt654_kept(X, v_source):
-    _key = (v_source, )
-    _hit = _memo_q_reading_timing_opt654.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_reading_timing_opt654(X, v_source)
-        if _layers_only(*_key):
-            _memo_q_reading_timing_opt654[_key] = _hit
-    return _hit
-
-def q_reading_timing_opt655(X, v_source):
-    SP = X.sp
-    rows = []
-    for v_quote in SP.get((v_source, _c1899), _E):
-        rows.append((v_quote, ))
-    return rows
-
-_memo_q_reading_timing_opt655 = {}
-
-
-def q_reading_timing_opt655_kept(X, v_source):
-    _key = (v_source, )
-    _hit = _memo_q_reading_timing_opt655.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_reading_timing_opt655(X, v_source)
-        if _layers_only(*_key):
-            _memo_q_reading_timing_opt655[_key] = _hit
-    return _hit
-
-def q_reading_timing_opt656(X, v_source):
-    SP = X.sp
-    rows = []
-    for v_seed in SP.get((v_source, _c1901), _E):
-        rows.append((v_seed, ))
     return rows
 
 _memo_q_reading_timing_opt656 = {}
@@ -8711,8 +8720,8 @@ def q_reading_timing_opt656_kept(X, v_source):
 def q_reading_timing_opt657(X, v_source):
     SP = X.sp
     rows = []
-    for v_note in SP.get((v_source, _c1913), _E):
-        rows.append((v_note, ))
+    for v_chapter in SP.get((v_source, _c1898), _E):
+        rows.append((v_chapter, ))
     return rows
 
 _memo_q_reading_timing_opt657 = {}
@@ -8727,63 +8736,120 @@ def q_reading_timing_opt657_kept(X, v_source):
             _memo_q_reading_timing_opt657[_key] = _hit
     return _hit
 
-def q_reading_timing_ex658(X, v_rule, v_source):
+def q_reading_timing_opt658(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_quote in SP.get((v_source, _c1899), _E):
+        rows.append((v_quote, ))
+    return rows
+
+_memo_q_reading_timing_opt658 = {}
+
+
+def q_reading_timing_opt658_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_timing_opt658.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_timing_opt658(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_timing_opt658[_key] = _hit
+    return _hit
+
+def q_reading_timing_opt659(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_seed in SP.get((v_source, _c1901), _E):
+        rows.append((v_seed, ))
+    return rows
+
+_memo_q_reading_timing_opt659 = {}
+
+
+def q_reading_timing_opt659_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_timing_opt659.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_timing_opt659(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_timing_opt659[_key] = _hit
+    return _hit
+
+def q_reading_timing_opt660(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_note in SP.get((v_source, _c1913), _E):
+        rows.append((v_note, ))
+    return rows
+
+_memo_q_reading_timing_opt660 = {}
+
+
+def q_reading_timing_opt660_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_timing_opt660.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_timing_opt660(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_timing_opt660[_key] = _hit
+    return _hit
+
+def q_reading_timing_ex661(X, v_rule, v_source):
     SP = X.sp
     for v_other in SP.get((v_rule, _c1891), _E):
-        if (v_other != _c1943):
+        if (v_other != _c1946):
             if less(str_(v_other), str_(v_source)):
                 return True
                 break
     return False
 
-_memo_q_reading_timing_ex658 = {}
+_memo_q_reading_timing_ex661 = {}
 
 
-def q_reading_timing_ex658_kept(X, v_rule, v_source):
+def q_reading_timing_ex661_kept(X, v_rule, v_source):
     _key = (v_rule, v_source, )
-    _hit = _memo_q_reading_timing_ex658.get(_key, _NOTHING)
+    _hit = _memo_q_reading_timing_ex661.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_timing_ex658(X, v_rule, v_source)
+        _hit = q_reading_timing_ex661(X, v_rule, v_source)
         if _layers_only(*_key):
-            _memo_q_reading_timing_ex658[_key] = _hit
+            _memo_q_reading_timing_ex661[_key] = _hit
     return _hit
 
-def q_judgment_editions_opt659(X, v_anchor):
+def q_judgment_editions_opt662(X, v_anchor):
     SP = X.sp
     rows = []
-    for v_m in SP.get((v_anchor, _c1949), _E):
+    for v_m in SP.get((v_anchor, _c1952), _E):
         rows.append((v_m, ))
     return rows
 
-_memo_q_judgment_editions_opt659 = {}
+_memo_q_judgment_editions_opt662 = {}
 
 
-def q_judgment_editions_opt659_kept(X, v_anchor):
+def q_judgment_editions_opt662_kept(X, v_anchor):
     _key = (v_anchor, )
-    _hit = _memo_q_judgment_editions_opt659.get(_key, _NOTHING)
+    _hit = _memo_q_judgment_editions_opt662.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_judgment_editions_opt659(X, v_anchor)
+        _hit = q_judgment_editions_opt662(X, v_anchor)
         if _layers_only(*_key):
-            _memo_q_judgment_editions_opt659[_key] = _hit
+            _memo_q_judgment_editions_opt662[_key] = _hit
     return _hit
 
-def q_judgment_editions_opt660(X, v_anchor):
+def q_judgment_editions_opt663(X, v_anchor):
     SP = X.sp
     rows = []
-    for v_s in SP.get((v_anchor, _c1950), _E):
+    for v_s in SP.get((v_anchor, _c1953), _E):
         rows.append((v_s, ))
     return rows
 
-_memo_q_judgment_editions_opt660 = {}
+_memo_q_judgment_editions_opt663 = {}
 
 
-def q_judgment_editions_opt660_kept(X, v_anchor):
+def q_judgment_editions_opt663_kept(X, v_anchor):
     _key = (v_anchor, )
-    _hit = _memo_q_judgment_editions_opt660.get(_key, _NOTHING)
+    _hit = _memo_q_judgment_editions_opt663.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_judgment_editions_opt660(X, v_anchor)
+        _hit = q_judgment_editions_opt663(X, v_anchor)
         if _layers_only(*_key):
-            _memo_q_judgment_editions_opt660[_key] = _hit
+            _memo_q_judgment_editions_opt663[_key] = _hit
     return _hit
 
 def r0000_ChangeAdvanceLater(X):
@@ -50326,11 +50392,17 @@ def q_chart_hexagrams(X, v_cast):
     def _k0(v3782837011, v_cast, v_g, v_hex, v_link, v_name, v_p, v_palace, v_palaceElement, v_shi, v_sixClash, v_sixCombine, v_which, v_ying):
         for v_generation in SP.get((v_g, _c1897), _E):
             if _lang_in(v_generation, 'zh-hant'):
-                _o1 = q_chart_hexagrams_opt622_kept(X, v_cast)
-                for v_sex, in _o1 or (_c1893,):
-                    _o2 = q_chart_hexagrams_opt623_kept(X, v_cast)
-                    for v_birth, v3012061300 in _o2 or (_c1895,):
-                        _row((v_cast, v_which, v_name, v_palace, v_palaceElement, v_generation, v_shi, v_ying, v_sixClash, v_sixCombine, v_sex, v_birth, ))
+                _o1 = q_chart_hexagrams_opt622_kept(X, v_hex)
+                for v_nuclear, v_nuclearName in _o1 or (_c1895,):
+                    _o2 = q_chart_hexagrams_opt623_kept(X, v_hex)
+                    for v_opposite, v_oppositeName in _o2 or (_c1895,):
+                        _o3 = q_chart_hexagrams_opt624_kept(X, v_hex)
+                        for v_inverse, v_inverseName in _o3 or (_c1895,):
+                            _o4 = q_chart_hexagrams_opt625_kept(X, v_cast)
+                            for v_sex, in _o4 or (_c1893,):
+                                _o5 = q_chart_hexagrams_opt626_kept(X, v_cast)
+                                for v_birth, v3012061300 in _o5 or (_c1895,):
+                                    _row((v_cast, v_which, v_name, v_palace, v_palaceElement, v_generation, v_shi, v_ying, v_sixClash, v_sixCombine, v_nuclear, v_nuclearName, v_opposite, v_oppositeName, v_inverse, v_inverseName, v_sex, v_birth, ))
     for v_link, v_which, in _c1933:
         for v_hex in SP.get((v_cast, v_link), _E):
             for v_p in SP.get((v_hex, _c274), _E):
@@ -50354,17 +50426,17 @@ def q_chart_question(X, v_cast):
     rows = []
     _row = rows.append
     if (v_cast, _c5, _c126) in SPO:
-        _o0 = q_chart_question_opt624_kept(X, v_cast)
+        _o0 = q_chart_question_opt627_kept(X, v_cast)
         for v_topic, in _o0 or (_c1893,):
-            _o1 = q_chart_question_opt625_kept(X, v_cast)
+            _o1 = q_chart_question_opt628_kept(X, v_cast)
             for v_about, in _o1 or (_c1893,):
-                _o2 = q_chart_question_opt626_kept(X, v_cast)
+                _o2 = q_chart_question_opt629_kept(X, v_cast)
                 for v_q, v_unit in _o2 or (_c1895,):
-                    _o3 = q_chart_question_opt627_kept(X, v_cast)
+                    _o3 = q_chart_question_opt630_kept(X, v_cast)
                     for v_s, v_school in _o3 or (_c1895,):
-                        _o4 = q_chart_question_opt628_kept(X, v_cast)
+                        _o4 = q_chart_question_opt631_kept(X, v_cast)
                         for v_chosen, in _o4 or (_c1893,):
-                            _o5 = q_chart_question_opt629(X)
+                            _o5 = q_chart_question_opt632(X)
                             for v_default, in _o5 or (_c1893,):
                                 v_readingSchool = strafter(str_(coalesce(v_chosen, v_default)), _c1912)
                                 _row((v_cast, v_topic, v_about, v_school, v_readingSchool, v_unit, ))
@@ -50391,32 +50463,32 @@ def q_reading_factors(X, v_cast):
     rows = []
     _row = rows.append
     def _k0(v_cast, v_factor, v_k, v_kindEn, v_kindKo, v_kindZh, v_polarity, v_rule, v_source, v_u):
-        _o1 = q_reading_factors_opt630_kept(X, v_factor)
+        _o1 = q_reading_factors_opt633_kept(X, v_factor)
         for v_st, in _o1 or (_c1893,):
-            _o2 = q_reading_factors_opt631_kept(X, v_u)
+            _o2 = q_reading_factors_opt634_kept(X, v_u)
             for v_p0, in _o2 or (_c1893,):
-                _o3 = q_reading_factors_opt632(X, v_u)
+                _o3 = q_reading_factors_opt635(X, v_u)
                 for v_fly, v_p1 in _o3 or (_c1895,):
-                    _o4 = q_reading_factors_opt633(X, v_u)
+                    _o4 = q_reading_factors_opt636(X, v_u)
                     for v_readRule, v_rl in _o4 or (_c1895,):
-                        _o5 = q_reading_factors_opt634_kept(X, v_factor)
+                        _o5 = q_reading_factors_opt637_kept(X, v_factor)
                         for v_s, in _o5 or (_c1893,):
-                            _o6 = q_reading_factors_opt635_kept(X, v_factor)
+                            _o6 = q_reading_factors_opt638_kept(X, v_factor)
                             for v_other, v_otherPos in _o6 or (_c1895,):
-                                _o7 = q_reading_factors_opt636_kept(X, v_source)
+                                _o7 = q_reading_factors_opt639_kept(X, v_source)
                                 for v_w, v_work in _o7 or (_c1895,):
-                                    _o8 = q_reading_factors_opt638_kept(X, v_source)
+                                    _o8 = q_reading_factors_opt641_kept(X, v_source)
                                     for v_chapter, in _o8 or (_c1893,):
-                                        _o9 = q_reading_factors_opt639_kept(X, v_source)
+                                        _o9 = q_reading_factors_opt642_kept(X, v_source)
                                         for v_quote, in _o9 or (_c1893,):
-                                            _o10 = q_reading_factors_opt640_kept(X, v_source)
+                                            _o10 = q_reading_factors_opt643_kept(X, v_source)
                                             for v_seed, in _o10 or (_c1893,):
-                                                _o11 = q_reading_factors_opt641_kept(X, v_source)
+                                                _o11 = q_reading_factors_opt644_kept(X, v_source)
                                                 for v_note, in _o11 or (_c1893,):
-                                                    _o12 = q_reading_factors_opt642(X, v_factor)
-                                                    for v_o, v_outweighedBy, v_precedence, v_precedenceSource, v_precedenceZh in _o12 or (_c1935,):
-                                                        v_kind = strafter(str_(v_k), _c1936)
-                                                        v_stands = coalesce(v_st, _c1937)
+                                                    _o12 = q_reading_factors_opt645(X, v_factor)
+                                                    for v_o, v_outweighedBy, v_precedence, v_precedenceSource, v_precedenceZh in _o12 or (_c1938,):
+                                                        v_kind = strafter(str_(v_k), _c1939)
+                                                        v_stands = coalesce(v_st, _c1940)
                                                         v_position = coalesce(v_p0, v_p1)
                                                         v_hidden = (_TRUE if (v_p1 is not None) else _FALSE)
                                                         v_read = (_TRUE if (v_readRule is not None) else _FALSE)
@@ -50457,10 +50529,10 @@ def q_reading_verdict(X, v_cast):
                                     if _lang_in(v_termKo, 'ko'):
                                         for v_termZh in SP.get((v_t, _c1897), _E):
                                             if _lang_in(v_termZh, 'zh-hant'):
-                                                v_term = strafter(str_(v_t), _c1938)
-                                                _o0 = q_reading_verdict_opt643_kept(X, v_rule)
-                                                for v_chapter, v_note, v3297728738, v_quote, v_seed, v_source, v_work in _o0 or (_c1939,):
-                                                    _o1 = q_reading_verdict_opt649_kept(X, v_verdict)
+                                                v_term = strafter(str_(v_t), _c1941)
+                                                _o0 = q_reading_verdict_opt646_kept(X, v_rule)
+                                                for v_chapter, v_note, v3297728738, v_quote, v_seed, v_source, v_work in _o0 or (_c1942,):
+                                                    _o1 = q_reading_verdict_opt652_kept(X, v_verdict)
                                                     for v_factor, v_role in _o1 or (_c1895,):
                                                         _k2(v3297728738, v_cast, v_chapter, v_factor, v_favourable, v_note, v_quote, v_role, v_rule, v_seed, v_source, v_t, v_term, v_termEn, v_termKo, v_termZh, v_verdict, v_work)
     return _rows(rows, (False, False, False), False)
@@ -50469,7 +50541,7 @@ def q_cast_instant(X, v_cast):
     SP = X.sp
     rows = []
     _row = rows.append
-    for v_at in SP.get((v_cast, _c1940), _E):
+    for v_at in SP.get((v_cast, _c1943), _E):
         _row((v_cast, v_at, ))
     return rows
 
@@ -50480,19 +50552,19 @@ def q_reading_timing(X, v_cast):
     rows = []
     _row = rows.append
     def _k3(v_b, v_branch, v_branchIndex, v_candidate, v_cast, v_fly, v_imm, v_p0, v_p1, v_priority, v_rule, v_source, v_u):
-        _o4 = q_reading_timing_opt653_kept(X, v_source)
+        _o4 = q_reading_timing_opt656_kept(X, v_source)
         for v1569065304, v_work in _o4 or (_c1895,):
-            _o5 = q_reading_timing_opt654_kept(X, v_source)
+            _o5 = q_reading_timing_opt657_kept(X, v_source)
             for v_chapter, in _o5 or (_c1893,):
-                _o6 = q_reading_timing_opt655_kept(X, v_source)
+                _o6 = q_reading_timing_opt658_kept(X, v_source)
                 for v_quote, in _o6 or (_c1893,):
-                    _o7 = q_reading_timing_opt656_kept(X, v_source)
+                    _o7 = q_reading_timing_opt659_kept(X, v_source)
                     for v_seed, in _o7 or (_c1893,):
-                        _o8 = q_reading_timing_opt657_kept(X, v_source)
+                        _o8 = q_reading_timing_opt660_kept(X, v_source)
                         for v_note, in _o8 or (_c1893,):
-                            if (v_source != _c1943):
-                                if (not q_reading_timing_ex658_kept(X, v_rule, v_source)):
-                                    v_immediate = coalesce(v_imm, _c1937)
+                            if (v_source != _c1946):
+                                if (not q_reading_timing_ex661_kept(X, v_rule, v_source)):
+                                    v_immediate = coalesce(v_imm, _c1940)
                                     v_position = coalesce(v_p0, v_p1)
                                     v_hidden = (_TRUE if (v_p1 is not None) else _FALSE)
                                     _row(((v_cast, v_candidate, v_branch, v_branchIndex, v_rule, v_priority, v_immediate, v_position, v_hidden, v_source, v_work, v_chapter, v_quote, v_seed, v_note, ), (v_priority, v_rule, v_branchIndex, v_position, )))
@@ -50501,16 +50573,16 @@ def q_reading_timing(X, v_cast):
             for v_rule in SP.get((v_candidate, _c9), _E):
                 for v_b in SP.get((v_candidate, _c385), _E):
                     for v_branchIndex in SP.get((v_b, _c247), _E):
-                        for v_priority in SP.get((v_rule, _c1941), _E):
+                        for v_priority in SP.get((v_rule, _c1944), _E):
                             for v_source in SP.get((v_rule, _c1891), _E):
                                 for v_u in SP.get((v_candidate, _c386), _E):
                                     for v_branch in SP.get((v_b, _c1897), _E):
                                         if _lang_in(v_branch, 'zh-hant'):
-                                            _o0 = q_reading_timing_opt650_kept(X, v_rule)
+                                            _o0 = q_reading_timing_opt653_kept(X, v_rule)
                                             for v_imm, in _o0 or (_c1893,):
-                                                _o1 = q_reading_timing_opt651_kept(X, v_u)
+                                                _o1 = q_reading_timing_opt654_kept(X, v_u)
                                                 for v_p0, in _o1 or (_c1893,):
-                                                    _o2 = q_reading_timing_opt652(X, v_u)
+                                                    _o2 = q_reading_timing_opt655(X, v_u)
                                                     for v_fly, v_p1 in _o2 or (_c1895,):
                                                         _k3(v_b, v_branch, v_branchIndex, v_candidate, v_cast, v_fly, v_imm, v_p0, v_p1, v_priority, v_rule, v_source, v_u)
     return _rows(rows, (False, False, False, False), False)
@@ -50523,35 +50595,35 @@ def q_judgment_editions(X, v_judged):
     rows = []
     _row = rows.append
     def _k0(v_anchor, v_edition, v_end, v_exact, v_file, v_judged, v_judgment, v_p, v_passage, v_q, v_rule, v_start):
-        _o1 = q_judgment_editions_opt659_kept(X, v_anchor)
+        _o1 = q_judgment_editions_opt662_kept(X, v_anchor)
         for v_m, in _o1 or (_c1893,):
-            _o2 = q_judgment_editions_opt660_kept(X, v_anchor)
+            _o2 = q_judgment_editions_opt663_kept(X, v_anchor)
             for v_s, in _o2 or (_c1893,):
-                v_method = coalesce(v_m, _c1951)
-                v_score = coalesce(v_s, _c1952)
-                _row(((v_judged, v_passage, v_edition, v_file, v_exact, v_start, v_end, v_method, v_score, None, ), (v_passage, boolean(equals(v_method, _c1951)), v_edition, )))
-    for v_edition, v_file in PP.get(_c1944, _E):
+                v_method = coalesce(v_m, _c1954)
+                v_score = coalesce(v_s, _c1955)
+                _row(((v_judged, v_passage, v_edition, v_file, v_exact, v_start, v_end, v_method, v_score, None, ), (v_passage, boolean(equals(v_method, _c1954)), v_edition, )))
+    for v_edition, v_file in PP.get(_c1947, _E):
         for v_judgment in PO.get((_c487, v_judged), _E):
             for v_rule in SP.get((v_judgment, _c9), _E):
                 for v_passage in SP.get((v_rule, _c1891), _E):
-                    for v_anchor in _opt_step(PO, v_passage, _c1945, False):
-                        if (v_anchor, _c1946, v_edition) in SPO:
+                    for v_anchor in _opt_step(PO, v_passage, _c1948, False):
+                        if (v_anchor, _c1949, v_edition) in SPO:
                             for v_p in SP.get((v_anchor, _c1902), _E):
                                 for v_end in SP.get((v_p, _c1903), _E):
                                     for v_start in SP.get((v_p, _c1905), _E):
-                                        if not_(strends(str_(v_p), _c1947)):
+                                        if not_(strends(str_(v_p), _c1950)):
                                             for v_q in SP.get((v_anchor, _c1902), _E):
-                                                for v_exact in SP.get((v_q, _c1948), _E):
+                                                for v_exact in SP.get((v_q, _c1951), _E):
                                                     if not_(_lang_in(v_exact, 'ko')):
                                                         _k0(v_anchor, v_edition, v_end, v_exact, v_file, v_judged, v_judgment, v_p, v_passage, v_q, v_rule, v_start)
-                            for v_reason in SP.get((v_anchor, _c1953), _E):
-                                _o3 = q_judgment_editions_opt659_kept(X, v_anchor)
+                            for v_reason in SP.get((v_anchor, _c1956), _E):
+                                _o3 = q_judgment_editions_opt662_kept(X, v_anchor)
                                 for v_m, in _o3 or (_c1893,):
-                                    _o4 = q_judgment_editions_opt660_kept(X, v_anchor)
+                                    _o4 = q_judgment_editions_opt663_kept(X, v_anchor)
                                     for v_s, in _o4 or (_c1893,):
-                                        v_method = coalesce(v_m, _c1951)
-                                        v_score = coalesce(v_s, _c1952)
-                                        _row(((v_judged, v_passage, v_edition, v_file, None, None, None, v_method, v_score, v_reason, ), (v_passage, boolean(equals(v_method, _c1951)), v_edition, )))
+                                        v_method = coalesce(v_m, _c1954)
+                                        v_score = coalesce(v_s, _c1955)
+                                        _row(((v_judged, v_passage, v_edition, v_file, None, None, None, v_method, v_score, v_reason, ), (v_passage, boolean(equals(v_method, _c1954)), v_edition, )))
     return _rows(rows, (False, True, False), True)
 
 #: {rule IRI: (digest of the IRI and text it was compiled from, function)}
@@ -52019,7 +52091,7 @@ QUERIES = {
     'chart-use-god': ('66b5cee78e83f9ee9b9483d558d9df058215e90f2764f8cdf59c7bba89e37bdd', q_chart_use_god, ('cast', 'choice', 'label', 'school', 'helper', 'userChoice', 'source', 'seed', 'quote', 'note', 'gloss')),
     'chart-relations': ('ec31215c9326701ed654e995cb7e7e43b3e2873395187c43faa582c823406d6b', q_chart_relations, ('cast', 'from', 'fromPos', 'to', 'toPos', 'relation')),
     'chart-pillars': ('4f737de5fa853c4cf98e57953f26b65ebdb80c97991c4f98bc3db9b4767f4bc6', q_chart_pillars, ('cast', 'which', 'stem', 'branch', 'element', 'relative', 'void')),
-    'chart-hexagrams': ('9c892d7266d5bf261127412f886bf2fc5c1190aee705216770deeadb04dc86e1', q_chart_hexagrams, ('cast', 'which', 'name', 'palace', 'palaceElement', 'generation', 'shi', 'ying', 'sixClash', 'sixCombine', 'sex', 'birth')),
+    'chart-hexagrams': ('d161287d825e4b12a6ec91b1c340d38f813e4fb2534cf9e463932aa816a722e6', q_chart_hexagrams, ('cast', 'which', 'name', 'palace', 'palaceElement', 'generation', 'shi', 'ying', 'sixClash', 'sixCombine', 'nuclear', 'nuclearName', 'opposite', 'oppositeName', 'inverse', 'inverseName', 'sex', 'birth')),
     'chart-question': ('40610eead11f05bbde1112113782f8f0f57f141500ef2d243f9dfcb5337419cc', q_chart_question, ('cast', 'topic', 'about', 'school', 'readingSchool', 'unit')),
     'chart-roles': ('8473cc10a83ae1f11b43b67a7b44fc307b8503690e4465b510b622afd8cc41e6', q_chart_roles, ('cast', 'position', 'role')),
     'reading-factors': ('843fcda8f5d74091fe59692e9b0ebf580b76ee348d20fc1d032943b376dd44d0', q_reading_factors, ('cast', 'factor', 'stands', 'position', 'hidden', 'read', 'readRule', 'kind', 'kindZh', 'kindEn', 'kindKo', 'polarity', 'school', 'otherPos', 'rule', 'source', 'work', 'chapter', 'quote', 'seed', 'note', 'outweighedBy', 'precedence', 'precedenceZh', 'precedenceSource')),
@@ -52029,7 +52101,7 @@ QUERIES = {
     'judgment-editions': ('ab44a600a9086c399600cb30a70a0e6e22a2c0685beaeab0996f8a60f372e3fa', q_judgment_editions, ('judged', 'passage', 'edition', 'file', 'exact', 'start', 'end', 'method', 'score', 'reason')),
 }
 #: the predicates the queries read (None: any): the triples of the package's layers they may see
-QUERY_READS = frozenset({'http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'http://www.w3.org/2000/01/rdf-schema#label', 'http://www.w3.org/2000/01/rdf-schema#subClassOf', 'http://www.w3.org/2004/02/skos/core#definition', 'http://www.w3.org/ns/oa#end', 'http://www.w3.org/ns/oa#exact', 'http://www.w3.org/ns/oa#hasSelector', 'http://www.w3.org/ns/oa#hasSource', 'http://www.w3.org/ns/oa#start', 'http://www.w3.org/ns/prov#wasDerivedFrom', 'https://w3id.org/liuyao-kg/ontology#alignedPassage', 'https://w3id.org/liuyao-kg/ontology#alignmentMethod', 'https://w3id.org/liuyao-kg/ontology#alignmentScore', 'https://w3id.org/liuyao-kg/ontology#askerSex', 'https://w3id.org/liuyao-kg/ontology#birthBranch', 'https://w3id.org/liuyao-kg/ontology#branch', 'https://w3id.org/liuyao-kg/ontology#branchIndex', 'https://w3id.org/liuyao-kg/ontology#castAt', 'https://w3id.org/liuyao-kg/ontology#changedHexagram', 'https://w3id.org/liuyao-kg/ontology#chapter', 'https://w3id.org/liuyao-kg/ontology#chosenUseGod', 'https://w3id.org/liuyao-kg/ontology#citesSource', 'https://w3id.org/liuyao-kg/ontology#clashes', 'https://w3id.org/liuyao-kg/ontology#combines', 'https://w3id.org/liuyao-kg/ontology#concerns', 'https://w3id.org/liuyao-kg/ontology#conclusion', 'https://w3id.org/liuyao-kg/ontology#defaultReadingSchool', 'https://w3id.org/liuyao-kg/ontology#element', 'https://w3id.org/liuyao-kg/ontology#factorKind', 'https://w3id.org/liuyao-kg/ontology#factorOf', 'https://w3id.org/liuyao-kg/ontology#factorPolarity', 'https://w3id.org/liuyao-kg/ontology#factorStands', 'https://w3id.org/liuyao-kg/ontology#favourable', 'https://w3id.org/liuyao-kg/ontology#fileName', 'https://w3id.org/liuyao-kg/ontology#generates', 'https://w3id.org/liuyao-kg/ontology#generation', 'https://w3id.org/liuyao-kg/ontology#harms', 'https://w3id.org/liuyao-kg/ontology#hasChange', 'https://w3id.org/liuyao-kg/ontology#hasDay', 'https://w3id.org/liuyao-kg/ontology#hasEndpoint', 'https://w3id.org/liuyao-kg/ontology#hasHidden', 'https://w3id.org/liuyao-kg/ontology#hasHour', 'https://w3id.org/liuyao-kg/ontology#hasLine', 'https://w3id.org/liuyao-kg/ontology#hasMonth', 'https://w3id.org/liuyao-kg/ontology#hasPalaceHidden', 'https://w3id.org/liuyao-kg/ontology#hasRole', 'https://w3id.org/liuyao-kg/ontology#hasYear', 'https://w3id.org/liuyao-kg/ontology#helperRelative', 'https://w3id.org/liuyao-kg/ontology#immediate', 'https://w3id.org/liuyao-kg/ontology#inCast', 'https://w3id.org/liuyao-kg/ontology#involves', 'https://w3id.org/liuyao-kg/ontology#judgmentOf', 'https://w3id.org/liuyao-kg/ontology#koreanRendering', 'https://w3id.org/liuyao-kg/ontology#lineValue', 'https://w3id.org/liuyao-kg/ontology#matchedLine', 'https://w3id.org/liuyao-kg/ontology#nayin', 'https://w3id.org/liuyao-kg/ontology#opposedBy', 'https://w3id.org/liuyao-kg/ontology#otherLine', 'https://w3id.org/liuyao-kg/ontology#overcomes', 'https://w3id.org/liuyao-kg/ontology#palace', 'https://w3id.org/liuyao-kg/ontology#polarity', 'https://w3id.org/liuyao-kg/ontology#position', 'https://w3id.org/liuyao-kg/ontology#primaryHexagram', 'https://w3id.org/liuyao-kg/ontology#provenanceNote', 'https://w3id.org/liuyao-kg/ontology#punishes', 'https://w3id.org/liuyao-kg/ontology#question', 'https://w3id.org/liuyao-kg/ontology#quote', 'https://w3id.org/liuyao-kg/ontology#readBySchool', 'https://w3id.org/liuyao-kg/ontology#readingOf', 'https://w3id.org/liuyao-kg/ontology#readingSchool', 'https://w3id.org/liuyao-kg/ontology#readsLine', 'https://w3id.org/liuyao-kg/ontology#relative', 'https://w3id.org/liuyao-kg/ontology#school', 'https://w3id.org/liuyao-kg/ontology#schoolName', 'https://w3id.org/liuyao-kg/ontology#seedFile', 'https://w3id.org/liuyao-kg/ontology#shiPosition', 'https://w3id.org/liuyao-kg/ontology#spirit', 'https://w3id.org/liuyao-kg/ontology#stage', 'https://w3id.org/liuyao-kg/ontology#stageDay', 'https://w3id.org/liuyao-kg/ontology#stageMonth', 'https://w3id.org/liuyao-kg/ontology#stateOf', 'https://w3id.org/liuyao-kg/ontology#stateRelative', 'https://w3id.org/liuyao-kg/ontology#stem', 'https://w3id.org/liuyao-kg/ontology#strength', 'https://w3id.org/liuyao-kg/ontology#strongerFactor', 'https://w3id.org/liuyao-kg/ontology#supportedBy', 'https://w3id.org/liuyao-kg/ontology#timingBranch', 'https://w3id.org/liuyao-kg/ontology#timingFor', 'https://w3id.org/liuyao-kg/ontology#timingPriority', 'https://w3id.org/liuyao-kg/ontology#timingUnit', 'https://w3id.org/liuyao-kg/ontology#topic', 'https://w3id.org/liuyao-kg/ontology#unalignedReason', 'https://w3id.org/liuyao-kg/ontology#underPrecedence', 'https://w3id.org/liuyao-kg/ontology#userUseGodPosition', 'https://w3id.org/liuyao-kg/ontology#userUseGodRelative', 'https://w3id.org/liuyao-kg/ontology#variant', 'https://w3id.org/liuyao-kg/ontology#verdictTerm', 'https://w3id.org/liuyao-kg/ontology#voidBranch', 'https://w3id.org/liuyao-kg/ontology#weakerFactor', 'https://w3id.org/liuyao-kg/ontology#work', 'https://w3id.org/liuyao-kg/ontology#yingPosition'})
+QUERY_READS = frozenset({'http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'http://www.w3.org/2000/01/rdf-schema#label', 'http://www.w3.org/2000/01/rdf-schema#subClassOf', 'http://www.w3.org/2004/02/skos/core#definition', 'http://www.w3.org/ns/oa#end', 'http://www.w3.org/ns/oa#exact', 'http://www.w3.org/ns/oa#hasSelector', 'http://www.w3.org/ns/oa#hasSource', 'http://www.w3.org/ns/oa#start', 'http://www.w3.org/ns/prov#wasDerivedFrom', 'https://w3id.org/liuyao-kg/ontology#alignedPassage', 'https://w3id.org/liuyao-kg/ontology#alignmentMethod', 'https://w3id.org/liuyao-kg/ontology#alignmentScore', 'https://w3id.org/liuyao-kg/ontology#askerSex', 'https://w3id.org/liuyao-kg/ontology#birthBranch', 'https://w3id.org/liuyao-kg/ontology#branch', 'https://w3id.org/liuyao-kg/ontology#branchIndex', 'https://w3id.org/liuyao-kg/ontology#castAt', 'https://w3id.org/liuyao-kg/ontology#changedHexagram', 'https://w3id.org/liuyao-kg/ontology#chapter', 'https://w3id.org/liuyao-kg/ontology#chosenUseGod', 'https://w3id.org/liuyao-kg/ontology#citesSource', 'https://w3id.org/liuyao-kg/ontology#clashes', 'https://w3id.org/liuyao-kg/ontology#combines', 'https://w3id.org/liuyao-kg/ontology#concerns', 'https://w3id.org/liuyao-kg/ontology#conclusion', 'https://w3id.org/liuyao-kg/ontology#defaultReadingSchool', 'https://w3id.org/liuyao-kg/ontology#element', 'https://w3id.org/liuyao-kg/ontology#factorKind', 'https://w3id.org/liuyao-kg/ontology#factorOf', 'https://w3id.org/liuyao-kg/ontology#factorPolarity', 'https://w3id.org/liuyao-kg/ontology#factorStands', 'https://w3id.org/liuyao-kg/ontology#favourable', 'https://w3id.org/liuyao-kg/ontology#fileName', 'https://w3id.org/liuyao-kg/ontology#generates', 'https://w3id.org/liuyao-kg/ontology#generation', 'https://w3id.org/liuyao-kg/ontology#harms', 'https://w3id.org/liuyao-kg/ontology#hasChange', 'https://w3id.org/liuyao-kg/ontology#hasDay', 'https://w3id.org/liuyao-kg/ontology#hasEndpoint', 'https://w3id.org/liuyao-kg/ontology#hasHidden', 'https://w3id.org/liuyao-kg/ontology#hasHour', 'https://w3id.org/liuyao-kg/ontology#hasLine', 'https://w3id.org/liuyao-kg/ontology#hasMonth', 'https://w3id.org/liuyao-kg/ontology#hasPalaceHidden', 'https://w3id.org/liuyao-kg/ontology#hasRole', 'https://w3id.org/liuyao-kg/ontology#hasYear', 'https://w3id.org/liuyao-kg/ontology#helperRelative', 'https://w3id.org/liuyao-kg/ontology#immediate', 'https://w3id.org/liuyao-kg/ontology#inCast', 'https://w3id.org/liuyao-kg/ontology#inverseHexagram', 'https://w3id.org/liuyao-kg/ontology#involves', 'https://w3id.org/liuyao-kg/ontology#judgmentOf', 'https://w3id.org/liuyao-kg/ontology#koreanRendering', 'https://w3id.org/liuyao-kg/ontology#lineValue', 'https://w3id.org/liuyao-kg/ontology#matchedLine', 'https://w3id.org/liuyao-kg/ontology#nayin', 'https://w3id.org/liuyao-kg/ontology#nuclearHexagram', 'https://w3id.org/liuyao-kg/ontology#opposedBy', 'https://w3id.org/liuyao-kg/ontology#oppositeHexagram', 'https://w3id.org/liuyao-kg/ontology#otherLine', 'https://w3id.org/liuyao-kg/ontology#overcomes', 'https://w3id.org/liuyao-kg/ontology#palace', 'https://w3id.org/liuyao-kg/ontology#polarity', 'https://w3id.org/liuyao-kg/ontology#position', 'https://w3id.org/liuyao-kg/ontology#primaryHexagram', 'https://w3id.org/liuyao-kg/ontology#provenanceNote', 'https://w3id.org/liuyao-kg/ontology#punishes', 'https://w3id.org/liuyao-kg/ontology#question', 'https://w3id.org/liuyao-kg/ontology#quote', 'https://w3id.org/liuyao-kg/ontology#readBySchool', 'https://w3id.org/liuyao-kg/ontology#readingOf', 'https://w3id.org/liuyao-kg/ontology#readingSchool', 'https://w3id.org/liuyao-kg/ontology#readsLine', 'https://w3id.org/liuyao-kg/ontology#relative', 'https://w3id.org/liuyao-kg/ontology#school', 'https://w3id.org/liuyao-kg/ontology#schoolName', 'https://w3id.org/liuyao-kg/ontology#seedFile', 'https://w3id.org/liuyao-kg/ontology#shiPosition', 'https://w3id.org/liuyao-kg/ontology#spirit', 'https://w3id.org/liuyao-kg/ontology#stage', 'https://w3id.org/liuyao-kg/ontology#stageDay', 'https://w3id.org/liuyao-kg/ontology#stageMonth', 'https://w3id.org/liuyao-kg/ontology#stateOf', 'https://w3id.org/liuyao-kg/ontology#stateRelative', 'https://w3id.org/liuyao-kg/ontology#stem', 'https://w3id.org/liuyao-kg/ontology#strength', 'https://w3id.org/liuyao-kg/ontology#strongerFactor', 'https://w3id.org/liuyao-kg/ontology#supportedBy', 'https://w3id.org/liuyao-kg/ontology#timingBranch', 'https://w3id.org/liuyao-kg/ontology#timingFor', 'https://w3id.org/liuyao-kg/ontology#timingPriority', 'https://w3id.org/liuyao-kg/ontology#timingUnit', 'https://w3id.org/liuyao-kg/ontology#topic', 'https://w3id.org/liuyao-kg/ontology#unalignedReason', 'https://w3id.org/liuyao-kg/ontology#underPrecedence', 'https://w3id.org/liuyao-kg/ontology#userUseGodPosition', 'https://w3id.org/liuyao-kg/ontology#userUseGodRelative', 'https://w3id.org/liuyao-kg/ontology#variant', 'https://w3id.org/liuyao-kg/ontology#verdictTerm', 'https://w3id.org/liuyao-kg/ontology#voidBranch', 'https://w3id.org/liuyao-kg/ontology#weakerFactor', 'https://w3id.org/liuyao-kg/ontology#work', 'https://w3id.org/liuyao-kg/ontology#yingPosition'})
 #: {rule IRI: (digest, why it runs on pyoxigraph)}
 FALLBACK = {
 }

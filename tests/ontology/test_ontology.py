@@ -47,7 +47,8 @@ forElement forStem atBranch monthBranch upperTrigram lowerTrigram palace generat
 advancesTo useGodRelative useGodRole stateOf involves school citesSource citesPassage work hasEndpoint
 voidBranch stateRelative hiddenUseGod variant rescuer judgmentOf matchedLine shenShaKind keyStem
 keyBranch targetBranch pendingCast useGodElement helperRelative forQuestion hasUseGodChoice forSubject question
-concernsSubject readBySchool userUseGodRelative chosenUseGod chosenBy strengthTable opposedTrigram formsFrame""".split()
+concernsSubject readBySchool userUseGodRelative chosenUseGod chosenBy strengthTable opposedTrigram formsFrame
+nuclearHexagram oppositeHexagram inverseHexagram""".split()
 DATATYPE_PROPERTIES = """position timingUnit lineValue castId topic castAt kingWenNumber linePattern shiPosition yingPosition
 index yang spiritOrder cycleIndex sparqlConstruct provenanceNote chapter quote koreanRendering seedFile
 paragraphIndex startOffset endOffset stemIndex branchIndex condition conclusion polarity appliesToTopic
@@ -167,7 +168,7 @@ def test_moving_and_static_lines_are_disjoint_and_line_value_and_position_are_fu
 def test_pair_relations_clash_combine_harm_are_symmetric_and_punish_is_not(tbox):
     symmetric = {str(s)[len(LYO):] for s in tbox.subjects(RDF.type, OWL.SymmetricProperty)}
     assert symmetric == {"clashes", "combines", "harms", "branchClashes", "branchCombines", "branchHarms",
-                         "opposedTrigram"}
+                         "opposedTrigram", "oppositeHexagram", "inverseHexagram"}
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=[c.stem for c in CHECKS])

@@ -115,6 +115,15 @@ def test_a_hexagram_used_as_a_cast_line_is_inconsistent(tmp_path):
     assert not result.consistent
 
 
+def test_a_hexagram_asserted_as_its_own_opposite_is_inconsistent(tmp_path):
+    """錯 is irreflexive: every line changed is never the same hexagram."""
+    assert not reason(tmp_path, TBOX, turtle="lyr:Hexagram60 lyo:oppositeHexagram lyr:Hexagram60 .").consistent
+
+
+def test_a_hexagram_that_reads_the_same_upside_down_may_be_its_own_inverse(tmp_path):
+    assert reason(tmp_path, TBOX, turtle="lyr:Hexagram01 lyo:inverseHexagram lyr:Hexagram01 .").consistent
+
+
 @pytest.mark.parametrize("spec, month, day, topic", [
     ("大畜之蒙", "巳", "癸未", "疾病"),      # 易冒: 世墓 and 命墓 (with birth 寅)
     ("兌之節", "午", "丙子", "婚姻"),        # 易冒: 六沖變六合
