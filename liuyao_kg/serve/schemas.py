@@ -136,7 +136,12 @@ def components() -> dict[str, dict]:
               "relative": _ref("Relative")}
     hexagram = {"name": S, "palace": _ref("Trigram"), "palace_element": _ref("Element"),
                 "generation": _ref("Generation"), "shi": POSITION, "ying": POSITION,
-                "kind": _arr(_enum(["六沖", "六合", "遊魂", "歸魂"], title="HexagramKind"))}
+                "kind": _arr(_enum(["六沖", "六合", "遊魂", "歸魂"], title="HexagramKind")),
+                "related": _null(_obj({k: _obj({"name": S, "iri": S}, title="RelatedHexagram")
+                                       for k in ("nuclear", "opposite", "inverse")}, title="RelatedHexagrams",
+                                      description="互卦 (nuclear), 錯卦 (opposite), 綜卦 (inverse): "
+                                                  "lyo:nuclearHexagram, oppositeHexagram, inverseHexagram; null for "
+                                                  "a store whose reference layer predates them"))}
     state = {"term": S, "school": _null(S), "rule": S, "source": _null(_ref("Source")), "lines": _arr(POSITION),
              "kind": S, "relative": _ref("Relative"), "stage": _ref("Stage"), "strength": _ref("Strength"),
              "chosen_by": _enum(["rule", "user"], title="ChosenBy"), "choices": _arr(S)}

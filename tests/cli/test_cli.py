@@ -22,7 +22,7 @@ def test_cast_prints_the_chart_top_line_first_with_spirits_relatives_and_changes
     assert out.startswith("斷：凶中有吉")  # the reading opens the chart (docs/reading.md)
     rows = out.splitlines()
     rows = rows[next(i for i, r in enumerate(rows) if r.startswith("節（")):]
-    assert rows[0].startswith("節（坎宮水 一世") and "之 中孚（艮宮土 遊魂）" in rows[0]
+    assert rows[0].startswith("節（坎宮水 一世") and "之 中孚（艮宮土 遊魂；互頤 錯小過 綜中孚）" in rows[0]
     assert "旬空 寅卯" in rows[1]
     assert "螣蛇" in rows[3] and "兄弟戊子水" in rows[3] and "×" in rows[3] and "子孫辛卯木" in rows[3]
     assert "白虎" in rows[8] and "妻財丁巳火" in rows[8] and "世" in rows[8]
