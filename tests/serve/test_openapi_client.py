@@ -6,28 +6,20 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-import threading
 import urllib.error
 import urllib.parse
 import urllib.request
 
 import pytest
-
-from liuyao_kg.serve.endpoint import make_server
-from liuyao_kg.store.embedded import KnowledgeGraph
+from reader_server import serving
 
 JIE = {"spec": "節之中孚", "month": "寅", "day": "辛亥", "topic": "求財"}
 
 
 @pytest.fixture(scope="module")
 def base():
-    kg = KnowledgeGraph()
-    server = make_server(kg.store, "127.0.0.1", 0, kg=kg)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield "http://127.0.0.1:%d" % server.server_address[1]
-    server.shutdown()
-    server.server_close()
-    kg.close()
+    with serving() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

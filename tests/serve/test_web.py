@@ -11,14 +11,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import threading
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
-
-from liuyao_kg.store.embedded import KnowledgeGraph
-from liuyao_kg.serve.endpoint import make_server
+from reader_server import serving
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -31,12 +28,8 @@ JIE = {"spec": "節之中孚", "month": "寅", "day": "辛亥", "topic": "求財
 
 @pytest.fixture(scope="module")
 def site():
-    kg = KnowledgeGraph()
-    server = make_server(kg.store, "127.0.0.1", 0, kg=kg)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield "http://127.0.0.1:%d" % server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with serving() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
