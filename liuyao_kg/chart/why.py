@@ -37,12 +37,18 @@ def _editions(src: dict, w: i18n.Words) -> list[str]:
             why = f" ({e['reason']})" if w.base == "en" else ""
             out.append(f"    {e['file']}{w.colon}{WHY_WORDS['not_found'][w.base]}{why}")
         else:
-            out.append(f"    {e['file']} [{e['start']}–{e['end']}] {float(e['score']):.2f}{w.colon}「{e['exact']}」")
+            method = WHY_WORDS.get(e["method"], {}).get(w.base, e["method"])
+            where = f"in {e['file']}" if w.base == "en" else e["file"]
+            out.append(f"    {where} [{e['start']}–{e['end']}] {method} {float(e['score']):.2f}{w.colon}「{e['exact']}」")
     return out
 
 
 #: the words of `why` (the layout's; terms come from the graph's labels)
 WHY_WORDS = {"not_found": {"zh": "未見", "en": "not found", "ko": "찾지 못함"},
+             # how the passage was found in the edition (liuyao_kg/corpus: docs/corpus.md)
+             "exact": {"zh": "全同", "en": "exact", "ko": "일치"},
+             "folded": {"zh": "異體相通", "en": "folded", "ko": "이체자 일치"},
+             "tolerant": {"zh": "近似", "en": "tolerant", "ko": "근사"},
              "translation": {"zh": "", "en": "", "ko": "번역"},
              "moving": {"zh": "動", "en": "moving", "ko": "동"}}
 

@@ -477,7 +477,10 @@ def test_why_prints_the_reading_of_each_added_edition(tmp_path, capsys):
     assert main(["corpus", "add", str(HZL), "--work", "火珠林", "--edition", "wikisource", "--store", store]) == 0
     assert "aligned 156 (exact 16, folded 140); not found 0" in capsys.readouterr().out
     assert main(["why", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財", "--store", store]) == 0
-    assert "in huozhulin.wikisource.txt [3488–3512] folded 1.00:「若子孙旺相，父母爻持世应，亦不能克子孙，求财亦有」" \
+    assert "huozhulin.wikisource.txt [3488–3512] 異體相通 1.00：「若子孙旺相，父母爻持世应，亦不能克子孙，求财亦有」" \
+        in capsys.readouterr().out
+    assert main(["why", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財", "--store", store, "--lang", "en"]) == 0
+    assert "in huozhulin.wikisource.txt [3488–3512] folded 1.00: 「若子孙旺相，父母爻持世应，亦不能克子孙，求财亦有」" \
         in capsys.readouterr().out
 
 
