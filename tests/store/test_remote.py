@@ -350,7 +350,7 @@ def test_cli_cast_query_and_why_with_endpoint(capsys, endpoint_env):
     assert code == 0 and "月破" in {r["term"] for r in json.loads(out)}
     code, out, _ = _cli(capsys, "why", "大畜之小畜", "--month", "午", "--day", "己巳", "--topic", "求財",
                         "--line", "5", *endpoint_env)
-    assert code == 0 and "月破 ← rule https://w3id.org/liuyao-kg/rule/MonthBroken" in out
+    assert code == 0 and "月破 ← 規則 https://w3id.org/liuyao-kg/rule/MonthBroken" in out
     code, out, _ = _cli(capsys, "cast", "大畜之小畜", "--month", "午", "--day", "己巳", "--topic", "求財",
                         "--format", "trig", *endpoint_env)
     assert code == 0 and "@prefix lyo:" in out and "/inferred" in out and "MonthBroken" in out
