@@ -14,8 +14,7 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
                                    "(H = 字 counts 2, T = 背 counts 3; see docs/cli.md#casting)")
     p.add_argument("--random", action="store_true", help="toss the coins here (a demo cast; see --seed)")
     p.add_argument("--seed", type=int, help="with --random: the same seed gives the same cast")
-    p.add_argument("--lang", choices=["zh", "zh-Hant", "zh-Hans", "en", "ko"], default="zh",
-                   help="language of the text output: zh (= zh-Hant), zh-Hans, en, ko")
+    _lang(p)
     p.add_argument("--lines", help="line values bottom-up, checked against a name pair")
     p.add_argument("--month", help="month branch (寅) or stem-branch (丙寅)")
     p.add_argument("--day", help="day stem-branch (辛亥)")
@@ -39,6 +38,13 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--horizon", choices=["日", "月", "年"], default=None,
                    help="the timing's unit (易冒: 此月之得 / 彼月之得); default: the question's (卜筮正宗 遠應年月，近應日時: "
                         "月 for 身命 家宅 葬地 功名 田蠶 國家 征戰 婚姻 修道, else 日)")
+
+
+def _lang(p: argparse.ArgumentParser) -> None:
+    """--lang, the same for every command that prints words: its text and table output, summary and progress lines
+    in one language (JSON output is the same in every language)."""
+    p.add_argument("--lang", choices=["zh", "zh-Hant", "zh-Hans", "en", "ko"], default="zh",
+                   help="language of the text output: zh (= zh-Hant), zh-Hans, en, ko")
 
 
 def _store(p: argparse.ArgumentParser) -> None:
@@ -107,8 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="as `liuyao cast --format`")
     sh.add_argument("--graphs", choices=["all", "asserted", "inferred"], default="all",
                     help="RDF formats: the cast's asserted triples, the inferred ones, or both (default)")
-    sh.add_argument("--lang", choices=["zh", "zh-Hant", "zh-Hans", "en", "ko"], default="zh",
-                    help="language of the text output: zh (= zh-Hant), zh-Hans, en, ko")
+    _lang(sh)
     sh.add_argument("--brief", action="store_true", help="text: only the verdict, the use-god and the timing")
     sh.add_argument("--horizon", choices=["日", "月", "年"], default=None,
                     help="the timing's unit (default: the question's; see `liuyao cast --help`)")
@@ -121,10 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--format", choices=["table", "json"], default="table",
                    help="table: cut to the terminal's width, IRIs by prefixed or local names; json: every value whole")
     q.add_argument("--iris", action="store_true", help="table: full IRIs instead of lyo:… / lyrule:… / local names")
+    _lang(q)
     _store(q)
 
     tp = sub.add_parser("topics", help="the questions (占事): the scheme's tree, labels, use-god choices and sources")
     tp.add_argument("--format", choices=["text", "json"], default="text")
+    _lang(tp)
     _store(tp)
 
     rl = sub.add_parser("rules", help="the chapter rule base: coverage per seed and chapter")
@@ -136,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="never-fired: casts drawn from 64×64 pairs × 12 months × 60 days × topics (default 1000)")
     rl.add_argument("--seed", type=int, default=0, help="never-fired: the sample's seed (same seed, same sample)")
     rl.add_argument("--years", action="store_true", help="never-fired: also draw a year stem-branch (太歲) per cast")
+    _lang(rl)
 
     why = sub.add_parser("why", help="trace a judgment or a line state back to its rule, facts and passages")
     _cast_args(why)
@@ -158,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "an ablation")
     ev.add_argument("--school", help="the school of the reading every case is read by (卜筮正宗 or 易冒; default: "
                                      "the default school, as a cast that names none)")
+    _lang(ev)
 
     ld = sub.add_parser("load", help="load a batch of casts (JSON Lines, YAML or CSV)")
     ld.add_argument("file")
@@ -167,6 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="exit 1 if any record is rejected (the good ones stay loaded; --on-error abort loads "
                          "none). Without it: 0, or 2 when every record was rejected (docs/cli.md#exit-status)")
     ld.add_argument("--quiet", action="store_true", help="no progress line and no summary on stderr")
+    _lang(ld)
     ld.add_argument("--jobs", type=int, default=None,
                     help="worker processes deriving casts (default: the number of CPUs, as many as the available "
                          "memory holds at ~0.25 GB a process; 1 = in this process)")
@@ -190,6 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "engine's batch, 500 natively)")
     up.add_argument("--force", action="store_true", help="re-derive every cast even if the store is current")
     up.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    _lang(up)
 
     co = sub.add_parser("corpus", help="editions of the classics: add one (aligning its work's passages), list them")
     co.add_argument("what", choices=["add", "list", "review"])
@@ -428,8 +439,12 @@ def _cmd_rules(args) -> int:
 def _cmd_topics(args) -> int:
     from liuyao_kg.rulebase.topics import topics, topics_text
 
-    rows = topics(_graph(args))
-    print(json.dumps(rows, ensure_ascii=False, indent=2) if args.format == "json" else topics_text(rows), end="")
+    from liuyao_kg.chart.i18n import labels
+
+    kg = _graph(args)
+    rows = topics(kg)
+    print(json.dumps(rows, ensure_ascii=False, indent=2) if args.format == "json"
+          else topics_text(rows, args.lang, labels(kg)), end="")
     return 0
 
 
