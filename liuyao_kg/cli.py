@@ -432,7 +432,9 @@ def _cmd_rules(args) -> int:
     else:
         from liuyao_kg.chart.table import terminal_width
 
-        sys.stdout.write(coverage_text(report, width=terminal_width()))
+        from liuyao_kg.chart.i18n import labels
+
+        sys.stdout.write(coverage_text(report, width=terminal_width(), lang=args.lang, labels=labels(_graph(args))))
     return 0
 
 
@@ -498,7 +500,7 @@ def _cmd_load(args) -> int:
     import time
     from pathlib import Path
 
-    from liuyao_kg.load.pipeline import load_file, summary
+    from liuyao_kg.load.pipeline import load_file, progress_names, say, summary
     from liuyao_kg.load.sinks import Parquet
     from liuyao_kg.load.workers import workers_of
     from liuyao_kg.loaders.batch import check_readable
@@ -507,7 +509,7 @@ def _cmd_load(args) -> int:
     _check_load_options(args)
     name = Path(args.file).name
     check_readable(args.file, format=None, encoding=args.encoding)  # before the store is opened (or created)
-    bar = Progress(f"load {name}", quiet=args.quiet)
+    bar = Progress(say("load", args.lang, name=name), quiet=args.quiet, names=progress_names(args.lang))
     stats: dict = {}
     t0 = time.perf_counter()
     # Parquet alone, Parquet beside a store, or a store (the one in memory when none is named)
@@ -519,7 +521,10 @@ def _cmd_load(args) -> int:
                        encoding=args.encoding)
     bar.close()
     if not args.quiet:
-        sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1)))
+        from liuyao_kg.serve.messages import cast_error
+
+        sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1),
+                                 lang=args.lang, errors=stats.get("errors"), reason=lambda e: cast_error(e, args.lang)))
     print(json.dumps(report, ensure_ascii=False, indent=2))
     return _load_status(report, strict=args.strict or args.on_error == "abort")
 
@@ -558,12 +563,13 @@ def _check_load_options(args) -> None:
 def _cmd_upgrade(args) -> int:
     from liuyao_kg.loaders.errors import CastInputError
     from liuyao_kg.progress import Progress
+    from liuyao_kg.load.pipeline import progress_names, say
     from liuyao_kg.load.upgrade import upgrade
 
     if args.partition is not None and args.partition < 1:
         raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1", field="partition",
                              value=args.partition)
-    bar = Progress("upgrade: re-deriving casts", quiet=args.quiet)
+    bar = Progress(say("upgrade", args.lang), quiet=args.quiet, names=progress_names(args.lang))
     report = upgrade(args.store, force=args.force, partition=args.partition,
                      on_progress=lambda done, total: bar.update(done, total))
     bar.close()
