@@ -398,14 +398,17 @@ def _cmd_query(args) -> int:
         if not sep:
             raise queries.QueryParameterError(f"--param needs K=V, got {kv!r}")
         params[k] = v
-    rows = queries.run(_graph(args), args.name, **params)
+    kg = _graph(args)
+    rows = queries.run(kg, args.name, **params)
     if args.format == "json":
         print(json.dumps(rows, ensure_ascii=False, indent=2))
     else:
+        from liuyao_kg.chart.cells import rows_in
+        from liuyao_kg.chart.i18n import labels
         from liuyao_kg.chart.render import table
         from liuyao_kg.chart.table import terminal_width
 
-        sys.stdout.write(table(rows, iris=args.iris, width=terminal_width()))
+        sys.stdout.write(table(rows_in(rows, args.lang, labels(kg)), iris=args.iris, width=terminal_width()))
     return 0
 
 
