@@ -495,7 +495,13 @@ def _cmd_eval(args) -> int:
     for f, stem in zip(args.cases, stems):  # a set is named by its file's stem, by its path if two stems match
         cases += load_cases(f, set_name=stem if stems.count(stem) == 1 else str(f))
     report = evaluate(cases, without=args.without, school=args.school)
-    print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else report_text(report), end="")
+    if args.format == "json":
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        import liuyao_kg
+        from liuyao_kg.chart.i18n import labels
+
+        sys.stdout.write(report_text(report, args.lang, labels(liuyao_kg.default_graph())))
     return 0
 
 
