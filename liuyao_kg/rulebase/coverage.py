@@ -39,7 +39,10 @@ def coverage_text(report: dict, *, width: int | None = None, lang: str = "zh", l
     w = i18n.Words(lang, labels)
     h = {k: w.finish(v[w.base]) for k, v in HEADS.items()}
     t = report["total"]
-    rows = [{h["work"]: w.finish(w.t(c["work"])), h["chapter"]: w.finish(w.t(c["chapter"])), h["rules"]: c["rules"],
+    # en: a chapter's characters with their pinyin, its punctuation ASCII, and the terms its English label leaves bare
+    # ("the 妻財 hidden under a 兄弟") glossed in turn
+    name = (lambda zh: w.prose(w.prose(zh))) if w.base == "en" else w.t
+    rows = [{h["work"]: w.finish(name(c["work"])), h["chapter"]: w.finish(name(c["chapter"])), h["rules"]: c["rules"],
              h["exec"]: c["executable"], h["not"]: c["not_executable"]} for c in report["chapters"]]
     rows.append({h["work"]: h["total"], h["chapter"]: "", h["rules"]: t["rules"], h["exec"]: t["executable"],
                  h["not"]: t["not_executable"]})

@@ -96,9 +96,10 @@ def topics_text(rows: list[dict], lang: str = "zh", labels=None) -> str:
                          + w.finish(school) + f" {w.finish(cite) if not src['quote'] else cite}")
     lines.append(_say("by_person", lang) + sep + "  ".join(
         w.finish(f"{_person(who, w.base)}→{w.t(ug)}") for who, ug, _p in _by_person()))
+    opening, comma, closing = ("（", "，", "）") if w.base == "zh" else (" (", ", ", ")")
     lines.append(_say("by_school", lang) + sep + "  ".join(
-        w.finish(w.school(sid[len('School'):])) + f" (`--school {zh[:-2]}`"
-        + (f", {_say('default', lang)})" if default else ")")
+        w.finish(w.school(sid[len('School'):])) + f"{opening}`--school {zh[:-2]}`"
+        + (f"{comma}{_say('default', lang)}{closing}" if default else closing)
         for sid, zh, _en, _ko, _work, _def, default in T.READING_SCHOOLS))
     return "\n".join(lines) + "\n"
 
