@@ -84,13 +84,14 @@ def topics_text(rows: list[dict], lang: str = "zh", labels=None) -> str:
         pad = "  " * q.get("depth", 0)
         alts = _alts(q["alt_labels"], w.lang)
         name = {"zh": q["zh"], "en": q["en"], "ko": q["ko"]}[w.base]
-        lines.append(f"{pad}{w.finish(name)}" + (f"  ({w.sep.join(alts)})" if alts else ""))
+        lines.append(f"{pad}{w.finish(name)}" + ((f"  （{w.sep.join(alts)}）" if w.base == "zh" else
+                                                  f"  ({w.sep.join(alts)})") if alts else ""))
         if q["source"]["quote"]:
             lines.append(f"{pad}    {_say('asked_in', lang)}{sep}「{q['source']['quote']}」")
         for c in _own(q["use_god"]):
             src = c["source"]
             note = w.w("convention") if src["note"] == i18n.WORDS["convention"]["en"] else src["note"]
-            cite = f"「{src['quote']}」" if src["quote"] else f"({note})"
+            cite = f"「{src['quote']}」" if src["quote"] else f"（{note}）" if w.base == "zh" else f"({note})"
             school = f" [{_say('school', lang)} {w.school(c['school'])}]" if c["school"] else ""
             lines.append(f"{pad}    {w.finish(w.prose(w.t(c['label'])))}"  # the label names the use-god
                          + w.finish(school) + f" {w.finish(cite) if not src['quote'] else cite}")
