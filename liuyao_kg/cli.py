@@ -416,15 +416,17 @@ def _cmd_rules(args) -> int:
     from liuyao_kg.rulebase.coverage import coverage, coverage_text, dependency_graph
 
     if args.what == "never-fired":
-        from liuyao_kg.rulebase.never_fired import never_fired, never_fired_text
+        from liuyao_kg.chart.i18n import labels
+        from liuyao_kg.rulebase.never_fired import never_fired, never_fired_text, say
 
         if args.sample < 1:
             print("liuyao: error: --sample must be at least 1", file=sys.stderr)
             return 2
         report = never_fired(args.sample, args.seed, years=args.years,
-                             progress=lambda done, n: print(f"derived {done}/{n}", file=sys.stderr, flush=True))
-        print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else never_fired_text(report),
-              end="" if args.format != "json" else "\n")
+                             progress=lambda done, n: print(say("derived", args.lang, done=done, n=n), file=sys.stderr,
+                                                            flush=True))
+        print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json"
+              else never_fired_text(report, args.lang, labels(_graph(args))), end="" if args.format != "json" else "\n")
         return 0
     if args.what == "graph":
         sys.stdout.write(dependency_graph(_graph(args), "dot" if args.format == "dot" else "graphml"))

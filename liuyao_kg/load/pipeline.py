@@ -229,19 +229,19 @@ WORDS = {
 }
 
 
-def say(key: str, lang: str = "en", **values) -> str:
+def say(key: str, lang: str = "zh", **values) -> str:
     """One of WORDS in `lang` (i18n.check_lang's languages), filled with `values`."""
     from liuyao_kg.chart import i18n
 
     return i18n.to_lang(WORDS[key][i18n.base(i18n.check_lang(lang))], lang).format(**values)
 
 
-def progress_names(lang: str = "en") -> dict[str, str]:
+def progress_names(lang: str = "zh") -> dict[str, str]:
     """The progress line's counts (loaded, skipped, rejected) and units named in `lang`, for liuyao_kg.progress.Progress."""
     return {k: say(k, lang) for k in ("loaded", "skipped", "rejected", "per_second", "seconds")}
 
 
-def summary(report: dict, *, name: str, seconds: float, jobs: int, lang: str = "en", errors: dict | None = None,
+def summary(report: dict, *, name: str, seconds: float, jobs: int, lang: str = "zh", errors: dict | None = None,
             reason=None) -> str:
     """Human summary of a load report in `lang`: counts, then each rejected record with its reason. In English the
     report's own reason; in another language the reason said by `reason(err)` (the CLI passes the API's

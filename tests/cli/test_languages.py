@@ -52,6 +52,7 @@ COMMANDS = {
     "query-relations": ["query", "branch-relations", "--param", "a=子", "--param", "b=午"],
     "query-nayin": ["query", "nayin", "--param", "gz=甲子"],
     "eval": ["eval", str(CASES)],
+    "rules-never-fired": ["rules", "never-fired", "--sample", "2"],
 }
 #: commands whose words go to stderr (the load's progress line and summary, a rejected record's reason included)
 STDERR_COMMANDS = {"load": ["load", str(BATCH), "--jobs", "1"]}
