@@ -96,7 +96,7 @@ def never_fired_text(report: dict, lang: str = "zh", labels=None) -> str:
     out = [head + (say("with_year", lang) if report.get("years") else say("no_year", lang))]
     for r in report["never_fired"]:
         rid = r["rule"].split("/ch/", 1)[-1]
-        topics = " ".join(w.finish(w.t(t)) if w.base != "en" else w.term(t) for t in r["topics"])
+        topics = w.sep.join(w.finish(w.t(t)) if w.base != "en" else w.term(t) for t in r["topics"])
         out.append(f"\n{rid}  [{w.finish(name(r['work']))} {w.finish(name(r['chapter']))}; {topics}]")
         out.append(f"  {say('when', lang)}{w.colon}`{r['condition']}`")
         out.append(f"  {say('quote', lang)}{w.colon}「{r['quote']}」")
