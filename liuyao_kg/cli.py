@@ -435,18 +435,16 @@ def _cmd_rules(args) -> int:
     if args.format == "json":
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
-        from liuyao_kg.chart.table import terminal_width
-
         from liuyao_kg.chart.i18n import labels
+        from liuyao_kg.chart.table import terminal_width
 
         sys.stdout.write(coverage_text(report, width=terminal_width(), lang=args.lang, labels=labels(_graph(args))))
     return 0
 
 
 def _cmd_topics(args) -> int:
-    from liuyao_kg.rulebase.topics import topics, topics_text
-
     from liuyao_kg.chart.i18n import labels
+    from liuyao_kg.rulebase.topics import topics, topics_text
 
     kg = _graph(args)
     rows = topics(kg)
