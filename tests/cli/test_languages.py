@@ -176,7 +176,7 @@ def test_topics_says_each_question_in_one_language(capsys):
     assert en.startswith("seeking wealth  (investment, money)\n")
     assert "use-god for seeking wealth: Qicai (wealth)" in en
     assert run(capsys, ["topics", "--lang", "ko"]).startswith("구재\n")
-    assert run(capsys, ["topics", "--lang", "zh-Hans"]).startswith("求财  (投资、求利、求财、理财、生意、股票、财运、买卖)\n")
+    assert run(capsys, ["topics", "--lang", "zh-Hans"]).startswith("求财  （投资、求利、求财、理财、生意、股票、财运、买卖）\n")
 
 
 def test_query_cells_holding_terms_are_translated_and_columns_kept(capsys):
