@@ -14,8 +14,7 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
                                    "(H = 字 counts 2, T = 背 counts 3; see docs/cli.md#casting)")
     p.add_argument("--random", action="store_true", help="toss the coins here (a demo cast; see --seed)")
     p.add_argument("--seed", type=int, help="with --random: the same seed gives the same cast")
-    p.add_argument("--lang", choices=["zh", "zh-Hant", "zh-Hans", "en", "ko"], default="zh",
-                   help="language of the text output: zh (= zh-Hant), zh-Hans, en, ko")
+    _lang(p)
     p.add_argument("--lines", help="line values bottom-up, checked against a name pair")
     p.add_argument("--month", help="month branch (寅) or stem-branch (丙寅)")
     p.add_argument("--day", help="day stem-branch (辛亥)")
@@ -39,6 +38,13 @@ def _cast_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--horizon", choices=["日", "月", "年"], default=None,
                    help="the timing's unit (易冒: 此月之得 / 彼月之得); default: the question's (卜筮正宗 遠應年月，近應日時: "
                         "月 for 身命 家宅 葬地 功名 田蠶 國家 征戰 婚姻 修道, else 日)")
+
+
+def _lang(p: argparse.ArgumentParser) -> None:
+    """--lang, the same for every command that prints words: its text and table output, summary and progress lines
+    in one language (JSON output is the same in every language)."""
+    p.add_argument("--lang", choices=["zh", "zh-Hant", "zh-Hans", "en", "ko"], default="zh",
+                   help="language of the text output: zh (= zh-Hant), zh-Hans, en, ko")
 
 
 def _store(p: argparse.ArgumentParser) -> None:
@@ -107,8 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="as `liuyao cast --format`")
     sh.add_argument("--graphs", choices=["all", "asserted", "inferred"], default="all",
                     help="RDF formats: the cast's asserted triples, the inferred ones, or both (default)")
-    sh.add_argument("--lang", choices=["zh", "zh-Hant", "zh-Hans", "en", "ko"], default="zh",
-                    help="language of the text output: zh (= zh-Hant), zh-Hans, en, ko")
+    _lang(sh)
     sh.add_argument("--brief", action="store_true", help="text: only the verdict, the use-god and the timing")
     sh.add_argument("--horizon", choices=["日", "月", "年"], default=None,
                     help="the timing's unit (default: the question's; see `liuyao cast --help`)")
@@ -121,10 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--format", choices=["table", "json"], default="table",
                    help="table: cut to the terminal's width, IRIs by prefixed or local names; json: every value whole")
     q.add_argument("--iris", action="store_true", help="table: full IRIs instead of lyo:… / lyrule:… / local names")
+    _lang(q)
     _store(q)
 
     tp = sub.add_parser("topics", help="the questions (占事): the scheme's tree, labels, use-god choices and sources")
     tp.add_argument("--format", choices=["text", "json"], default="text")
+    _lang(tp)
     _store(tp)
 
     rl = sub.add_parser("rules", help="the chapter rule base: coverage per seed and chapter")
@@ -136,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="never-fired: casts drawn from 64×64 pairs × 12 months × 60 days × topics (default 1000)")
     rl.add_argument("--seed", type=int, default=0, help="never-fired: the sample's seed (same seed, same sample)")
     rl.add_argument("--years", action="store_true", help="never-fired: also draw a year stem-branch (太歲) per cast")
+    _lang(rl)
 
     why = sub.add_parser("why", help="trace a judgment or a line state back to its rule, facts and passages")
     _cast_args(why)
@@ -158,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "an ablation")
     ev.add_argument("--school", help="the school of the reading every case is read by (卜筮正宗 or 易冒; default: "
                                      "the default school, as a cast that names none)")
+    _lang(ev)
 
     ld = sub.add_parser("load", help="load a batch of casts (JSON Lines, YAML or CSV)")
     ld.add_argument("file")
@@ -167,6 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="exit 1 if any record is rejected (the good ones stay loaded; --on-error abort loads "
                          "none). Without it: 0, or 2 when every record was rejected (docs/cli.md#exit-status)")
     ld.add_argument("--quiet", action="store_true", help="no progress line and no summary on stderr")
+    _lang(ld)
     ld.add_argument("--jobs", type=int, default=None,
                     help="worker processes deriving casts (default: the number of CPUs, as many as the available "
                          "memory holds at ~0.25 GB a process; 1 = in this process)")
@@ -190,6 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "engine's batch, 500 natively)")
     up.add_argument("--force", action="store_true", help="re-derive every cast even if the store is current")
     up.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    _lang(up)
 
     co = sub.add_parser("corpus", help="editions of the classics: add one (aligning its work's passages), list them")
     co.add_argument("what", choices=["add", "list", "review"])
@@ -387,14 +398,17 @@ def _cmd_query(args) -> int:
         if not sep:
             raise queries.QueryParameterError(f"--param needs K=V, got {kv!r}")
         params[k] = v
-    rows = queries.run(_graph(args), args.name, **params)
+    kg = _graph(args)
+    rows = queries.run(kg, args.name, **params)
     if args.format == "json":
         print(json.dumps(rows, ensure_ascii=False, indent=2))
     else:
+        from liuyao_kg.chart.cells import rows_in
+        from liuyao_kg.chart.i18n import labels
         from liuyao_kg.chart.render import table
         from liuyao_kg.chart.table import terminal_width
 
-        sys.stdout.write(table(rows, iris=args.iris, width=terminal_width()))
+        sys.stdout.write(table(rows_in(rows, args.lang, labels(kg)), iris=args.iris, width=terminal_width()))
     return 0
 
 
@@ -402,15 +416,17 @@ def _cmd_rules(args) -> int:
     from liuyao_kg.rulebase.coverage import coverage, coverage_text, dependency_graph
 
     if args.what == "never-fired":
-        from liuyao_kg.rulebase.never_fired import never_fired, never_fired_text
+        from liuyao_kg.chart.i18n import labels
+        from liuyao_kg.rulebase.never_fired import never_fired, never_fired_text, say
 
         if args.sample < 1:
             print("liuyao: error: --sample must be at least 1", file=sys.stderr)
             return 2
         report = never_fired(args.sample, args.seed, years=args.years,
-                             progress=lambda done, n: print(f"derived {done}/{n}", file=sys.stderr, flush=True))
-        print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else never_fired_text(report),
-              end="" if args.format != "json" else "\n")
+                             progress=lambda done, n: print(say("derived", args.lang, done=done, n=n), file=sys.stderr,
+                                                            flush=True))
+        print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json"
+              else never_fired_text(report, args.lang, labels(_graph(args))), end="" if args.format != "json" else "\n")
         return 0
     if args.what == "graph":
         sys.stdout.write(dependency_graph(_graph(args), "dot" if args.format == "dot" else "graphml"))
@@ -419,17 +435,21 @@ def _cmd_rules(args) -> int:
     if args.format == "json":
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
+        from liuyao_kg.chart.i18n import labels
         from liuyao_kg.chart.table import terminal_width
 
-        sys.stdout.write(coverage_text(report, width=terminal_width()))
+        sys.stdout.write(coverage_text(report, width=terminal_width(), lang=args.lang, labels=labels(_graph(args))))
     return 0
 
 
 def _cmd_topics(args) -> int:
+    from liuyao_kg.chart.i18n import labels
     from liuyao_kg.rulebase.topics import topics, topics_text
 
-    rows = topics(_graph(args))
-    print(json.dumps(rows, ensure_ascii=False, indent=2) if args.format == "json" else topics_text(rows), end="")
+    kg = _graph(args)
+    rows = topics(kg)
+    print(json.dumps(rows, ensure_ascii=False, indent=2) if args.format == "json"
+          else topics_text(rows, args.lang, labels(kg)), end="")
     return 0
 
 
@@ -475,7 +495,13 @@ def _cmd_eval(args) -> int:
     for f, stem in zip(args.cases, stems):  # a set is named by its file's stem, by its path if two stems match
         cases += load_cases(f, set_name=stem if stems.count(stem) == 1 else str(f))
     report = evaluate(cases, without=args.without, school=args.school)
-    print(json.dumps(report, ensure_ascii=False, indent=2) if args.format == "json" else report_text(report), end="")
+    if args.format == "json":
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        import liuyao_kg
+        from liuyao_kg.chart.i18n import labels
+
+        sys.stdout.write(report_text(report, args.lang, labels(liuyao_kg.default_graph())))
     return 0
 
 
@@ -483,7 +509,7 @@ def _cmd_load(args) -> int:
     import time
     from pathlib import Path
 
-    from liuyao_kg.load.pipeline import load_file, summary
+    from liuyao_kg.load.pipeline import load_file, progress_names, say, summary
     from liuyao_kg.load.sinks import Parquet
     from liuyao_kg.load.workers import workers_of
     from liuyao_kg.loaders.batch import check_readable
@@ -492,7 +518,7 @@ def _cmd_load(args) -> int:
     _check_load_options(args)
     name = Path(args.file).name
     check_readable(args.file, format=None, encoding=args.encoding)  # before the store is opened (or created)
-    bar = Progress(f"load {name}", quiet=args.quiet)
+    bar = Progress(say("load", args.lang, name=name), quiet=args.quiet, names=progress_names(args.lang))
     stats: dict = {}
     t0 = time.perf_counter()
     # Parquet alone, Parquet beside a store, or a store (the one in memory when none is named)
@@ -504,7 +530,10 @@ def _cmd_load(args) -> int:
                        encoding=args.encoding)
     bar.close()
     if not args.quiet:
-        sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1)))
+        from liuyao_kg.serve.messages import cast_error
+
+        sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1),
+                                 lang=args.lang, errors=stats.get("errors"), reason=lambda e: cast_error(e, args.lang)))
     print(json.dumps(report, ensure_ascii=False, indent=2))
     return _load_status(report, strict=args.strict or args.on_error == "abort")
 
@@ -543,12 +572,13 @@ def _check_load_options(args) -> None:
 def _cmd_upgrade(args) -> int:
     from liuyao_kg.loaders.errors import CastInputError
     from liuyao_kg.progress import Progress
+    from liuyao_kg.load.pipeline import progress_names, say
     from liuyao_kg.load.upgrade import upgrade
 
     if args.partition is not None and args.partition < 1:
         raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1", field="partition",
                              value=args.partition)
-    bar = Progress("upgrade: re-deriving casts", quiet=args.quiet)
+    bar = Progress(say("upgrade", args.lang), quiet=args.quiet, names=progress_names(args.lang))
     report = upgrade(args.store, force=args.force, partition=args.partition,
                      on_progress=lambda done, total: bar.update(done, total))
     bar.close()

@@ -4,6 +4,8 @@ On a terminal the line is redrawn in place (``\\r`` … ``ESC[K``) at most ``tty
 apart; on anything else (a log file, a CI job, a pipe) a plain line is written at most every
 ``interval`` seconds, so logs are not flooded. ``quiet`` writes nothing. ``close()`` writes the final
 state once. ``rate=False`` shows the time taken instead of a rate (steps of unequal cost: a new store).
+The words are the caller's: the label, and ``names`` for the counts (``loaded`` → 已載入) and the units
+(``per_second``, ``seconds``), so the line is in the command's language.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import time
 
 class Progress:
     def __init__(self, label: str, *, stream=None, quiet: bool = False, interval: float = 10.0,
-                 tty_interval: float = 0.1, width: int = 24, rate: bool = True):
+                 tty_interval: float = 0.1, width: int = 24, rate: bool = True, names: dict[str, str] | None = None):
         self.label = label
         self.stream = stream if stream is not None else sys.stderr
         self.quiet = quiet
@@ -24,6 +26,7 @@ class Progress:
         self.interval = tty_interval if self.tty else interval
         self.width = width
         self.rate = rate  # False: the time taken instead of a rate (steps of unequal cost)
+        self.names = names or {}  # a count's or unit's word in the command's language
         self.start = time.monotonic()
         self._last = float("-inf")
         self._state: tuple[int, int | None, dict] = (0, None, {})
@@ -48,9 +51,10 @@ class Progress:
             parts.append(f"{frac:.0%} {done:,}/{total:,}")
         else:
             parts.append(f"{done:,}")
-        parts.append(f"{done / elapsed:,.1f}/s" if self.rate else f"{elapsed:,.1f} s")
+        per_second, seconds = self.names.get("per_second", "/s"), self.names.get("seconds", " s")
+        parts.append(f"{done / elapsed:,.1f}{per_second}" if self.rate else f"{elapsed:,.1f}{seconds}")
         if counts:
-            parts.append(" · ".join(f"{k} {v:,}" for k, v in counts.items()))
+            parts.append(" · ".join(f"{self.names.get(k, k)} {v:,}" for k, v in counts.items()))
         return "  ".join(parts)
 
     def _draw(self) -> None:

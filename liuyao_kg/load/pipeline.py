@@ -74,7 +74,8 @@ def load_file(path, sinks, workers=1, *, on_error: str = "skip", partition: int 
     store holds and as its settings say (liuyao_kg.load.derive_with), else with the package's rules and `backend`
     (a name of reasoner.engines.REGISTRY; default the native engine; with a store, only the store's). `progress`:
     anything with update(done, total, **counts) (liuyao_kg.progress.Progress); `stats`, if given, receives the
-    record count and the jobs used. `encoding`: the file's, when it has no BOM and is not UTF-8 (a byte it cannot
+    record count, the jobs used and, under "errors", the CastInputError of each record rejected in this process
+    ({(id, line): error}: `summary` says them in another language). `encoding`: the file's, when it has no BOM and is not UTF-8 (a byte it cannot
     decode rejects that record only)."""
     sinks = _sinks(sinks)
     workers = workers if isinstance(workers, Inline) else workers_of(workers)
@@ -113,6 +114,8 @@ def load_file(path, sinks, workers=1, *, on_error: str = "skip", partition: int 
     def reject_twin(iri, rid, line):
         err = shape_violation_of(violated[iri], rid, line)
         report["rejected"].append({"id": rid, "line": line, "reason": str(err)})
+        if stats is not None:
+            stats.setdefault("errors", {})[(rid, line)] = err
 
     def tick():
         if progress is not None:
@@ -170,6 +173,8 @@ def load_file(path, sinks, workers=1, *, on_error: str = "skip", partition: int 
                     raise BatchError(f"{Path(path).name}: record {rid!r} rejected; the file changed while loading",
                                      [item])
                 report["rejected"].append({"id": rid, "line": item.line, "reason": str(item)})
+                if stats is not None:  # the error itself, for a summary in another language (`summary`)
+                    stats.setdefault("errors", {})[(rid, item.line)] = item
                 tick()
             elif item.iri in violated:  # a duplicate of a record the shapes rejected
                 reject_twin(item.iri, rid, line)
@@ -204,12 +209,54 @@ def load_file(path, sinks, workers=1, *, on_error: str = "skip", partition: int 
     return report
 
 
-def summary(report: dict, *, name: str, seconds: float, jobs: int) -> str:
-    """Human summary of a load report: counts, then each rejected record with its reason."""
+#: the words of the load's progress line and summary (zh-Hant; zh-Hans by OpenCC)
+WORDS = {
+    "load": {"zh": "載入 {name}", "en": "load {name}", "ko": "적재 {name}"},
+    "upgrade": {"zh": "升級：重新推導卦例", "en": "upgrade: re-deriving casts", "ko": "업그레이드: 괘례를 다시 도출"},
+    "loaded": {"zh": "已載入", "en": "loaded", "ko": "적재"},
+    "skipped": {"zh": "已有而略過", "en": "skipped", "ko": "건너뜀"},
+    "rejected": {"zh": "拒收", "en": "rejected", "ko": "거부"},
+    "per_second": {"zh": " 筆／秒", "en": "/s", "ko": "건/초"},
+    "seconds": {"zh": " 秒", "en": " s", "ko": "초"},
+    "head": {"zh": "{name}：{n:,} 筆：已載入 {loaded:,}，已有而略過（重複）{skipped:,}，拒收 {rejected:,} —— "
+                   "{seconds:.1f} 秒，每秒 {rate:,.1f} 卦，{jobs} 程序",
+             "en": "{name}: {n:,} record(s): loaded {loaded:,}, already present (skipped as duplicate) {skipped:,}, "
+                   "rejected {rejected:,} — {seconds:.1f} s, {rate:,.1f} casts/s, jobs {jobs}",
+             "ko": "{name}: {n:,}건: 적재 {loaded:,}, 이미 있음(중복으로 건너뜀) {skipped:,}, 거부 {rejected:,} — "
+                   "{seconds:.1f}초, 초당 {rate:,.1f}괘, 작업 {jobs}"},
+    "record": {"zh": "拒收：第 {line} 行（{id}）：{reason}", "en": "rejected: record {id!r}, line {line}: {reason}",
+               "ko": "거부: {line}행 ({id}): {reason}"},
+}
+
+
+def say(key: str, lang: str = "zh", **values) -> str:
+    """One of WORDS in `lang` (i18n.check_lang's languages), filled with `values`."""
+    from liuyao_kg.chart import i18n
+
+    return i18n.to_lang(WORDS[key][i18n.base(i18n.check_lang(lang))], lang).format(**values)
+
+
+def progress_names(lang: str = "zh") -> dict[str, str]:
+    """The progress line's counts (loaded, skipped, rejected) and units named in `lang`, for liuyao_kg.progress.Progress."""
+    return {k: say(k, lang) for k in ("loaded", "skipped", "rejected", "per_second", "seconds")}
+
+
+def summary(report: dict, *, name: str, seconds: float, jobs: int, lang: str = "zh", errors: dict | None = None,
+            reason=None) -> str:
+    """Human summary of a load report in `lang`: counts, then each rejected record with its reason. In English the
+    report's own reason; in another language the reason said by `reason(err)` (the CLI passes the API's
+    messages.cast_error) of the record's error in `errors` ({(id, line): CastInputError}, load_file's stats["errors"]),
+    the report's English reason where there is none."""
     n = sum(len(report[k]) for k in ("loaded", "skipped", "rejected"))
     rate = len(report["loaded"]) / seconds if seconds > 0 else 0.0
-    lines = [f"{name}: {n:,} record(s): loaded {len(report['loaded']):,}, already present (skipped as duplicate) "
-             f"{len(report['skipped']):,}, rejected {len(report['rejected']):,} — {seconds:.1f} s, {rate:,.1f} casts/s, "
-             f"jobs {jobs}"]
-    lines += [f"  rejected: {r['reason']}" for r in report["rejected"]]
+    lines = [say("head", lang, name=name, n=n, loaded=len(report["loaded"]), skipped=len(report["skipped"]),
+                 rejected=len(report["rejected"]), seconds=seconds, rate=rate, jobs=jobs)]
+    errors = errors or {}
+    for r in report["rejected"]:
+        err = errors.get((r["id"], r["line"]))
+        if lang == "en" or err is None or reason is None:
+            lines.append(f"  rejected: {r['reason']}" if lang == "en" else
+                         "  " + say("record", lang, id=r["id"], line=r["line"], reason=r["reason"]))
+        else:
+            lines.append("  " + say("record", lang, id=r["id"], line=r["line"], reason=reason(err)))
     return "\n".join(lines) + "\n"

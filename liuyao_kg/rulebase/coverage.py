@@ -16,17 +16,37 @@ def coverage(kg) -> dict:
             "not_executable_reasons": [{"reason": k, "rules": v} for k, v in reasons.most_common()]}
 
 
-def coverage_text(report: dict, *, width: int | None = None) -> str:
-    """The coverage as two terminal tables (liuyao_kg.chart.table: CJK by display width, cut to `width`)."""
+#: the column heads and words of `liuyao rules coverage` (zh-Hant; zh-Hans by OpenCC)
+HEADS = {
+    "work": {"zh": "典籍", "en": "work", "ko": "문헌"},
+    "chapter": {"zh": "章", "en": "chapter", "ko": "장"},
+    "rules": {"zh": "規則", "en": "rules", "ko": "규칙"},
+    "exec": {"zh": "可執行", "en": "exec", "ko": "실행"},
+    "not": {"zh": "不可", "en": "not", "ko": "불가"},
+    "total": {"zh": "合計", "en": "total", "ko": "합계"},
+    "why": {"zh": "何以不可執行（多者居先；規則庫之英文註）", "en": "why not executable (most common first)",
+            "ko": "실행할 수 없는 까닭 (많은 순; 규칙 기반의 영문 주석)"},
+}
+
+
+def coverage_text(report: dict, *, width: int | None = None, lang: str = "zh", labels=None) -> str:
+    """The coverage as two terminal tables (liuyao_kg.chart.table: CJK by display width, cut to `width`), headed in
+    `lang`, the works and chapters named in it (`labels`: i18n.Labels, for en and ko). The reasons a rule is not
+    executable are the rule base's own notes, written in English only: kept as written."""
+    from liuyao_kg.chart import i18n
     from liuyao_kg.chart.table import table
 
+    w = i18n.Words(lang, labels)
+    h = {k: w.finish(v[w.base]) for k, v in HEADS.items()}
     t = report["total"]
-    rows = [{"work": c["work"], "chapter": c["chapter"], "rules": c["rules"], "exec": c["executable"],
-             "not": c["not_executable"]} for c in report["chapters"]]
-    rows.append({"work": "total", "chapter": "", "rules": t["rules"], "exec": t["executable"],
-                 "not": t["not_executable"]})
-    reasons = [{"rules": r["rules"], "why not executable (most common first)": r["reason"]}
-               for r in report["not_executable_reasons"][:25]]
+    # en: a chapter's characters with their pinyin, its punctuation ASCII, and the terms its English label leaves bare
+    # ("the 妻財 hidden under a 兄弟") glossed in turn
+    name = (lambda zh: w.prose(w.prose(zh))) if w.base == "en" else w.t
+    rows = [{h["work"]: w.finish(name(c["work"])), h["chapter"]: w.finish(name(c["chapter"])), h["rules"]: c["rules"],
+             h["exec"]: c["executable"], h["not"]: c["not_executable"]} for c in report["chapters"]]
+    rows.append({h["work"]: h["total"], h["chapter"]: "", h["rules"]: t["rules"], h["exec"]: t["executable"],
+                 h["not"]: t["not_executable"]})
+    reasons = [{h["rules"]: r["rules"], h["why"]: r["reason"]} for r in report["not_executable_reasons"][:25]]
     return table(rows, width=width) + "\n" + table(reasons, width=width)
 
 

@@ -7,6 +7,7 @@ and beside a baseline (majority polarity; random branch min(k, n)/12, branch+uni
 """
 from __future__ import annotations
 
+import re
 import statistics
 import unicodedata
 from collections import Counter
@@ -317,60 +318,164 @@ def _fmt(r: dict) -> str:
     return "—" if r["rate"] is None else f"{r['rate']:.3f} ({r['n']}/{r['of']})"
 
 
-def _yn(x) -> str:
-    return "—" if x is None else ("yes" if x else "no")
+#: the report's words (zh-Hant; zh-Hans by OpenCC): headings, column heads, verdict words, the summary's labels
+WORDS = {
+    "left_out": {"zh": "略去之規則", "en": "rules left out", "ko": "제외한 규칙"},
+    "set": {"zh": "== {name}：{n} 例 ==", "en": "== {name}: {n} cases ==", "ko": "== {name}: {n}건 =="},
+    "case": {"zh": "例", "en": "case", "ko": "사례"},
+    "topic": {"zh": "占事", "en": "topic", "ko": "점사"},
+    "verdict": {"zh": "斷", "en": "verdict", "ko": "판단"},
+    "outcome": {"zh": "應驗", "en": "outcome", "ko": "결과"},
+    "agree": {"zh": "合", "en": "agree", "ko": "일치"},
+    "timing": {"zh": "應期（前三）", "en": "timing (first 3)", "ko": "응기 (앞 셋)"},
+    "recorded": {"zh": "所載", "en": "recorded", "ko": "기록"},
+    "rank": {"zh": "名次", "en": "rank", "ko": "순위"},
+    "yes": {"zh": "是", "en": "yes", "ko": "예"},
+    "no": {"zh": "否", "en": "no", "ko": "아니오"},
+    "refused": {"zh": "拒斷", "en": "refused", "ko": "판단 거부"},
+    "none": {"zh": "無", "en": "none", "ko": "없음"},
+    "summary": {"zh": "== 總計：{name} ==", "en": "== summary: {name} ==", "ko": "== 요약: {name} =="},
+    "all": {"zh": "全部", "en": "all", "ko": "전체"},
+    "by_topic": {"zh": "== 依占事（全部例集） ==", "en": "== by topic (all sets) ==", "ko": "== 점사별 (모든 사례 묶음) =="},
+    "cases": {"zh": "例數", "en": "cases", "ko": "사례 수"},
+    "direction": {"zh": "吉凶", "en": "direction", "ko": "길흉"},
+    "hit1": {"zh": "首中（支+期）", "en": "hit@1 (br+unit)", "ko": "첫째 적중 (지+단위)"},
+    "hit3": {"zh": "前三中（支+期）", "en": "hit@3 (br+unit)", "ko": "셋 안 적중 (지+단위)"},
+    "s_cases": {"zh": "例數", "en": "cases", "ko": "사례 수"},
+    "s_direction": {"zh": "吉凶", "en": "direction", "ko": "길흉"},
+    "s_direction_line": {"zh": "{rate} 有斷者；拒斷 {refused} 不計", "en": "{rate} answered; {refused} refused left out",
+                         "ko": "{rate} 판단한 것; 판단 거부 {refused} 제외"},
+    "s_incl": {"zh": "吉凶（拒斷計為誤）", "en": "direction incl. refused", "ko": "길흉 (거부 포함)"},
+    "s_balanced": {"zh": "平衡準確率", "en": "balanced accuracy", "ko": "균형 정확도"},
+    "s_balanced_line": {"zh": "{rate}（召回 {recall}；拒斷計為誤）", "en": "{rate} (recall {recall}; refused = wrong)",
+                        "ko": "{rate} (재현율 {recall}; 거부 = 오답)"},
+    "one_absent": {"zh": "—（缺一吉凶）", "en": "— (one polarity absent)", "ko": "— (길흉 한쪽 없음)"},
+    "s_majority": {"zh": "多數基準", "en": "majority baseline", "ko": "다수 기준선"},
+    "s_majority_line": {"zh": "恆答{answer}：{rate}；平衡 {balanced}", "en": "always {answer}: {rate}; balanced {balanced}",
+                        "ko": "늘 {answer}: {rate}; 균형 {balanced}"},
+    "s_timing_unit": {"zh": "應期 支+期", "en": "timing branch+unit", "ko": "응기 지+단위"},
+    "s_timing_branch": {"zh": "應期 支", "en": "timing branch", "ko": "응기 지"},
+    "s_hits": {"zh": "首中 {h1} 隨機 {r1}；前三中 {h3} 隨機 {r3}", "en": "hit@1 {h1} random {r1}; hit@3 {h3} random {r3}",
+               "ko": "첫째 적중 {h1} 무작위 {r1}; 셋 안 적중 {h3} 무작위 {r3}"},
+    "s_rank": {"zh": "所應之支之名次", "en": "rank of the true branch", "ko": "실제 지의 순위"},
+    "s_rank_line": {"zh": "中位 {median}，得 {found}；未得 {missing}（共 {of}，無候選 {empty}）；名次 {ranks}",
+                    "en": "median {median} over {found} found; not found {missing} (of {of}, {empty} with no "
+                          "candidates); ranks {ranks}",
+                    "ko": "중앙값 {median}, 찾음 {found}; 못 찾음 {missing} (전체 {of}, 후보 없음 {empty}); 순위 {ranks}"},
+    "s_use_god": {"zh": "用神相合", "en": "use-god agreement", "ko": "용신 일치"},
+    "s_use_god_line": {"zh": "六親 {relative}；爻 {line}（書有所指者；其中拒斷 {refused}，計為不合）",
+                       "en": "relative {relative}; line {line} (where the book names one; {refused} of those refused, "
+                             "counted as disagreeing)",
+                       "ko": "육친 {relative}; 효 {line} (책이 가리킨 것; 그중 거부 {refused}, 불일치로 셈)"},
+    "s_refused": {"zh": "拒斷", "en": "refused", "ko": "판단 거부"},
+    "s_refused_line": {"zh": "{count}（起卦 {cast}，斷 {verdict}）", "en": "{count} (cast {cast}, verdict {verdict})",
+                       "ko": "{count} (괘 {cast}, 판단 {verdict})"},
+    "stage_cast": {"zh": "起卦", "en": "cast", "ko": "괘"},
+    "stage_verdict": {"zh": "斷", "en": "verdict", "ko": "판단"},
+}
 
 
-def report_text(report: dict) -> str:
-    out = [f"rules left out: {' '.join(report['without'])}\n"] if report.get("without") else []
-    cols = [("case", 22), ("topic", 6), ("verdict", 10), ("outcome", 8), ("agree", 6), ("timing (first 3)", 20),
-            ("recorded", 9), ("rank", 4)]
+class _Say:
+    """The report's words, terms and values in one language."""
+
+    def __init__(self, lang: str, labels):
+        from liuyao_kg.chart import i18n
+
+        self.i18n = i18n
+        self.w = i18n.Words(lang, labels)
+        self.lang = self.w.lang
+
+    def __call__(self, key: str, **values) -> str:
+        return self.i18n.to_lang(WORDS[key][self.w.base], self.lang).format(**values)
+
+    def term(self, zh) -> str | None:
+        return None if zh is None else self.w.finish(self.w.t(zh))
+
+    def polarity(self, zh) -> str | None:
+        return None if zh is None else self.w.finish(self.i18n.polarity(zh, self.lang))
+
+    def yn(self, x) -> str:
+        return "—" if x is None else self("yes" if x else "no")
+
+    def when(self, branch: str, unit: str | None) -> str:
+        """子日 / Zi (子) day / 子일: a branch and its unit."""
+        if not unit:
+            return self.w.gz(branch)
+        key = {"日": "day", "月": "month", "年": "year"}[unit]
+        return self.w.finish(self.w.gz(branch) + self.i18n.word(key, self.lang))
+
+    def reason(self, refused: dict) -> str:
+        """A refusal's reason: a reading's refusal (i18n.REASONS) in this language; a cast's error as the CLI says it."""
+        text = refused["reason"]
+        if self.w.base == "en" or refused["stage"] != "verdict":
+            return text
+        for code, words in self.i18n.REASONS.items():
+            pattern = re.escape(words["en"]).replace(r"\{topic\}", "(?P<topic>.+?)").replace(r"\{picks\}",
+                                                                                            "(?P<picks>.*)")
+            m = re.fullmatch(pattern, text)
+            if m:
+                return self.w.finish(words[self.w.base].format(**m.groupdict()))
+        return text
+
+
+def _table(heads: list[str], rows: list[list]) -> list[str]:
+    """Columns as wide as their widest cell (by display width: CJK counts two)."""
+    cells = [[_pad(v, 0).rstrip() for v in r] for r in rows]
+    widths = [max([_w(h)] + [_w(r[i]) for r in cells]) for i, h in enumerate(heads)]
+    return [" ".join(_pad(v, wd) for v, wd in zip(r, widths)).rstrip() for r in [heads, *cells]]
+
+
+def report_text(report: dict, lang: str = "zh", labels=None) -> str:
+    """The report in `lang` (zh, zh-Hans, en, ko): per set its cases, then the summaries and the table by topic. Topics,
+    verdicts and branches are said in `lang` (`labels`: i18n.Labels, for en and ko)."""
+    say = _Say(lang, labels)
+    out = [f"{say('left_out')}{say.w.colon}{' '.join(report['without'])}\n"] if report.get("without") else []
+    heads = [say(k) for k in ("case", "topic", "verdict", "outcome", "agree", "timing", "recorded", "rank")]
     for name in report["sets"]:
         rows = [r for r in report["rows"] if r["set"] == name]
-        out.append(f"== {name}: {len(rows)} cases ==")
-        out.append(" ".join(_pad(c, w) for c, w in cols).rstrip())
+        out.append(say("set", name=name, n=len(rows)))
+        cells = []
         for r in rows:
-            verdict = r["verdict"] or ("refused" if r["refused"] else None)
-            rec = (r["outcome_branch"] or "") + (r["outcome_unit"] or "") if r["outcome_branch"] else None
-            rank = r.get("rank") if r["outcome_branch"] is None or r.get("rank") else "none"
-            vals = [r["id"], r["topic"], verdict, r["outcome_polarity"], _yn(r["agree"]),
-                    "、".join(b + (u or "") for b, u in r["timing"][:3]), rec,
-                    None if r["outcome_branch"] is None else rank]
-            out.append(" ".join(_pad(v, w) for v, (_, w) in zip(vals, cols)).rstrip())
+            verdict = say.term(r["verdict"]) or (say("refused") if r["refused"] else None)
+            rec = say.when(r["outcome_branch"], r["outcome_unit"]) if r["outcome_branch"] else None
+            rank = r.get("rank") if r["outcome_branch"] is None or r.get("rank") else say("none")
+            cells.append([r["id"], say.term(r["topic"]), verdict, say.polarity(r["outcome_polarity"]), say.yn(r["agree"]),
+                          say.w.sep.join(say.when(b, u) for b, u in r["timing"][:3]), rec,
+                          None if r["outcome_branch"] is None else rank])
+        out += _table(heads, cells)
         out.append("")
-    for name, s in [*report["sets"].items(), ("all", report["all"])]:
-        out += [f"== summary: {name} ==", *_summary_lines(s), ""]
-    out.append("== by topic (all sets) ==")
-    out.append(f"{_pad('topic', 8)} {_pad('cases', 5)} {_pad('direction', 16)} {_pad('hit@1 (br+unit)', 16)} "
-               f"{_pad('hit@3 (br+unit)', 16)} refused")
-    for t in report["topics"]:
-        out.append(f"{_pad(t['topic'], 8)} {_pad(t['cases'], 5)} {_pad(_fmt(t['direction']), 16)} "
-                   f"{_pad(_fmt(t['hit@1']), 16)} {_pad(_fmt(t['hit@3']), 16)} {t['refused']}")
+    for name, s in [*report["sets"].items(), (say("all"), report["all"])]:
+        out += [say("summary", name=name), *_summary_lines(s, say), ""]
+    out.append(say("by_topic"))
+    out += _table([say(k) for k in ("topic", "cases", "direction", "hit1", "hit3", "refused")],
+                  [[say.term(t["topic"]) if t["topic"] != "—" else "—", t["cases"], _fmt(t["direction"]),
+                    _fmt(t["hit@1"]), _fmt(t["hit@3"]), t["refused"]] for t in report["topics"]])
     return "\n".join(out) + "\n"
 
 
-def _summary_lines(s: dict) -> list[str]:
+def _summary_lines(s: dict, say: _Say) -> list[str]:
     d, b, m, t = s["direction"], s["balanced_accuracy"], s["majority_baseline"], s["timing"]
     bu, br, rk, rf, ug = t["branch_unit"], t["branch"], t["rank"], s["refusals"], s["use_god_agreement"]
-    rec = ", ".join(f"{p} {_fmt(b['recall'][p])}" for p in POLARITIES)
-    lines = [
-        f"cases                     {s['cases']}",
-        f"direction                 {_fmt(d)} answered; {d['refused']} refused left out",
-        f"direction incl. refused   {_fmt(s['direction_incl_refused'])}",
-        f"balanced accuracy         {'— (one polarity absent)' if b['rate'] is None else format(b['rate'], '.3f')} "
-        f"(recall {rec}; refused = wrong)",
-        f"majority baseline         always {m['answer'] or '—'}: {_fmt(m)}; balanced "
-        f"{m['balanced_accuracy'] if m['balanced_accuracy'] is not None else '—'}",
-        f"timing branch+unit        hit@1 {_fmt(bu['hit@1'])} random {bu['random@1']}; "
-        f"hit@3 {_fmt(bu['hit@3'])} random {bu['random@3']}",
-        f"timing branch             hit@1 {_fmt(br['hit@1'])} random {br['random@1']}; "
-        f"hit@3 {_fmt(br['hit@3'])} random {br['random@3']}",
-        f"rank of the true branch   median {rk['median'] if rk['median'] is not None else '—'} over "
-        f"{len(rk['ranks'])} found; not found {rk['not_found']} (of {t['cases']}, {t['no_candidates']} with no "
-        f"candidates); ranks {' '.join(map(str, rk['ranks'])) or '—'}",
-        f"use-god agreement         relative {_fmt(ug['relative'])}; line {_fmt(ug['line'])} "
-        f"(where the book names one; {ug['refused']} of those refused, counted as disagreeing)",
-        f"refused                   {rf['count']} (cast {rf['cast']}, verdict {rf['verdict']})",
+    rec = say.w.sep.join(f"{say.polarity(p)} {_fmt(b['recall'][p])}" for p in POLARITIES)
+    rows = [
+        ("s_cases", str(s["cases"])),
+        ("s_direction", say("s_direction_line", rate=_fmt(d), refused=d["refused"])),
+        ("s_incl", _fmt(s["direction_incl_refused"])),
+        ("s_balanced", say("s_balanced_line", rate=say("one_absent") if b["rate"] is None else format(b["rate"], ".3f"),
+                           recall=rec)),
+        ("s_majority", say("s_majority_line", answer=say.polarity(m["answer"]) or "—", rate=_fmt(m),
+                           balanced=m["balanced_accuracy"] if m["balanced_accuracy"] is not None else "—")),
+        ("s_timing_unit", say("s_hits", h1=_fmt(bu["hit@1"]), r1=bu["random@1"], h3=_fmt(bu["hit@3"]),
+                              r3=bu["random@3"])),
+        ("s_timing_branch", say("s_hits", h1=_fmt(br["hit@1"]), r1=br["random@1"], h3=_fmt(br["hit@3"]),
+                                r3=br["random@3"])),
+        ("s_rank", say("s_rank_line", median=rk["median"] if rk["median"] is not None else "—", found=len(rk["ranks"]),
+                       missing=rk["not_found"], of=t["cases"], empty=t["no_candidates"],
+                       ranks=" ".join(map(str, rk["ranks"])) or "—")),
+        ("s_use_god", say("s_use_god_line", relative=_fmt(ug["relative"]), line=_fmt(ug["line"]), refused=ug["refused"])),
+        ("s_refused", say("s_refused_line", count=rf["count"], cast=rf["cast"], verdict=rf["verdict"])),
     ]
-    lines += [f"  {x['id']} [{x['stage']}] {x['reason']}" for x in rf["cases"]]
+    width = max(_w(say(k)) for k, _ in rows) + 2
+    lines = [_pad(say(k), width) + v for k, v in rows]
+    lines += [f"  {x['id']} [{say('stage_' + x['stage'])}] {say.reason(x)}" for x in rf["cases"]]
     return lines

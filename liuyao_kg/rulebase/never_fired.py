@@ -63,13 +63,41 @@ def never_fired(n: int, seed: int = 0, *, years: bool = False, batch: int = BATC
                              "condition": r["condition"], "quote": r["quote"]} for r in rows]}
 
 
-def never_fired_text(report: dict) -> str:
-    out = [f"{len(report['never_fired'])} of {report['executable_rules']} executable rules never fired on "
-           f"{report['sample']} casts (seed {report['seed']}, {report['distinct_casts']} distinct"
-           + (", with a year)" if report.get("years") else "; no year pillar: rules reading 年 cannot fire)")]
+#: the words of `liuyao rules never-fired` (zh-Hant; zh-Hans by OpenCC)
+WORDS = {
+    "head": {"zh": "可執行之規則 {executable} 條，於 {sample} 卦（種子 {seed}，相異 {distinct}）中 {n} 條未發",
+             "en": "{n} of {executable} executable rules never fired on {sample} casts (seed {seed}, {distinct} distinct",
+             "ko": "실행 가능한 규칙 {executable}개 중 {n}개가 {sample}괘 (시드 {seed}, 서로 다른 {distinct}괘) 에서 "
+                   "발동하지 않았습니다"},
+    "with_year": {"zh": "；有年", "en": ", with a year)", "ko": "; 연 있음"},
+    "no_year": {"zh": "；無年柱：讀年之規則不能發", "en": "; no year pillar: rules reading the year cannot fire)",
+                "ko": "; 연주 없음: 연을 읽는 규칙은 발동할 수 없습니다"},
+    "when": {"zh": "條件", "en": "when", "ko": "조건"},
+    "quote": {"zh": "原文", "en": "quote", "ko": "원문"},
+    "derived": {"zh": "已推導 {done}/{n}", "en": "derived {done}/{n}", "ko": "도출 {done}/{n}"},
+}
+
+
+def say(key: str, lang: str = "zh", **values) -> str:
+    from liuyao_kg.chart import i18n
+
+    return i18n.to_lang(WORDS[key][i18n.base(i18n.check_lang(lang))], lang).format(**values)
+
+
+def never_fired_text(report: dict, lang: str = "zh", labels=None) -> str:
+    """The silent rules in `lang`: each with its work and chapter (named in `lang`; `labels`: i18n.Labels), its
+    condition in the rule base's notation and its quote as the classic has it."""
+    from liuyao_kg.chart import i18n
+
+    w = i18n.Words(lang, labels)
+    name = (lambda zh: w.prose(w.prose(zh))) if w.base == "en" else w.t  # as `rules coverage` names them
+    head = say("head", lang, n=len(report["never_fired"]), executable=report["executable_rules"],
+               sample=report["sample"], seed=report["seed"], distinct=report["distinct_casts"])
+    out = [head + (say("with_year", lang) if report.get("years") else say("no_year", lang))]
     for r in report["never_fired"]:
         rid = r["rule"].split("/ch/", 1)[-1]
-        out.append(f"\n{rid}  [{r['work']} {r['chapter']}; {' '.join(r['topics'])}]")
-        out.append(f"  when:  {r['condition']}")
-        out.append(f"  quote: {r['quote']}")
+        topics = w.sep.join(w.finish(w.t(t)) if w.base != "en" else w.term(t) for t in r["topics"])
+        out.append(f"\n{rid}  [{w.finish(name(r['work']))} {w.finish(name(r['chapter']))}; {topics}]")
+        out.append(f"  {say('when', lang)}{w.colon}`{r['condition']}`")
+        out.append(f"  {say('quote', lang)}{w.colon}「{r['quote']}」")
     return "\n".join(out) + "\n"

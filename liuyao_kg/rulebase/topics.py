@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from liuyao_kg import queries
+from liuyao_kg.chart import i18n
 from liuyao_kg.ontology import tables as T
 from liuyao_kg.ontology.questions import tree_lines
 
@@ -40,22 +41,66 @@ def _by_person() -> list[tuple[str, str, str]]:
     return [(who, zh[target], passage) for who, (_kind, target), passage in T.PERSON_USE_GOD]
 
 
-def topics_text(rows: list[dict]) -> str:
+#: the words of `liuyao topics`' text (zh-Hant; zh-Hans by OpenCC)
+WORDS = {
+    "asked_in": {"zh": "問於", "en": "asked in", "ko": "물음의 출처"},
+    "school": {"zh": "流派", "en": "school", "ko": "유파"},
+    "by_person": {"zh": "凡占，依所占之人（--about；卜筮正宗 用神分類定例第一、世應論用神第二）",
+                  "en": "any question, by whom it concerns (--about; Bushi Zhengzong (卜筮正宗), its first and second "
+                        "chapters)",
+                  "ko": "모든 물음, 점치는 대상에 따라 (--about; 卜筮正宗 用神分類定例第一, 世應論用神第二)"},
+    "by_school": {"zh": "凡占，讀法之流派（--school；docs/reading.md §7）",
+                  "en": "any question, the school of the reading (--school; docs/reading.md §7)",
+                  "ko": "모든 물음, 판단의 유파 (--school; docs/reading.md §7)"},
+    "default": {"zh": "預設", "en": "the default", "ko": "기본값"},
+}
+
+
+def _say(key: str, lang: str) -> str:
+    return i18n.to_lang(WORDS[key][i18n.base(lang)], lang)
+
+
+def _alts(alts: list[str], lang: str) -> list[str]:
+    """The synonyms written in the language's script (zh: characters, en: Latin, ko: Hangul), zh-Hans converted."""
+    script = {"zh": i18n.HAN_RUN.search, "en": lambda a: a.isascii(),
+              "ko": lambda a: any("\uac00" <= ch <= "\ud7a3" for ch in a)}[i18n.base(lang)]
+    return list(dict.fromkeys(i18n.to_lang(a, lang) for a in alts if script(a)))
+
+
+def _person(zh: str, base: str) -> str:
+    """Whom a question concerns, as --about takes it (zh), with its name in English or Korean (tables.SUBJECTS)."""
+    _zh, _id, en, ko = next(s for s in T.SUBJECTS if s[0] == zh)
+    return {"zh": zh, "en": f"{en} ({zh})", "ko": ko}[base]
+
+
+def topics_text(rows: list[dict], lang: str = "zh", labels=None) -> str:
+    """The questions in one language: each with its synonyms in that language, the passage that asks it and its
+    use-god choices (the graph's labels in `lang`; the classics' quotes as written); `labels`: i18n.Labels, for en
+    and ko."""
+    w = i18n.Words(lang, labels)
+    sep = "：" if w.base == "zh" else ": "
     lines = []
     for q in rows:
         pad = "  " * q.get("depth", 0)
-        alts = f"  ({' '.join(q['alt_labels'])})" if q["alt_labels"] else ""
-        lines.append(f"{pad}{q['zh']}  {q['en']} / {q['ko']}{alts}")
+        alts = _alts(q["alt_labels"], w.lang)
+        name = {"zh": q["zh"], "en": q["en"], "ko": q["ko"]}[w.base]
+        lines.append(f"{pad}{w.finish(name)}" + ((f"  （{w.sep.join(alts)}）" if w.base == "zh" else
+                                                  f"  ({w.sep.join(alts)})") if alts else ""))
         if q["source"]["quote"]:
-            lines.append(f"{pad}    asked in: 「{q['source']['quote']}」")
+            lines.append(f"{pad}    {_say('asked_in', lang)}{sep}「{q['source']['quote']}」")
         for c in _own(q["use_god"]):
             src = c["source"]
-            cite = f"「{src['quote']}」" if src["quote"] else f"({src['note']})"
-            lines.append(f"{pad}    用神: {c['label']}" + (f" [school {c['school']}]" if c["school"] else "") + f" {cite}")
-    lines.append("any question, by whom it concerns (--about; 卜筮正宗 用神分類定例第一, 世應論用神第二): "
-                 + "  ".join(f"{who}→{ug}" for who, ug, _p in _by_person()))
-    lines.append("any question, the school of the reading (--school; docs/reading.md §7): " + "  ".join(
-        f"{zh[:-2]} ({sid[len('School'):]}{', the default' if default else ''})"
+            note = w.w("convention") if src["note"] == i18n.WORDS["convention"]["en"] else src["note"]
+            cite = f"「{src['quote']}」" if src["quote"] else f"（{note}）" if w.base == "zh" else f"({note})"
+            school = f" [{_say('school', lang)} {w.school(c['school'])}]" if c["school"] else ""
+            lines.append(f"{pad}    {w.finish(w.prose(w.t(c['label'])))}"  # the label names the use-god
+                         + w.finish(school) + f" {w.finish(cite) if not src['quote'] else cite}")
+    lines.append(_say("by_person", lang) + sep + "  ".join(
+        w.finish(f"{_person(who, w.base)}→{w.t(ug)}") for who, ug, _p in _by_person()))
+    opening, comma, closing = ("（", "，", "）") if w.base == "zh" else (" (", ", ", ")")
+    lines.append(_say("by_school", lang) + sep + "  ".join(
+        w.finish(w.school(sid[len('School'):])) + f"{opening}`--school {zh[:-2]}`"
+        + (f"{comma}{_say('default', lang)}{closing}" if default else closing)
         for sid, zh, _en, _ko, _work, _def, default in T.READING_SCHOOLS))
     return "\n".join(lines) + "\n"
 

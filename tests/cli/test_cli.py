@@ -255,9 +255,11 @@ def test_a_dated_cast_shows_its_hour_pillar(capsys):
 def test_topics_lists_the_question_scheme_with_use_gods_and_sources(capsys):
     code, out, _ = run(capsys, "topics")
     assert code == 0
-    assert "天時  weather / 천시" in out and "\n  晴  fair weather" in out and "\n    武試" in out
-    assert "用神: 占婚姻（女）以官鬼為用神 「男占婦以財為主，女占夫以鬼為主」" in out
-    assert "standard convention, not in the seeds" in out  # 黃金策's weather reading is named as such
+    assert "\n天時  （天文、天时、天氣）\n" in out and "\n  晴  （占晴、晴天、開晴）\n" in out and "\n    武試  （武舉、武试）\n" in out
+    assert "\n    占婚姻（女）以官鬼為用神 「男占婦以財為主，女占夫以鬼為主」" in out
+    assert "（通行之法，非出種子典籍）" in out  # 黃金策's weather reading is named as such
+    code, en, _ = run(capsys, "topics", "--lang", "en")
+    assert "\nweather  (" in en and "\n  fair weather" in en and "standard convention, not in the seeds" in en
 
 
 def test_cast_without_a_date_prints_what_was_not_computed(capsys):

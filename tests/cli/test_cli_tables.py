@@ -66,4 +66,4 @@ def test_rules_coverage_lines_up_cjk_chapters(capsys, monkeypatch):
     assert main(["rules", "coverage"]) == 0
     lines = capsys.readouterr().out.split("\n\n")[0].splitlines()
     ends = {display_width(ln) for ln in lines}  # the last column right-aligned: every row ends at one column
-    assert len(ends) == 1 and any("章" in ln for ln in lines) and lines[-1].startswith("total")
+    assert len(ends) == 1 and any("章" in ln for ln in lines) and lines[-1].startswith("合計")

@@ -1,8 +1,10 @@
-"""Every string `liuyao cast` and `liuyao why` print is in the chosen `--lang` alone (zh-Hant, zh-Hans, en, ko).
+"""Every string the CLI prints in words — `cast`, `why`, `topics`, `rules coverage`, `query`, `eval`, `load` and its
+summary and progress lines — is in the chosen `--lang` alone (zh-Hant, zh-Hans, en, ko).
 
 What may stand in another script, in every language: the classics' 「quotes」 with the names of their works and
 chapters before them, IRIs, rule ids and rule conditions (`…`, the rule base's own notation), seed file names,
-command options. In English a Chinese term may stand only in brackets beside its pinyin or gloss
+command options, and the identifiers of the input (a batch's file name and record ids, a case file's set name and
+case ids). In English a Chinese term may stand only in brackets beside its pinyin or gloss
 (`Xinhai (辛亥) day`, `severed (絕)`); in Korean no Latin word; in Chinese no Latin word and no Hangul; in zh-Hans no
 character whose OpenCC simplified form differs.
 """
@@ -10,10 +12,21 @@ from __future__ import annotations
 
 import re
 
+import functools
+import json
+from pathlib import Path
+
 import pytest
+import yaml
 
 from liuyao_kg.chart.i18n import simplified
+from liuyao_kg import default_graph
 from liuyao_kg.cli import main
+from liuyao_kg.rulebase.coverage import coverage
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+BATCH = DATA / "batches" / "casts.jsonl"
+CASES = DATA / "eval_cases.yaml"
 
 JIE = ["節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財"]
 #: name → argv: the reading, no topic, no date, a hidden use-god, a dated cast, a named use-god, schools, people
@@ -34,7 +47,14 @@ COMMANDS = {
     "why-verdict": ["why", *JIE, "--verdict"],
     "why-timing": ["why", *JIE, "--timing", "1"],
     "why-no-verdict": ["why", "節", "--month", "寅", "--day", "辛亥", "--verdict"],
+    "topics": ["topics"],
+    "rules-coverage": ["rules", "coverage"],
+    "query-relations": ["query", "branch-relations", "--param", "a=子", "--param", "b=午"],
+    "query-nayin": ["query", "nayin", "--param", "gz=甲子"],
+    "eval": ["eval", str(CASES)],
 }
+#: commands whose words go to stderr (the load's progress line and summary, a rejected record's reason included)
+STDERR_COMMANDS = {"load": ["load", str(BATCH), "--jobs", "1"]}
 LANGS = ("zh", "zh-Hant", "zh-Hans", "en", "ko")
 
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -45,6 +65,8 @@ NEUTRAL = [
     re.compile(r"`[^`]*`"),  # a rule's condition, in the rule base's notation
     re.compile(r"\[[\w.]+\.txt(?: \d+–\d+)?\]"),  # a seed file and the offsets in it
     re.compile(r"[\w.]+\.txt"),
+    re.compile(r"docs/[\w/-]+\.md(?:#[\w-]+)?"),  # a page of the docs the text points to
+    re.compile(r"\b(?:ly[a-z]*|skos|rdfs|owl|xsd):[\w-]+"),  # IRIs by prefixed name (`query`'s table)
     re.compile(r"\(ConventionTimingOrder\)"),
     re.compile(r"liuyao (?:why|topics)|--[a-z-]+|\bID\b"),  # commands and options the text points to
     re.compile(r"\(([a-z0-9]+(?:-[a-z0-9]+)+)(?:, [a-z0-9]+(?:-[a-z0-9]+)+)*\)\s*$", re.M),  # rule ids closing a line
@@ -63,10 +85,40 @@ def run(capsys, argv: list[str]) -> str:
     return out
 
 
+def identifiers() -> set[str]:
+    """The input's own names, which every language keeps: the batch's file name and record ids, the case file's
+    set name and case ids."""
+    records = [json.loads(line) for line in BATCH.read_text(encoding="utf-8").splitlines() if line.strip()]
+    cases = yaml.safe_load(CASES.read_text(encoding="utf-8"))["cases"]
+    return {BATCH.name, CASES.stem} | {r["id"] for r in records} | {c["id"] for c in cases}
+
+
+def rule_base_notes() -> set[str]:
+    """Why a rule is not executable: the rule base's own notes, written in English only (`rules coverage` prints
+    them as they are, under a heading that says so)."""
+    return {r["reason"] for r in coverage(default_graph())["not_executable_reasons"]}
+
+
 def outside_neutral(text: str) -> str:
+    text = NOTE_ROW.sub(lambda m: " " if _is_note(m.group(1)) else m.group(0), text)
     for span in NEUTRAL:
         text = span.sub(" ", text)
+    for name in sorted(_kept(), key=len, reverse=True):
+        text = text.replace(name, " ")
     return text
+
+
+#: a row of `rules coverage`'s second table: a count, then a note (cut to the terminal's width with …)
+NOTE_ROW = re.compile(r"^ *\d+  (\S.*?)…?$", re.M)
+
+
+def _is_note(cell: str) -> bool:
+    return any(note.startswith(cell) for note in _kept())
+
+
+@functools.cache
+def _kept() -> frozenset[str]:
+    return frozenset(identifiers() | rule_base_notes())
 
 
 def foreign(text: str, lang: str) -> list[str]:
@@ -88,9 +140,87 @@ def foreign(text: str, lang: str) -> list[str]:
 def test_every_string_is_in_the_chosen_language(capsys, name, lang):
     text = run(capsys, [*COMMANDS[name], "--lang", lang])
     assert text.strip()
+    if name.startswith("query-"):  # a table's head: the query's variable names, identifiers in every language
+        text = text.split("\n", 1)[1]
     bad = foreign(text, lang)
     lines = [ln for ln in text.splitlines() if any(b in outside_neutral(ln) for b in bad)]
     assert not bad, f"{name} --lang {lang}: {sorted(set(bad))[:12]} in\n" + "\n".join(lines[:8])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", STDERR_COMMANDS)
+def test_every_summary_and_progress_line_is_in_the_chosen_language(capsys, name, lang):
+    code = main([*STDERR_COMMANDS[name], "--lang", lang])
+    out, err = capsys.readouterr()
+    assert code == 0 and err.strip()
+    json.loads(out)  # the report itself is JSON, the same in every language
+    bad = foreign(err, lang)
+    lines = [ln for ln in err.splitlines() if any(b in outside_neutral(ln) for b in bad)]
+    assert not bad, f"{name} --lang {lang}: {sorted(set(bad))[:12]} in\n" + "\n".join(lines[:8])
+
+
+@pytest.mark.parametrize("argv", [["topics", "--format", "json"], ["rules", "coverage", "--format", "json"],
+                                  ["query", "nayin", "--param", "gz=甲子", "--format", "json"],
+                                  ["eval", str(CASES), "--format", "json"], ["load", str(BATCH), "--quiet"]],
+                         ids=lambda argv: argv[0])
+def test_json_is_the_same_in_every_language(capsys, argv):
+    outputs = set()
+    for lang in LANGS:
+        main([*argv, "--lang", lang])
+        outputs.add(capsys.readouterr().out)
+    assert len(outputs) == 1
+
+
+def test_topics_says_each_question_in_one_language(capsys):
+    en = run(capsys, ["topics", "--lang", "en"])
+    assert en.startswith("seeking wealth  (investment, money)\n")
+    assert "use-god for seeking wealth: Qicai (wealth)" in en
+    assert run(capsys, ["topics", "--lang", "ko"]).startswith("구재\n")
+    assert run(capsys, ["topics", "--lang", "zh-Hans"]).startswith("求财  （投资、求利、求财、理财、生意、股票、财运、买卖）\n")
+
+
+def test_query_cells_holding_terms_are_translated_and_columns_kept(capsys):
+    argv = ["query", "branch-relations", "--param", "a=子", "--param", "b=午"]
+    assert run(capsys, [*argv, "--lang", "en"]).splitlines()[1].split()[:4] == ["Zi", "(子)", "Wu", "(午)"]
+    assert run(capsys, [*argv, "--lang", "ko"]).splitlines() == ["a   b   relation  source",
+                                                               "子  午  충        lyp:BranchClash"]
+    assert "冲" in run(capsys, [*argv, "--lang", "zh-Hans"]) and "沖" in run(capsys, argv)
+
+
+def test_a_rejected_record_is_said_in_the_chosen_language(capsys):
+    main(["load", str(BATCH), "--jobs", "1", "--lang", "zh"])
+    err = capsys.readouterr().err
+    assert "  拒收：第 4 行（bad-line）：卦「787586」不合" in err
+    main(["load", str(BATCH), "--jobs", "1", "--lang", "en"])
+    assert "  rejected: record 'bad-line', line 4, field spec: line value 5 at position 4" in capsys.readouterr().err
+
+
+def test_eval_words_its_verdicts_and_timing(capsys):
+    en = run(capsys, ["eval", str(CASES), "--lang", "en"])
+    assert "auspicious" in en and "Zi (子) day, Chou (丑) day, Hai (亥) day" in en
+    zh = run(capsys, ["eval", str(CASES)])
+    assert "== 總計：全部 ==" in zh and "子日、丑日、亥日" in zh
+
+
+@pytest.fixture(scope="module")
+def silent_rules():
+    """A never-fired report of a one-cast sample, cut to its first rules (the text of 1,000+ is the same per rule)."""
+    from liuyao_kg.rulebase.never_fired import never_fired
+
+    report = never_fired(1)
+    return report | {"never_fired": report["never_fired"][:12]}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_never_fired_is_in_the_chosen_language(silent_rules, lang):
+    from liuyao_kg.chart.i18n import labels
+    from liuyao_kg.rulebase.never_fired import never_fired_text
+
+    text = never_fired_text(silent_rules, lang, labels(default_graph()))
+    rule_ids = {r["rule"].split("/ch/", 1)[-1] for r in silent_rules["never_fired"]}
+    text = "\n".join(ln.split("  ", 1)[1] if ln.split("  ", 1)[0] in rule_ids else ln for ln in text.splitlines())
+    bad = foreign(text, lang)  # each rule's id heads its entry: an identifier, kept
+    assert not bad, f"never-fired in {lang}: {sorted(set(bad))[:12]}"
 
 
 def test_the_check_catches_each_kind_of_mixing():

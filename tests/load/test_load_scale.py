@@ -66,7 +66,7 @@ def test_progress_redraws_one_line_on_a_terminal_and_writes_plain_lines_elsewher
 def test_load_prints_progress_and_a_summary_with_each_rejection_and_rerun_is_a_no_op(tmp_path, capsys):
     batch = _write_batch(tmp_path / "casts.jsonl", 6, bad_every=3)
     store = str(tmp_path / "kg")
-    code = main(["load", str(batch), "--store", store, "--jobs", "1"])
+    code = main(["load", str(batch), "--store", store, "--jobs", "1", "--lang", "en"])
     out, err = capsys.readouterr()
     report = json.loads(out)
     assert code == 0 and report["loaded"] == ["c0", "c1", "c3", "c4"]

@@ -293,7 +293,7 @@ def test_eval_refuses_a_school_that_is_not_a_school_of_the_reading(recorded_cast
 
 def test_eval_reports_each_file_as_a_set_then_all_together(tmp_path, capsys, recorded_casts):
     flat = _write(tmp_path, "dev.yaml", FLAT)
-    code = main(["eval", str(flat), str(EVAL_CASES)])
+    code = main(["eval", str(flat), str(EVAL_CASES), "--lang", "en"])
     out, err = capsys.readouterr()
     assert code == 0, err
     for heading in ("== dev: 3 cases ==", "== eval_cases: 8 cases ==", "== summary: dev ==",

@@ -45,11 +45,15 @@ def test_cli_never_fired_json_and_text(capsys):
     ids = [r["rule"].split("/ch/", 1)[1] for r in report["never_fired"]]
     assert IMPOSSIBLE in ids and len(ids) < report["executable_rules"]
     assert all(r["quote"] and r["condition"] and r["topics"] for r in report["never_fired"])
-    assert main(["rules", "never-fired", "--sample", "4", "--seed", "1"]) == 0
+    assert main(["rules", "never-fired", "--sample", "4", "--seed", "1", "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{len(ids)} of {report['executable_rules']} executable rules never fired on 4 casts")
     assert "no year pillar" in out.splitlines()[0]
-    assert IMPOSSIBLE in out and "quote: 六爻無水火逢空" in out
+    assert IMPOSSIBLE in out and "quote: 「六爻無水火逢空，" in out
+    assert main(["rules", "never-fired", "--sample", "4", "--seed", "1"]) == 0  # zh, the default
+    out = capsys.readouterr().out
+    assert out.startswith(f"可執行之規則 {report['executable_rules']} 條，於 4 卦（種子 1，相異 4）中 {len(ids)} 條未發；無年柱")
+    assert "原文：「六爻無水火逢空，" in out
 
 
 def test_cli_never_fired_refuses_an_empty_sample(capsys):
