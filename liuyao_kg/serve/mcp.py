@@ -76,8 +76,10 @@ def tools() -> list[types.Tool]:
                                                      idempotent_hint=True, open_world_hint=False)),
         types.Tool(name="topics", title="The questions",
                    description="The questions (占事) a cast's topic may name: the scheme's tree with labels (zh-Hant, "
-                               "en, ko), synonyms, and the use-god each takes with its passage (`liuyao topics`).",
-                   input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+                               "en, ko), synonyms, and the use-god each takes with its passage (`liuyao topics`); "
+                               "the text in `lang`.",
+                   input_schema={"type": "object", "properties": {"lang": schemas.field_schema("lang")},
+                                 "additionalProperties": False},
                    annotations=read_only),
     ]
     for q in queries.catalogue().values():
@@ -147,12 +149,15 @@ class Tools:
         return json.dumps(trace, ensure_ascii=False, indent=1), trace
 
     def topics(self, args: dict) -> tuple[str, dict]:
+        from liuyao_kg.chart import i18n
         from liuyao_kg.rulebase.topics import topics, topics_text
 
-        if args:
-            raise ToolError(f"topics takes no arguments, got {', '.join(sorted(args))}", sorted(args)[0])
+        other = sorted(set(args) - {"lang"})
+        if other:
+            raise ToolError(f"topics takes only lang, got {', '.join(other)}", other[0])
+        lang = i18n.check_lang(_lang(args))
         rows = topics(self.kg)
-        return topics_text(rows), {"topics": rows}
+        return topics_text(rows, lang, i18n.labels(self.kg)), {"topics": rows}
 
     def query(self, name: str, args: dict) -> tuple[str, dict]:
         from liuyao_kg import queries

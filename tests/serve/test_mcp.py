@@ -2,6 +2,7 @@
 bad input is a tool error naming the problem (the API's and the CLI's message), and the server keeps serving."""
 from __future__ import annotations
 
+import re
 import sys
 
 import anyio
@@ -80,6 +81,12 @@ def test_topics_lists_the_questions_with_their_use_gods(app):
     (answer,) = session(app, ("topics", {}))
     wealth = next(t for t in answer.structured_content["topics"] if t["zh"] == "求財")
     assert wealth["en"] == "seeking wealth" and wealth["use_god"] and "求財" in answer.content[0].text
+
+
+def test_topics_speak_the_language_asked_and_refuse_other_arguments(app):
+    en, other = session(app, ("topics", {"lang": "en"}), ("topics", {"topic": "求財"}))
+    assert "seeking wealth" in en.content[0].text and not re.search(r"[\uac00-\ud7a3]", en.content[0].text)
+    assert other.is_error and "topics takes only lang" in other.content[0].text
 
 
 def test_a_named_query_binds_its_parameters_and_refuses_unknown_ones_by_name(app):
