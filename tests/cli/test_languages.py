@@ -78,6 +78,12 @@ HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 FULL_WIDTH = re.compile(r"[（）：、；，。]")
 
 
+@pytest.fixture(autouse=True)
+def whole_cells(monkeypatch):
+    """Tables print whole cells, as into a pipe: a $COLUMNS left by another library in this process would cut them."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 def run(capsys, argv: list[str]) -> str:
     code = main(list(argv))
     out, err = capsys.readouterr()

@@ -92,7 +92,7 @@ def test_two_jobs_write_what_one_job_writes(batch, tmp_path):
 def test_a_file_of_one_partition_takes_one_job_whatever_is_asked(batch, tmp_path):
     stats = {}
     load_file(batch, Parquet(tmp_path / "pq"), workers=4, stats=stats)
-    assert stats == {"records": 32, "jobs": 1}
+    assert (stats["records"], stats["jobs"]) == (32, 1)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

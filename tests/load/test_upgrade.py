@@ -131,7 +131,7 @@ def test_the_cli_refuses_to_load_into_an_outdated_store_and_upgrades_it(tmp_path
         code = main(["load", str(batch), "--store", str(path), "--quiet"])
     out, err = capsys.readouterr()
     assert code == 2 and "liuyao upgrade --store" in err
-    code = main(["upgrade", "--store", str(path)])
+    code = main(["upgrade", "--store", str(path), "--lang", "en"])
     out, err = capsys.readouterr()
     assert code == 0 and json.loads(out)["casts"] == 3 and "re-deriving" in err
     code = main(["load", str(batch), "--store", str(path), "--quiet"])
