@@ -32,9 +32,6 @@ _WORDS = {
     "use_god": {"zh": "用神", "en": "Use-god", "ko": "용신"},
     "hidden": {"zh": "伏", "en": "hidden", "ko": "복신"},
     "but": {"zh": "雖", "en": "though", "ko": "비록"},
-    "none": {"zh": "無", "en": "none", "ko": "없음"},
-    "no_dates": {"zh": "（卦無日期，故無日曆日）", "en": "(no calendar dates: the cast has no date)",
-                 "ko": "(괘에 날짜가 없어 달력 날짜가 없습니다)"},
 }
 _UNITS = {"日": {"zh": "日", "en": "day", "ko": "일"}, "月": {"zh": "月", "en": "month", "ko": "월"},
           "年": {"zh": "年", "en": "year", "ko": "년"}}
@@ -124,17 +121,12 @@ def _when(c: dict, w: i18n.Words) -> dict:
     return {"text": text, "branch": c["branch"], "unit": c["unit"], "dates": list(c.get("dates") or [])}
 
 
-_HEADS = {"verdict": {"zh": "斷", "en": "Verdict", "ko": "판단"},
-          "because": {"zh": "因", "en": "because", "ko": "근거"},
-          "timing": {"zh": "應期", "en": "Timing", "ko": "응기"}}
-
-
 def plain_text(reading: dict) -> list[str]:
     """The plain reading as lines of text (`liuyao cast --brief`, and the head of the full chart): the verdict and its
     reasons with their quotes, the use-god, the first timing candidates with their first dates — or what to add."""
     lang = {"zh-Hant": "zh", "zh-Hans": "zh"}.get(reading["lang"], reading["lang"])
     colon, sep = ("：", "、") if lang == "zh" else (": ", ", ")
-    heads = {k: i18n.to_lang(v[lang], reading["lang"]) for k, v in _HEADS.items()}
+    heads = {k: i18n.to_lang(i18n.word(k, lang), reading["lang"]) for k in ("verdict", "because", "timing")}
     head = heads["verdict"] + colon
     if reading["verdict"] is None:
         return [head + "—", "  " + reading["missing"]] if reading["missing"] else [head + "—"]
