@@ -154,7 +154,7 @@ def _witness(name: str, key: str, work: str, eiri: str, path: Path, *, hangul: b
         stripped = line.strip()
         if carried is not None:
             if not inside and stripped == carried["after"]:
-                inside, lo = True, ed.origin[start] if start < len(ed.origin) else len(ed.raw)
+                inside, lo = True, ed.origin[at] if at < len(ed.origin) else len(ed.raw)   # after the heading line
                 continue
             if inside and stripped == carried["before"]:
                 inside, hi = False, ed.origin[start]
