@@ -3,8 +3,8 @@ Annotation JSON-LD (which Recogito and Hypothesis read).
 
 TEI: witness A's text is the base; where B agrees it is plain text, every difference of the collation is an
 `<app type="KIND">` with `<lem wit="#A">` and `<rdg wit="#B">` (either may be empty), so the text nodes and the
-lemmata read in order give A's text back. The header's `<listWit>` names each witness's file, edition, SHA-256,
-source and licence note.
+lemmata read in order give A's text back. The header's `<listWit>` gives each witness a `<bibl>`: its name, edition,
+file, SHA-256, source and licence note (TEI puts bibliographic items in a witness through `bibl`).
 
 Web Annotation: each alignment of a passage, each reading the edition gives, each parallel link to one of its
 sentences and each collation reading in it becomes an `Annotation` whose target is the edition with a
@@ -48,18 +48,18 @@ def tei(col: Collation) -> bytes:
     sd = ET.SubElement(fd, _t("sourceDesc"))
     lw = ET.SubElement(sd, _t("listWit"))
     for w in (a, b):
-        wit = ET.SubElement(lw, _t("witness"), {XML_ID: w.key})
-        wit.text = w.name
-        ET.SubElement(wit, _t("idno"), {"type": "edition"}).text = w.edition
-        ET.SubElement(wit, _t("idno"), {"type": "file"}).text = w.ed.path.rsplit("/", 1)[-1]
-        ET.SubElement(wit, _t("idno"), {"type": "sha256"}).text = w.ed.sha256
+        bibl = ET.SubElement(ET.SubElement(lw, _t("witness"), {XML_ID: w.key}), _t("bibl"))
+        ET.SubElement(bibl, _t("title")).text = w.name
+        ET.SubElement(bibl, _t("idno"), {"type": "edition"}).text = w.edition
+        ET.SubElement(bibl, _t("idno"), {"type": "file"}).text = w.ed.path.rsplit("/", 1)[-1]
+        ET.SubElement(bibl, _t("idno"), {"type": "sha256"}).text = w.ed.sha256
         known = known_by_sha(w.ed.sha256)
         if known:
-            ET.SubElement(wit, _t("ref"), {"target": known["source"]}).text = known["source"]
+            ET.SubElement(bibl, _t("ref"), {"target": known["source"]}).text = known["source"]
         kind = "seed" if w.edition.startswith(ns.BASE + "seed/") else (known or {}).get("name", "")
-        ET.SubElement(wit, _t("note"), {"type": "licence"}).text = LICENCE.get(kind, "A user's file: licence not known.")
+        ET.SubElement(bibl, _t("note"), {"type": "licence"}).text = LICENCE.get(kind, "A user's file: licence not known.")
         if w.note:
-            ET.SubElement(wit, _t("note"), {"type": "extent"}).text = w.note
+            ET.SubElement(bibl, _t("note"), {"type": "extent"}).text = w.note
     enc = ET.SubElement(header, _t("encodingDesc"))
     ET.SubElement(enc, _t("variantEncoding"), {"method": "parallel-segmentation", "location": "internal"})
     ET.SubElement(enc, _t("p")).text = (f"Han characters of the work only; {col.aligned} characters aligned. "

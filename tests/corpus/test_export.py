@@ -49,10 +49,12 @@ def test_tei_is_a_tei_namespaced_document_with_a_header_listing_both_witnesses(d
     wits = doc.findall(f"{T}teiHeader/{T}fileDesc/{T}sourceDesc/{T}listWit/{T}witness")
     assert [w.get(XML_ID) for w in wits] == [huangjince.first.key, huangjince.second.key]
     for w, wit in zip(wits, (huangjince.first, huangjince.second)):
-        assert w.find(f"{T}idno[@type='sha256']").text == wit.ed.sha256
-        assert w.find(f"{T}idno[@type='edition']").text == wit.edition
-        assert "public domain" in w.find(f"{T}note[@type='licence']").text
-        assert w.find(f"{T}ref").get("target").startswith("https://")
+        bibl = w.find(f"{T}bibl")
+        assert bibl.find(f"{T}title").text == wit.name
+        assert bibl.find(f"{T}idno[@type='sha256']").text == wit.ed.sha256
+        assert bibl.find(f"{T}idno[@type='edition']").text == wit.edition
+        assert "public domain" in bibl.find(f"{T}note[@type='licence']").text
+        assert bibl.find(f"{T}ref").get("target").startswith("https://")
     enc = doc.find(f"{T}teiHeader/{T}encodingDesc/{T}variantEncoding")
     assert enc.get("method") == "parallel-segmentation" and enc.get("location") == "internal"
 
@@ -128,3 +130,14 @@ def test_annotations_hold_alignments_parallels_and_collation_readings(annotation
     assert any(t.startswith("the edition reads 太易; another copy reads 太极") for t in text)
     assert any(t.startswith("parallel (") for t in text)
     assert any(t.startswith("collation, orthographic: ") for t in text)
+
+
+def test_tei_is_valid_against_the_relax_ng_of_the_tei_subset_it_uses(huangjince):
+    etree = pytest.importorskip("lxml.etree", reason="lxml (the test extra) validates RELAX NG")
+    rng = etree.RelaxNG(etree.parse(str(Path(__file__).resolve().parents[1] / "data" / "tei-collation.rng")))
+    doc = etree.fromstring(tei(huangjince))
+    assert rng.validate(doc), rng.error_log
+    # and the schema is not vacuous: an apparatus entry without its reading is refused
+    app = doc.find(f".//{T}app")
+    app.remove(app.find(f"{T}rdg"))
+    assert not rng.validate(doc)
