@@ -93,7 +93,7 @@ def resolve(name: str, kg, *, work: str | None = None) -> Witness:
         w, _, ed = name[len(edition_iri("", "")) - 1:].partition("/")
         name = f"{w}/{ed}"
     path = Path(name)
-    if work is not None or (path.suffix and path.is_file()):
+    if path.is_file() or (work is not None and "/" not in name):
         if not path.is_file():
             raise CorpusError(f"witness file not found: {name}")
         if work is None:
