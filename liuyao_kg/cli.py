@@ -203,9 +203,15 @@ def build_parser() -> argparse.ArgumentParser:
     _lang(up)
 
     co = sub.add_parser("corpus", help="editions of the classics: add one (aligning its work's passages), list them")
-    co.add_argument("what", choices=["add", "list", "review"])
+    co.add_argument("what", choices=["add", "list", "review", "collate", "export"])
     co.add_argument("file", nargs="?", help="add: the edition, plain text or wikitext (UTF-8); "
-                                            "review: a YAML file of judged parallel links")
+                                            "review: a YAML file of judged parallel links; collate, export: the first "
+                                            "witness (火珠林/seed, 黃金策@卜筮正宗/ctext, an edition IRI, or a file with --work)")
+    co.add_argument("second", nargs="?", help="collate, export --to tei: the second witness")
+    co.add_argument("--to", choices=["tei", "annotations"], default="tei",
+                    help="export: TEI parallel segmentation of two witnesses, or the store's annotations of one "
+                         "edition as W3C Web Annotation JSON-LD")
+    co.add_argument("--output", help="export: write to this file (default: standard output)")
     co.add_argument("--work", help="add: the work it is an edition of (火珠林, 天玄賦, 易冒, 黃金策)")
     co.add_argument("--edition", help="add: a short ASCII name for the edition (part of its IRI), e.g. wikisource")
     co.add_argument("--source", help="add: the URL the file came from")

@@ -31,6 +31,10 @@ def corpus_command(args, kg) -> int:
             for r in rows:
                 print(f"{r['work']}\t{r['edition']}\t{r['file']}\tsha256 {r['sha']}")
         return 0
+    if args.what in ("collate", "export"):
+        from liuyao_kg.corpus.collate_cli import collate_command
+
+        return collate_command(args, kg)
     if args.what == "review":
         from liuyao_kg.corpus.review import apply_reviews
 

@@ -61,6 +61,12 @@ OBJECT_PROPERTIES += "alignedPassage hasVariantReading parallelFrom parallelTo".
 DATATYPE_PROPERTIES += """sha256 fileName wikisourceTitle retrievedOn alignmentMethod alignmentScore unalignedReason
 variantKind baseReading editionReading alternativeReading quoteOffset linkMethod linkScore sharedTerm reviewStatus""".split()
 ANNOTATION_PROPERTIES += ["mentionsTerm"]
+# collation of witnesses (liuyao corpus collate)
+CLASSES += "Collation CollationDifference WitnessReading".split()
+OBJECT_PROPERTIES += "firstWitness secondWitness hasDifference firstWitnessReading secondWitnessReading".split()
+DATATYPE_PROPERTIES += """firstWitnessName secondWitnessName firstWitnessCharacters secondWitnessCharacters
+alignedCharacters identicalCharacters collationMethod differenceKind differenceLength differenceNumber presentIn
+readingText""".split()
 # the reading (issue 11, docs/reading.md)
 CLASSES += """ReadingFact ConditionFactor Outweighing ReadLine Verdict TimingCandidate ReadingRule TimingRule FactorKind
 FactorGroup Precedence VerdictTerm""".split()
