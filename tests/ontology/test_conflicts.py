@@ -115,8 +115,9 @@ def test_both_advance_schools_are_read_by_default(graph):
 
 # --- the generator --------------------------------------------------------------------------------------------------
 
-def test_conflicts_ttl_is_what_the_build_writes():
-    ((path, data),) = build.outputs().items()
+@pytest.mark.parametrize("name", ["conflicts.ttl", "schools.md"])
+def test_the_register_and_its_docs_tables_are_what_the_build_writes(name):
+    (path, data), = [(p, d) for p, d in build.outputs().items() if p.name == name]
     assert path.read_bytes() == data, "run python -m liuyao_kg.build conflicts"
 
 
