@@ -75,7 +75,7 @@ def _conflict_text(c: dict, w: i18n.Words) -> str:
         return f'"{w.prose(x["en"])}"' if w.base == "en" else f"“{x[w.base]}”"  # labels, not quotes: converted
 
     default = WHY_WORDS["default"][w.base] if c["default"] else ""
-    return (f"    {WHY_WORDS['conflict'][w.base]} {c['conflict']} {said(c['label'])}{w.colon}"
+    return (f"    {WHY_WORDS['conflict'][w.base]} `{c['conflict']}` {said(c['label'])}{w.colon}"
             f"{WHY_WORDS['this_side'][w.base]} {said(c['side'])}{default}{'；' if w.base == 'zh' else '; '}"
             f"{WHY_WORDS['other_side'][w.base]}{w.colon}{w.sep.join(said(o) for o in c['others'])}")
 

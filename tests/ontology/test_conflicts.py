@@ -182,15 +182,15 @@ WHY = ["why", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "�
 def test_why_shows_under_a_judgment_the_conflict_its_rule_depends_on(capsys):
     assert main([*WHY, "--rule", "usegod-in-season-auspicious", "--lang", "en"]) == 0
     out = capsys.readouterr().out
-    assert ('schools disagree EarthSeason "does earth prosper in the season-end months?": this rule holds "earth '
+    assert ('schools disagree `EarthSeason` "does earth prosper in the season-end months?": this rule holds "earth '
             'prospers in the four season-end months" (the default); the other side: "Huozhulin strength by the four '
             'seasons"') in out
 
 
 @pytest.mark.parametrize("lang, line", [
-    ("zh", "異說 DayClashStill “靜爻日沖暗動或日破”：此從 “增刪卜易說”（預設）；另說：“靜沖暗動說”"),
-    ("zh-Hans", "异说 DayClashStill “静爻日冲暗动或日破”：此从 “增删卜易说”（预设）；另说：“静冲暗动说”"),
-    ("ko", "이설 DayClashStill “정효 일충: 암동인가 일파인가”: 이 규칙은 “증산복역설” (기본); 다른 설: “정충암동설”"),
+    ("zh", "異說 `DayClashStill` “靜爻日沖暗動或日破”：此從 “增刪卜易說”（預設）；另說：“靜沖暗動說”"),
+    ("zh-Hans", "异说 `DayClashStill` “静爻日冲暗动或日破”：此从 “增删卜易说”（预设）；另说：“静冲暗动说”"),
+    ("ko", "이설 `DayClashStill` “정효 일충: 암동인가 일파인가”: 이 규칙은 “증산복역설” (기본); 다른 설: “정충암동설”"),
 ])
 def test_why_shows_under_a_state_the_conflict_in_the_output_language(capsys, lang, line):
     assert main([*WHY, "--rule", "case-wealth-severed-sibling-moves", "--lang", lang]) == 0
