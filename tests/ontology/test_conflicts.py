@@ -156,17 +156,25 @@ def kg():
         yield store
 
 
-def test_school_conflicts_lists_every_conflict_with_its_default(kg):
-    rows = {r["conflict"]: r for r in queries.run(kg, "school-conflicts")}
-    assert len(rows) == 14
-    assert rows["ClashScatter"]["default"] == "Scattered"
-    assert set(rows["ClashScatter"]["sides"].split(" | ")) == {"Scattered", "ZengShan"}
+def test_school_conflicts_lists_every_conflict_with_its_sides_and_default(kg):
+    rows = queries.run(kg, "school-conflicts")
+    assert len({r["conflict"] for r in rows}) == 14
+    clash = {r["side"]: (r["school"], r["default"]) for r in rows if r["conflict"] == "ClashScatter"}
+    assert clash == {"Scattered": (None, True), "ZengShan": ("ZengShan", False)}
 
 
 def test_conflict_sides_gives_each_sides_school_claim_and_rules(kg):
-    rows = {r["side"]: r for r in queries.run(kg, "conflict-sides", conflict="ClashScatter")}
-    assert rows["ZengShan"]["school"] == "ZengShan" and rows["ZengShan"]["default"] is False
-    assert set(rows["Scattered"]["rules"].split()) == {"ClashScattered", "FactorScattered"}
+    rows = queries.run(kg, "conflict-sides", conflict="ClashScatter")
+    rules = {(r["side"], r["rule"]) for r in rows}
+    assert rules == {("Scattered", ns.LYRULE + "ClashScattered"), ("Scattered", ns.LYRULE + "FactorScattered"),
+                     ("ZengShan", ns.LYRULE + "ClashNotScatteredZengShan")}
+    assert {r["claim"] for r in rows if r["side"] == "ZengShan"} == {
+        "A moving line clashed by the day is not scattered and keeps acting (增刪卜易 rejects 動沖則散)."}
+
+
+def test_a_side_no_rule_implements_is_listed_with_no_rule(kg):
+    rows = queries.run(kg, "conflict-sides", conflict="HiddenUseGod")
+    assert [r["rule"] for r in rows if r["side"] == "ChangedFirst"] == [None]
 
 
 def test_conflict_passages_quotes_each_side_where_it_stands(kg):

@@ -22,7 +22,8 @@ PASSAGE = "https://w3id.org/liuyao-kg/passage/ch-000-chonghe-six-combine-matter-
 PARAMS = {"a": "子", "b": "午", "gz": "甲子", "first": "UseGod", "second": "MonthBroken", "position": 5,
           "passage": PASSAGE, "source": PASSAGE, "edition": "https://w3id.org/liuyao-kg/edition/HuangJinCe/x",
           "term": "用神", "school": "ZengShan", "topic": "求財", "chapter": "沖合章", "text": "財",
-          "work": "易冒", "rule": "https://w3id.org/liuyao-kg/rule/GuaShen", "id": "badf"}
+          "work": "易冒", "rule": "https://w3id.org/liuyao-kg/rule/GuaShen", "id": "badf",
+          "conflict": "ClashScatter"}
 
 
 def _cast(kg) -> str:
