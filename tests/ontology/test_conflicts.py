@@ -57,7 +57,7 @@ def test_every_rule_a_side_names_is_in_the_rule_base(graph):
 
 def test_each_conflict_has_labels_in_three_languages_a_question_two_sides_and_a_default_with_its_reason(graph):
     conflicts = select(graph, "?c a lyo:SchoolConflict", "c")
-    assert len(conflicts) == 14
+    assert len(conflicts) == 15
     for (c,) in conflicts:
         iri = f"<{c}>"
         langs = select(graph, f"{iri} rdfs:label ?l BIND(LCASE(LANG(?l)) AS ?lang)", "lang")
@@ -102,6 +102,12 @@ def test_bushi_zhengzong_supports_earth_born_at_shen_by_the_five_elements(graph)
     supported = select(graph, "lyp:BuZhengFourBirths lyo:supports ?x", "x")
     assert {(ns.LYRULE + "StageByDay",), (ns.LYRULE + "StageByMonth",)} <= supported
     assert select(graph, "lyp:BuZhengFourBirths lyo:quote ?q", "q") == {("火生於寅也，金生於巳也，水土生於申也，木生於亥也",)}
+
+
+def test_bushi_zhengzong_contradicts_the_six_harms_the_chapters_read(graph):
+    contradicted = select(graph, "lyp:BuZhengSixHarms lyo:contradicts ?x", "x")
+    assert (ns.LYRULE + "ch/001a-shenming/shi-ying-harm",) in contradicted
+    assert (ns.LYRULE + "EndpointHarms",) in contradicted
 
 
 def test_the_reading_follows_the_later_convention_on_a_still_line_the_day_clashes(graph):
@@ -158,7 +164,7 @@ def kg():
 
 def test_school_conflicts_lists_every_conflict_with_its_sides_and_default(kg):
     rows = queries.run(kg, "school-conflicts")
-    assert len({r["conflict"] for r in rows}) == 14
+    assert len({r["conflict"] for r in rows}) == 15
     clash = {r["side"]: (r["school"], r["default"]) for r in rows if r["conflict"] == "ClashScatter"}
     assert clash == {"Scattered": (None, True), "ZengShan": ("ZengShan", False)}
 
