@@ -25,7 +25,8 @@ LAYERS = (
     (ns.GRAPH_ONTOLOGY, ("lyo.ttl", "external.ttl")),  # external.ttl: the reused terms lyo.ttl imports
     (ns.GRAPH_REFERENCE, ("reference.ttl", "reading-tables.ttl")),
     (ns.GRAPH_RULES, ("rules/chart.ttl", "rules/relations.ttl", "rules/line-states.ttl", "rules/cast-states.ttl",
-                      "rules/shensha.ttl", "rules/chapters.ttl", "rules/reading.ttl")),
+                      "rules/shensha.ttl", "rules/chapters.ttl", "rules/reading.ttl",
+                      "conflicts.ttl")),  # the register of the schools' conflicts (conflicts.yaml)
     (ns.GRAPH_PASSAGES, ("passages.ttl", "chapter-passages.ttl")),
 )
 

@@ -45,6 +45,8 @@ STEPS = (
     Step("passages", "ontology/passages.ttl: passages.yaml anchored in the seeds and corpora", "passages", SEEDS),
     Step("chapters", "ontology/rules/chapters.ttl and chapter-passages.ttl: the chapter rules compiled to SPARQL",
          "chapters", SEEDS),
+    Step("conflicts", "ontology/conflicts.ttl and docs/schools.md's tables: the schools' conflicts, from conflicts.yaml",
+         "conflicts"),
     Step("lazy", "ontology/compiled/*-eager.nt, reference-layer.nt, reads.json: what a new store parses first", "lazy"),
     Step("rule-base", "ontology/compiled/rule_analysis.json, rule_base.pickle, reference_kept.nt: the rule base",
          "rule_base"),

@@ -50,7 +50,34 @@ WHY_WORDS = {"not_found": {"zh": "未見", "en": "not found", "ko": "찾지 못�
              "folded": {"zh": "異體相通", "en": "folded", "ko": "이체자 일치"},
              "tolerant": {"zh": "近似", "en": "tolerant", "ko": "근사"},
              "translation": {"zh": "", "en": "", "ko": "번역"},
-             "moving": {"zh": "動", "en": "moving", "ko": "동"}}
+             "moving": {"zh": "動", "en": "moving", "ko": "동"},
+             # a school conflict the rule takes a side in (ontology/conflicts.yaml, docs/schools.md)
+             "conflict": {"zh": "異說", "en": "schools disagree", "ko": "이설"},
+             "this_side": {"zh": "此從", "en": "this rule holds", "ko": "이 규칙은"},
+             "default": {"zh": "（預設）", "en": " (the default)", "ko": " (기본)"},
+             "other_side": {"zh": "另說", "en": "the other side", "ko": "다른 설"}}
+
+
+def _conflicts(kg) -> dict[str, list[dict]]:
+    """{rule IRI: the conflicts it takes a side in, each with its side and the other sides' labels by language}."""
+    out: dict[str, dict[str, dict]] = {}
+    for row in queries.run(kg, "rule-conflicts"):
+        c = out.setdefault(row["rule"], {}).setdefault(row["conflict"], {
+            "conflict": row["conflict"], "label": {b: row["c_" + b] for b in ("zh", "en", "ko")},
+            "side": {b: row["side_" + b] for b in ("zh", "en", "ko")}, "default": row["default"], "others": []})
+        c["others"].append({b: row["other_" + b] for b in ("zh", "en", "ko")})
+    return {rule: list(by.values()) for rule, by in out.items()}
+
+
+def _conflict_text(c: dict, w: i18n.Words) -> str:
+    """One line: the conflict, the side this rule holds (and whether the reading follows it), the other side(s)."""
+    def said(x: dict) -> str:
+        return f'"{w.prose(x["en"])}"' if w.base == "en" else f"“{x[w.base]}”"  # labels, not quotes: converted
+
+    default = WHY_WORDS["default"][w.base] if c["default"] else ""
+    return (f"    {WHY_WORDS['conflict'][w.base]} `{c['conflict']}` {said(c['label'])}{w.colon}"
+            f"{WHY_WORDS['this_side'][w.base]} {said(c['side'])}{default}{'；' if w.base == 'zh' else '; '}"
+            f"{WHY_WORDS['other_side'][w.base]}{w.colon}{w.sep.join(said(o) for o in c['others'])}")
 
 
 def _line_facts(chart: dict, pos: int) -> dict:
@@ -60,8 +87,9 @@ def _line_facts(chart: dict, pos: int) -> dict:
         "states": [s["term"] for s in line["states"]]}
 
 
-def _state_chain(kg, chart: dict, pos: int) -> list[dict]:
-    return [{"term": row["term"], "school": row["school"], "rule": row["rule"], "source": _source(row)}
+def _state_chain(kg, chart: dict, pos: int, conflicts: dict) -> list[dict]:
+    return [{"term": row["term"], "school": row["school"], "rule": row["rule"], "source": _source(row),
+             "conflicts": conflicts.get(row["rule"], [])}
             for row in queries.run(kg, "line-states", cast=chart["cast"], position=pos)]
 
 
@@ -71,10 +99,11 @@ def why_data(kg, chart: dict, *, line: int | None = None, rule: str | None = Non
     out: dict = {"cast": chart["cast"], "primary": chart["primary"]["name"],
                  "changed": (chart["changed"] or {}).get("name"), "month": month and month["branch"],
                  "day": day and day["stem"] + day["branch"], "line": None, "rule": rule, "judgments": []}
+    conflicts = _conflicts(kg)
     if line is not None:
         if not 1 <= line <= 6:
             raise ValueError(f"line {line}: a line position is 1 (bottom) … 6 (top)")
-        out["line"] = {"facts": _line_facts(chart, line), "states": _state_chain(kg, chart, line)}
+        out["line"] = {"facts": _line_facts(chart, line), "states": _state_chain(kg, chart, line, conflicts)}
     judgments = chart.get("judgments", [])
     if rule is not None:
         judgments = match_judgments(judgments, rule)
@@ -85,7 +114,8 @@ def why_data(kg, chart: dict, *, line: int | None = None, rule: str | None = Non
         out["judgments"].append({
             "rule": j["rule"], "id": short_id(j["rule"]), "polarity": j["polarity"], "conclusion": j["conclusion"],
             "condition": cond[0]["condition"] if cond else None, "source": _source(j["source"]),
-            "lines": [{"facts": _line_facts(chart, p), "states": _state_chain(kg, chart, p)}
+            "conflicts": conflicts.get(j["rule"], []),
+            "lines": [{"facts": _line_facts(chart, p), "states": _state_chain(kg, chart, p, conflicts)}
                       for p in sorted(j["lines"])]})
     return out
 
@@ -120,6 +150,7 @@ def _chain_text(states: list[dict], w: i18n.Words) -> list[str]:
         school = w.school(s["school"]) if s["school"] else ""
         out.append(f"  {w.term(s['term'])}{(' (' + school + ')') if school else ''} ← {w.w('rule')} {s['rule']}")
         out.extend(_source_text(s["source"], w).split("\n"))
+        out += [_conflict_text(c, w) for c in s["conflicts"]]
     return out
 
 
@@ -142,6 +173,7 @@ def explain(kg, chart: dict, *, line: int | None = None, rule: str | None = None
             out.append(f"  {w.w('condition')}{w.colon}`{j['condition']}`")
         out.append(_source_text(j["source"], w))
         out += _editions(j["source"], w)
+        out += [_conflict_text(c, w) for c in j["conflicts"]]
         for ln in j["lines"]:
             out.append(_facts_text(ln["facts"], w))
             out += ["  " + x for x in _chain_text(ln["states"], w)]

@@ -190,7 +190,8 @@ def components() -> dict[str, dict]:
                                description="the passage in one loaded edition, with its context and 異文"),
         "Pillar": _obj(pillar, description="a pillar (month, day, year, hour): its stem, branch, phase, relative"),
         "Hexagram": _obj(hexagram),
-        "LineState": _obj({k: state[k] for k in ("term", "school", "rule", "source", "lines", "stage", "strength")},
+        "LineState": _obj({**{k: state[k] for k in ("term", "school", "rule", "source", "lines", "stage", "strength")},
+                           "conflicts": _arr(_ref("ConflictTaken"))},
                           required=["term", "school", "rule", "source"], description="a state of one line"),
         "CastState": _obj(state, required=["term", "school", "rule", "source", "lines"],
                           description="a state of the cast (六沖, 獨發, 兩現, 用神 …)"),
@@ -278,10 +279,16 @@ def components() -> dict[str, dict]:
                      "rule": _null(S), "line": _null(_ref("WhyLine")),
                      "judgments": _arr(_obj({**{k: judgment[k] for k in ("rule", "conclusion", "polarity", "source",
                                                                          "id")},
-                                             "condition": _null(S), "lines": _arr(_ref("WhyLine"))},
+                                             "condition": _null(S), "lines": _arr(_ref("WhyLine")),
+                                             "conflicts": _arr(_ref("ConflictTaken"))},
                                             title="WhyJudgment"))},
                     description="the trace of `liuyao why --format json`: judgments (or one line's states) with the "
                                 "facts they rest on and their passages"),
+        "ConflictTaken": _obj({"conflict": S, "label": _ref("LangText"), "side": _ref("LangText"), "default": B,
+                               "others": _arr(_ref("LangText"))},
+                              description="`why`: a school conflict the rule takes a side in (docs/schools.md): the "
+                                          "conflict's id and label, the side the rule holds, whether the reading "
+                                          "follows it by default, the other sides"),
         "WhyLine": _obj(why_line, description="a line's chart facts and the states derived for it"),
         "Rule": _obj(rule_entry, description="a chapter rule: condition, conclusion, topics, work, passages"),
         "RuleDetail": _obj({**rule_entry, "sparql": _null(S), "non_executable_reason": _null(S),

@@ -277,3 +277,49 @@ def test_judgments_drawn_from_one_sentence_are_said_once_with_every_rule(capsys)
     text = run(capsys, ["cast", *JIE])
     assert text.count("「克破為凶」") == 1
     assert "(usegod-overcome-by-day, usegod-overcome-by-moving-line)" in text
+
+
+# --- what each named query answers (`liuyao query --list`) ---------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_query_list_says_what_each_query_answers_in_the_chosen_language(capsys, lang):
+    from liuyao_kg import queries
+
+    text = run(capsys, ["query", "--list", "--lang", lang])
+    lines = text.splitlines()
+    assert len(lines) == 2 * len(queries.catalogue())
+    said = "\n".join(ln for ln in lines if ln.startswith("    "))  # each query's signature heads it: identifiers
+    bad = foreign(re.sub(r"\b(?:oa:\w+|lyo:\w+|lyr:School…|IRI|SPARQL|userChoice|cited|true|false)\b|/api/rules|"
+                         r"\?\w+|\"quoted\"|corpus add|liuyao (?:show|load)|\"id\"|rdfs:label|"
+                         r"SixClashHexagram|BranchClash", " ", said), lang)
+    assert not bad, f"query --list --lang {lang}: {sorted(set(bad))[:12]}"
+
+
+def test_query_list_in_english_glosses_the_terms():
+    from liuyao_kg.cli import main as cli_main  # noqa: F401 — the same entry the other tests use
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "liuyao_kg.cli", "query", "--list", "--lang", "en"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "    the nayin (sound element) of a stem-branch of the sixty-day cycle\n" in out
+    assert "    六十甲子一干支之納音（及其五行）\n" in run_list("zh")
+
+
+def run_list(lang: str) -> str:
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        main(["query", "--list", "--lang", lang])
+    return out.getvalue()
+
+
+def test_a_query_without_its_descriptions_is_refused_naming_what_to_add():
+    from liuyao_kg.queries import _parse
+
+    with pytest.raises(ValueError, match=r"new\.rq says what it answers in English only: add "
+                                         r"'# answers@zh-Hant: …', '# answers@ko: …'"):
+        _parse("new", "# answers: something\nSELECT * WHERE { ?s ?p ?o }\n")
+    with pytest.raises(ValueError, match=r"add '# answers@ko: …'"):
+        _parse("new", "# answers: something\n# answers@zh-Hant: 某事\nSELECT * WHERE { ?s ?p ?o }\n")

@@ -77,6 +77,10 @@ DATATYPE_PROPERTIES += "factorPolarity factorStands favourable timingPriority im
 CLASSES += "ReadingSchool DoubledPreference".split()
 OBJECT_PROPERTIES += "readingSchool doubledPreference singleMovingLine".split()
 DATATYPE_PROPERTIES += "defaultReadingSchool preferenceRank".split()
+# the register of the schools' conflicts (issue 42, docs/schools.md)
+CLASSES += "SchoolConflict ConflictSide".split()
+OBJECT_PROPERTIES += "hasSide sideSchool implementedBy defaultSide defaultBecause supports contradicts".split()
+DATATYPE_PROPERTIES += "claim conflictQuestion defaultReason".split()
 
 
 @pytest.fixture(scope="module")

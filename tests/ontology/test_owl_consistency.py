@@ -168,3 +168,13 @@ def test_an_added_edition_graph_is_consistent_with_the_ontology_and_the_passages
     assert result.consistent
     assert result.unsatisfiable() == []
     assert LYO + "Edition" in result.types("https://w3id.org/liuyao-kg/edition/HuoZhuLin/mine")
+
+
+def test_the_register_of_the_schools_conflicts_is_consistent_with_the_ontology_and_the_passages(tmp_path):
+    """conflicts.ttl (docs/schools.md) with the reference and the passages: a passage that supports or contradicts
+    a side is a lyo:Passage, never a convention (the two are disjoint), and each side's school is a lyo:School."""
+    ontology = ROOT / "ontology"
+    result = reason(tmp_path, TBOX, REFERENCE, ontology / "passages.ttl", ontology / "conflicts.ttl")
+    assert result.consistent
+    assert result.unsatisfiable() == []
+    assert LYO + "ConflictSide" in result.types("https://w3id.org/liuyao-kg/ref/ConflictSide_ClashScatter_ZengShan")

@@ -186,6 +186,10 @@ def _param_sets(iris: list[str], fired_rule: str) -> dict[str, list[dict]]:
         "topics": [{}],
         "rule-label": [{"rule": fired_rule}],
         "passage": [{"source": PASSAGE + "MonthBroken"}, {"source": PASSAGE + "GuaShen"}],
+        # the register of the schools' conflicts (docs/schools.md)
+        "school-conflicts": [{}], "rule-conflicts": [{}],
+        "conflict-sides": [{"conflict": "ClashScatter"}, {"conflict": "HiddenUseGod"}],
+        "conflict-passages": [{"conflict": "HiddenLines"}, {"conflict": "WeatherUseGod"}],
     }
 
 
