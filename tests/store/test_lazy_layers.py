@@ -23,11 +23,8 @@ PARAMS = {"a": "子", "b": "午", "gz": "甲子", "first": "UseGod", "second": "
           "passage": PASSAGE, "source": PASSAGE, "edition": "https://w3id.org/liuyao-kg/edition/HuangJinCe/x",
           "term": "用神", "school": "ZengShan", "topic": "求財", "chapter": "沖合章", "text": "財",
           "work": "易冒", "rule": "https://w3id.org/liuyao-kg/rule/GuaShen", "id": "badf",
-<<<<<<< HEAD
-          "collation": "https://w3id.org/liuyao-kg/collation/HuoZhuLin-seed--HuoZhuLin-wikisource"}
-=======
+          "collation": "https://w3id.org/liuyao-kg/collation/HuoZhuLin-seed--HuoZhuLin-wikisource",
           "conflict": "ClashScatter"}
->>>>>>> h-conflict
 
 
 def _cast(kg) -> str:
