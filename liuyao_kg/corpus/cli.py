@@ -16,7 +16,11 @@ def report_text(rep: dict) -> str:
            f"  passages of the work: {rep['passages']}; aligned {aligned} ({methods}); "
            f"not found {len(rep['unaligned'])}; textual variants {rep['textual_variants']}; "
            f"alternative readings the edition gives {rep['alternatives']}",
-           f"  sentences {rep['sentences']}; parallel links proposed {rep['parallels']}; quads written {rep['quads']}"]
+           f"  sentences {rep['sentences']}; parallel links proposed {rep['parallels']} "
+           f"({', '.join(f'{m} {k}' for m, k in sorted(rep['links'].items())) or 'none'}); quads written {rep['quads']}"]
+    for work, c in sorted(rep["carried"].items()):
+        out.append(f"  carries {work}: of its {c['passages']} passages and {c['sentences']} sentences of its editions "
+                   f"in the store, {c['aligned']} found here, {c['not_found']} not")
     for u in rep["unaligned"]:
         out.append(f"  not found: {u['passage']} 「{u['quote']}」: {u['reason']}")
     return "\n".join(out) + "\n"
@@ -43,6 +47,8 @@ def corpus_command(args, kg) -> int:
             print(f"reviewed {rep['reviewed']}: applied {rep['applied']} (accepted {rep['accepted']}, rejected "
                   f"{rep['rejected']}); not in the store {len(rep['not_in_store'])}")
         return 0
+    if args.what == "eval":
+        return _eval(args, kg)
     missing = [n for n, v in (("FILE", args.file), ("--work", args.work), ("--edition", args.edition)) if not v]
     if missing:
         raise CorpusError(f"corpus add needs {', '.join(missing)}")
@@ -51,4 +57,21 @@ def corpus_command(args, kg) -> int:
         print(json.dumps(rep, ensure_ascii=False, indent=2))
     else:
         sys.stdout.write(report_text(rep))
+    return 0
+
+
+def _eval(args, kg) -> int:
+    """Score the links against a gold set: those the store holds (--store/--endpoint), else the editions of
+    ../shared/corpora added in memory as `corpus add` would."""
+    from liuyao_kg.corpus import evaluate as ev
+
+    if not args.file:
+        raise CorpusError("corpus eval needs FILE (a YAML gold set: pairs of labelled quotes)")
+    gold = ev.read_gold(args.file, args.shared)   # refused before anything is built
+    store = kg if (getattr(args, "store", None) or getattr(args, "endpoint", None)) else ev.in_memory(args.shared)
+    rows = ev.score(gold, ev.anchors(store), ev.links(store))
+    if args.format == "json":
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+    else:
+        sys.stdout.write(ev.report_text(rows))
     return 0
