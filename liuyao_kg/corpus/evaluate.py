@@ -260,3 +260,66 @@ def report_text(rows: dict) -> str:
         out.append(f"{row:<14} {f(r['precision']):>9} {f(r['recall']):>7} {f(r['f1']):>6} {r['n']:>4}  "
                    f"({r['proposals']}; {r['correct']})")
     return "\n".join(out) + "\n"
+
+
+#: the works whose every cited passage must be found in every edition of the work, or be given a reason
+COVERED = ("YiMao", "TianXuanFu", "HuoZhuLin", "HuangJinCe")
+
+_SEED_EDITIONS = """SELECT ?file ?w WHERE { GRAPH <%s> { ?e a lyo:Edition ; dcterms:isVersionOf ?w ;
+  lyo:fileName ?file } }""" % ns.GRAPH_PASSAGES
+
+
+def coverage(kg, shared: str | Path | None = None) -> list[dict]:
+    """For each work of COVERED and each of its witnesses — its seed (one text, in one file or several: 天玄賦's
+    seed is 001, 身命 to 產育, and 004, the later chapters), the editions of ../shared/corpora that editions.yaml
+    knows, and those that carry the work — how the work's passages align there: counts by method, and each
+    passage not found with the reason (its best candidate in each file)."""
+    from liuyao_kg.corpus import align as al
+    from liuyao_kg.corpus.add import package_passages
+    from liuyao_kg.corpus.works import WORKS, known_editions, work_iri
+    from liuyao_kg.loaders.edition import read_edition
+
+    root = shared_dir(shared)
+    rows = package_passages(kg)
+    corpora = {e["file"] for e in known_editions()}
+    witnesses: dict[str, list[tuple[str, list[str]]]] = defaultdict(list)   # work → [(name, files)]
+    seeds: dict[str, list[str]] = defaultdict(list)
+    for r in kg.select(ns.sparql_prologue() + _SEED_EDITIONS):
+        for key in COVERED:
+            if r["w"] == work_iri(key) and r["file"] not in corpora:
+                seeds[key].append(str(root / "seeds" / r["file"]))
+    for key in COVERED:
+        if seeds[key]:
+            witnesses[key].append(("seed", sorted(seeds[key])))
+    for e in known_editions():
+        if e["work"] in COVERED:
+            witnesses[e["work"]].append((e["name"], [str(root / "corpora" / e["file"])]))
+        for c in e.get("carries", ()):
+            if c in COVERED:
+                witnesses[c].append((f"{e['name']} (carried by {WORKS[e['work']][1]})",
+                                     [str(root / "corpora" / e["file"])]))
+    out = []
+    for key in COVERED:
+        zh = WORKS[key][1]
+        mine = [al.PassageText(r["p"], key, r["chapter"] or "", r["quote"], r["prefix"] or "", r["suffix"] or "")
+                for r in rows if r["work"] == zh]
+        for name, paths in witnesses[key]:
+            per_file = []
+            for path in paths:
+                if not Path(path).is_file():
+                    raise CorpusError(f"{path}: not found (give --shared DIR)")
+                per_file.append((Path(path).name, al.align(mine, read_edition(path))))
+            methods: dict[str, int] = defaultdict(int)
+            missing = []
+            for i, p in enumerate(mine):
+                found = [a for _, aa in per_file if (a := aa[i]).aligned]
+                if found:
+                    methods[found[0].method] += 1
+                    continue
+                methods["not found"] += 1
+                missing.append({"passage": p.iri, "quote": p.quote,
+                                "reason": "; ".join(f"{f}: {aa[i].reason}" if len(per_file) > 1 else aa[i].reason
+                                                    for f, aa in per_file)})
+            out.append({"work": zh, "witness": name, "files": [f for f, _ in per_file], "passages": len(mine),
+                        "methods": dict(sorted(methods.items())), "not_found": missing})
+    return out
