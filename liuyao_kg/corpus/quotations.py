@@ -12,7 +12,7 @@ sentence, or the sentences of two added editions, whatever their chapters or top
   (1.0: the shorter text occurs in the longer verbatim, once folded);
 * a link is proposed when the score reaches `MIN_SCORE` and at least `MIN_ALIGNED` characters are aligned
   (the same in both): more than one four-character phrase. The 賦 these works are written in is built of
-  four-character phrases (四字句, as in 駢文), and such a formula — 夜輕日重, 宜靜不宜動's 宜靜不動, 世應俱空 —
+  four-character phrases (四字句, as in 駢文), and such a formula — 夜輕日重, 世應俱空 —
   recurs in passages that say different things; sharing one is not quoting. Every pair that passes is kept
   (a line quoted in several places is a quotation in each).
 
