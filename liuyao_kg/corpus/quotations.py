@@ -8,8 +8,8 @@ sentence, or the sentences of two added editions, whatever their chapters or top
   the n-grams of one side: only those pairs are aligned);
 * **alignment**: the shorter text is aligned to its best window in the longer (rapidfuzz's
   `partial_ratio_alignment`, an Indel alignment: insertions and deletions, a substitution costing two);
-  the **score** is its normalised similarity, the share of the shorter text aligned to the longer
-  (1.0: the shorter text occurs in the longer verbatim, once folded);
+  the **score** is its normalised similarity, 2 × aligned characters / (the shorter text's length + the
+  window's): the aligned share (1.0: the shorter text occurs in the longer verbatim, once folded);
 * a link is proposed when the score reaches `MIN_SCORE` and at least `MIN_ALIGNED` characters are aligned
   (the same in both): more than one four-character phrase. The 賦 these works are written in is built of
   four-character phrases (四字句, as in 駢文), and such a formula — 夜輕日重, 世應俱空 —
