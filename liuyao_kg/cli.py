@@ -202,12 +202,13 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--quiet", action="store_true", help="no progress on stderr")
     _lang(up)
 
-    co = sub.add_parser("corpus", help="editions of the classics: add one (aligning its work's passages), list them")
+    co = sub.add_parser("corpus", help="editions of the classics: add one (aligning its work's passages), list them, "
+                                       "review or evaluate their links")
     co.add_argument("what", choices=["add", "list", "review", "eval"])
     co.add_argument("file", nargs="?", help="add: the edition, plain text or wikitext (UTF-8); "
                                             "review: a YAML file of judged parallel links; "
                                             "eval: a gold set of labelled pairs (docs/corpus.md)")
-    co.add_argument("--work", help="add: the work it is an edition of (火珠林, 天玄賦, 易冒, 黃金策)")
+    co.add_argument("--work", help="add: the work it is an edition of (火珠林, 天玄賦, 易冒, 黃金策, 卜筮正宗)")
     co.add_argument("--edition", help="add: a short ASCII name for the edition (part of its IRI), e.g. wikisource")
     co.add_argument("--source", help="add: the URL the file came from")
     co.add_argument("--retrieved", help="add: the day it was retrieved, YYYY-MM-DD")

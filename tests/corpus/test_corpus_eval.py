@@ -201,6 +201,8 @@ def test_buzheng_zhengzong_carries_huangjince_whose_lines_are_anchored_in_it_as_
 def test_a_line_of_huangjince_is_linked_as_a_quotation_to_both_places_buzheng_zhengzong_quotes_it(store):
     rows = queries.run(store, "parallels", passage=LYP + "HuangJinCe/wikisource/06/006")
     quoted = {(r["chapter"], r["quote"]) for r in rows if r["method"] == "quotation/ngram-align/v1"}
+    assert {r["kind"] for r in rows} == {"quotation", "paraphrase"}
+    assert all(r["kind"] == "quotation" for r in rows if r["method"] == "quotation/ngram-align/v1")
     assert ("身命", "若問成家，嫌六衝之為卦?") in quoted
     assert any(c == "闢易林補遺終身大小限之謬" and "黃金策云：若問成家" in q for c, q in quoted)
 
