@@ -172,13 +172,12 @@ def links(kg) -> list[dict]:
 
 
 def _prf(correct: int, touching: int, found: int, n: int) -> dict:
+    """Precision, recall and F1 (None where undefined: no proposal touches a pair, or the row has no positive)."""
     p = correct / touching if touching else None
     r = found / n if n else None
-    f = 2 * p * r / (p + r) if p is not None and r is not None and p + r else (0.0 if p is not None and r is not None
-                                                                                   else None)
-    return {"precision": None if p is None else round(p, 3), "recall": None if r is None else round(r, 3),
-            "f1": None if f is None else round(f, 3), "n": n, "proposals": touching, "correct": correct,
-            "found": found}
+    f = None if p is None or r is None else (2 * p * r / (p + r) if p + r else 0.0)
+    rounded = {k: None if v is None else round(v, 3) for k, v in (("precision", p), ("recall", r), ("f1", f))}
+    return {**rounded, "n": n, "proposals": touching, "correct": correct, "found": found}
 
 
 def score(gold: list[GoldPair], anchor: dict[str, list[tuple[str, int, int]]], proposed: list[dict],
