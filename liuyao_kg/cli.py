@@ -202,20 +202,24 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--quiet", action="store_true", help="no progress on stderr")
     _lang(up)
 
-    co = sub.add_parser("corpus", help="editions of the classics: add one (aligning its work's passages), list them")
-    co.add_argument("what", choices=["add", "list", "review", "collate", "export"])
+    co = sub.add_parser("corpus", help="editions of the classics: add one (aligning its work's passages), list them, "
+                                       "review or evaluate their links, collate two witnesses, export them")
+    co.add_argument("what", choices=["add", "list", "review", "eval", "collate", "export"])
     co.add_argument("file", nargs="?", help="add: the edition, plain text or wikitext (UTF-8); "
-                                            "review: a YAML file of judged parallel links; collate, export: the first "
-                                            "witness (火珠林/seed, 黃金策@卜筮正宗/ctext, an edition IRI, or a file with --work)")
+                                            "review: a YAML file of judged parallel links; "
+                                            "eval: a gold set of labelled pairs (docs/corpus.md); collate, export: "
+                                            "the first witness (火珠林/seed, 黃金策@卜筮正宗/ctext, an edition IRI, or a "
+                                            "file with --work)")
     co.add_argument("second", nargs="?", help="collate, export --to tei: the second witness")
     co.add_argument("--to", choices=["tei", "annotations"], default="tei",
                     help="export: TEI parallel segmentation of two witnesses, or the store's annotations of one "
                          "edition as W3C Web Annotation JSON-LD")
     co.add_argument("--output", help="export: write to this file (default: standard output)")
-    co.add_argument("--work", help="add: the work it is an edition of (火珠林, 天玄賦, 易冒, 黃金策)")
+    co.add_argument("--work", help="add: the work it is an edition of (火珠林, 天玄賦, 易冒, 黃金策, 卜筮正宗)")
     co.add_argument("--edition", help="add: a short ASCII name for the edition (part of its IRI), e.g. wikisource")
     co.add_argument("--source", help="add: the URL the file came from")
     co.add_argument("--retrieved", help="add: the day it was retrieved, YYYY-MM-DD")
+    co.add_argument("--shared", help="eval: the directory holding seeds/ and corpora/ (default ../shared)")
     co.add_argument("--format", choices=["text", "json"], default="text")
     _store(co)  # --store DIR or --endpoint URL (+ --update-endpoint); neither: in memory, a dry run that reports
 

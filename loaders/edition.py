@@ -12,7 +12,13 @@ the text, B "another copy reads", both with their offsets in the file in `Editio
 `Edition.alternative()` is the text read with every B in place of its A); `{{？}}` (an uncertain character) is dropped;
 `[[target|label]]` keeps the label, `[[分類:…]]` is dropped; tags (`<poem>`, `<pre>`, `<onlyinclude>`)
 and `'''`/`''` emphasis are dropped; a heading `== 6、身命 ==` starts a chapter; a list bullet `* ` at
-the start of a line is dropped. Plain text is taken as it is, one chapter.
+the start of a line is dropped.
+
+Plain text is taken as it is. Its chapters are its title lines: a line of 2–12 Han characters and nothing
+else (no punctuation, no space, no tab), between blank lines or at the file's edges — the ctext.org layout of
+卜筮正宗 (`卷一`, `月破論第九`, `黃金策總斷千金賦直解`, `天時` …); a text without such lines is one chapter. In
+plain text `．` (ctext's full stop) and `?` (which this transcription has where a `；` or `。` was lost) also
+end a sentence; a tab-laid table row is a sentence of its own (it ends at the line break).
 """
 from __future__ import annotations
 
@@ -25,6 +31,10 @@ from liuyao_kg.loaders.errors import CastInputError
 
 #: sentence ends: full stop, semicolon, exclamation and question marks, and line breaks
 SENTENCE_END = set("。；！？\n")
+#: plain text also ends sentences at ctext's full stop `．` and at `?`
+PLAIN_SENTENCE_END = SENTENCE_END | set("．?")
+#: a title line of plain text: 2–12 Han characters alone on their line
+_TITLE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]{2,12}")
 _HEADING = re.compile(r"^(={2,6})\s*(.*?)\s*\1\s*$")
 _TEXT_TEMPLATES = {"*"}          # {{*|text}}: keep the text
 _VARIANT_TEMPLATES = {"另"}      # {{另|text|variant}}: keep the text, record the variant
@@ -73,6 +83,7 @@ class Edition:
     wikitext: bool
     chapters: list[Chapter] = field(default_factory=list)
     variants: list[Alternative] = field(default_factory=list)
+    ends: frozenset = frozenset(SENTENCE_END)   # the characters that end a sentence
 
     def alternative(self) -> "Edition":
         """The edition read with each alternative in place of its reading (offsets still into the same file)."""
@@ -93,7 +104,8 @@ class Edition:
         # in this reading the alternative is the text and the edition's reading its alternative
         swapped = [Alternative(v.alt_offset, v.alternative, v.reading, v.offset, moved(v.start),
                                moved(v.start) + len(v.alternative)) for v in self.variants]
-        return Edition(self.path, self.raw, "".join(text), origin, self.sha256, self.wikitext, chapters, swapped)
+        return Edition(self.path, self.raw, "".join(text), origin, self.sha256, self.wikitext, chapters, swapped,
+                       self.ends)
 
     def raw_span(self, start: int, end: int) -> tuple[int, int]:
         """The span of the original file that text[start:end] was read from."""
@@ -118,7 +130,7 @@ class Edition:
             i, idx = start, 0
             while i < end:
                 j = i
-                while j < end and self.text[j] not in SENTENCE_END:
+                while j < end and self.text[j] not in self.ends:
                     j += 1
                 stop = j + 1 if j < end and self.text[j] != "\n" else j
                 s, e = i, stop
@@ -151,12 +163,31 @@ def read_edition(path: str | Path, *, wikitext: bool | None = None) -> Edition:
         raise EditionError(f"{p}: not UTF-8 (byte {e.start}): an edition must be UTF-8 text") from None
     if wikitext is None:
         wikitext = bool(re.search(r"\{\{|^==.*==\s*$|<poem>", raw, re.M))
-    ed = _strip(raw) if wikitext else Edition(str(p), raw, raw, list(range(len(raw))), "", False)
+    ed = _strip(raw) if wikitext else Edition(str(p), raw, raw, list(range(len(raw))), "", False,
+                                              _title_chapters(raw), [], frozenset(PLAIN_SENTENCE_END))
     ed.path = str(p)
     ed.sha256 = hashlib.sha256(data).hexdigest()
     if not any(_is_han(c) for c in ed.text):
         raise EditionError(f"{p}: no Chinese text left after reading it{' (markup stripped)' if wikitext else ''}")
     return ed
+
+
+def _title_chapters(raw: str) -> list[Chapter]:
+    """The chapters of a plain text: each title line (see the module's docstring) starts one."""
+    lines, at = raw.split("\n"), 0
+    starts = []
+    for i, line in enumerate(lines):
+        blank_before = i == 0 or not lines[i - 1].strip()
+        blank_after = i + 1 == len(lines) or not lines[i + 1].strip()
+        if blank_before and blank_after and _TITLE.fullmatch(line):
+            starts.append((at, line))
+        at += len(line) + 1
+    out = []
+    for n, (pos, title) in enumerate(starts, 1):
+        end = starts[n][0] if n < len(starts) else len(raw)
+        body = min(pos + len(title) + 1, end)
+        out.append(Chapter(n, title, body, end, pos))
+    return out
 
 
 def _template_end(raw: str, i: int) -> int:

@@ -17,6 +17,7 @@ import pyoxigraph as ox
 from liuyao_kg import namespaces as ns
 from liuyao_kg.corpus import align as al
 from liuyao_kg.corpus import parallels as par
+from liuyao_kg.corpus import quotations as quo
 from liuyao_kg.corpus import write
 from liuyao_kg.corpus.works import (WORKS, CorpusError, check_name, edition_graph, edition_iri, known_by_sha,
                                     work_iri, work_key)
@@ -48,7 +49,9 @@ class Report:
     textual_variants: int = 0
     alternatives: int = 0                     # readings the edition itself gives ({{另|A|B}})
     sentences: int = 0
+    carried: dict = field(default_factory=dict)   # carried work → {passages, aligned, not_found}
     parallels: int = 0
+    links: dict = field(default_factory=dict)     # link method → count
     quads: int = 0
 
     def as_dict(self) -> dict:
@@ -70,14 +73,36 @@ def _local(passage_iri: str) -> str:
     return passage_iri[len(ns.LYP):] if passage_iri.startswith(ns.LYP) else passage_iri.rsplit("/", 1)[-1]
 
 
+_SENTENCES_Q = """
+SELECT ?p ?quote ?chapter ?w WHERE {
+  GRAPH <%s> { ?p a lyo:Passage ; lyo:quote ?quote ; lyo:work ?w . OPTIONAL { ?p lyo:chapter ?chapter } }
+}"""
+
+
+def edition_sentences(kg, skip_graph: str | None = None) -> list[dict]:
+    """The sentences of the editions the store holds (one query per edition graph), except `skip_graph`'s."""
+    zh = {work_iri(k): v[1] for k, v in WORKS.items()}
+    out = []
+    for g in sorted({r["g"] for r in editions(kg)} - {skip_graph, ns.GRAPH_PASSAGES}):
+        for r in kg.select(ns.sparql_prologue() + _SENTENCES_Q % ox.NamedNode(g).value):  # an IRI from the store
+            out.append({**r, "work": zh.get(r["w"], r["w"])})
+    return sorted(out, key=lambda r: r["p"])
+
+
 def sentence_iri(work: str, name: str, chapter: int, index: int) -> str:
     """Stable under re-runs of the same file: work, edition, chapter number and sentence number."""
     return f"{ns.LYP}{work}/{name}/{chapter:02d}/{index:03d}"
 
 
 def build(kg, path: str | Path, work: str, name: str, *, source: str | None = None,
-          retrieved: str | None = None, wikitext: bool | None = None) -> tuple[list[ox.Quad], Report]:
-    """The quads of the edition's graph and the report (nothing is written)."""
+          retrieved: str | None = None, wikitext: bool | None = None,
+          carries: list[str] | None = None) -> tuple[list[ox.Quad], Report]:
+    """The quads of the edition's graph and the report (nothing is written).
+
+    `carries`: other works the edition carries whole as a witness (default: what editions.yaml records for a
+    known file, e.g. 卜筮正宗 carries 黃金策); their passages — the package's and the sentences of their
+    editions already in the store — are aligned in this edition too.
+    """
     work = work_key(work)
     check_name(name)
     if retrieved is not None:
@@ -105,6 +130,13 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
     w.add(e, L("fileName"), lit(fname))
     w.add(e, L("sha256"), lit(ed.sha256))
     known = known_by_sha(ed.sha256)
+    if carries is None:
+        carries = known.get("carries", []) if known and known["work"] == work else []
+    carries = [work_key(c) for c in carries]
+    if work in carries:
+        raise CorpusError(f"an edition of {WORKS[work][1]} cannot carry its own work")
+    for c in carries:
+        w.add(e, L("carriesWork"), n(work_iri(c)))
     if known and known["work"] == work:
         source = source or known["source"]
         if known.get("wikisource_title"):
@@ -125,6 +157,20 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
     for a in al.align(mine, ed):
         _alignment(w, rep, ed, e, a, (zh, en, ko, name))
     rep.alternatives = _alternatives(w, ed, e, (zh, en, ko, name))
+    stored = edition_sentences(kg, giri)
+    for c in carries:
+        czh = WORKS[c][1]
+        own = [al.PassageText(r["p"], c, r["chapter"] or "", r["quote"], r["prefix"] or "", r["suffix"] or "")
+               for r in rows if r["work"] == czh]
+        theirs = [al.PassageText(r["p"], c, r["chapter"] or "", r["quote"]) for r in stored if r["work"] == czh]
+        found = al.align(own + theirs, ed)
+        for a in found[:len(own)]:   # the package's passages: found, or the reason
+            _alignment(w, rep, ed, e, a, (zh, en, ko, name), carried=True)
+        for a in found[len(own):]:   # an added edition's sentences: where they are found
+            if a.aligned:
+                _alignment(w, rep, ed, e, a, (zh, en, ko, name), carried=True)
+        rep.carried[c] = {"passages": len(own), "sentences": len(theirs),
+                          "aligned": sum(a.aligned for a in found), "not_found": sum(not a.aligned for a in found)}
 
     chapters = {c.number: c.title for c in ed.chapters}
     sentences = []
@@ -151,8 +197,15 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
     from liuyao_kg.corpus.review import statuses
 
     reviewed = statuses(kg)  # a replaced graph keeps the reviews of the links proposed again
-    for link in par.link(others, sentences):
-        key = hashlib.sha1(f"{link.source} {link.target}".encode()).hexdigest()[:16]
+    # quotations: from every passage of another work (the package's, and the sentences of the editions in the
+    # store) to this edition's sentences; a carried text is quoted line by line (卜筮正宗 gives each line of 黃金策
+    # before its note), so its lines are both anchored here as a witness and linked as quotations
+    sources = others + [par.Text(r["p"], r["work"], r["chapter"] or "", r["quote"]) for r in stored if r["work"] != zh]
+    links = par.link(others, sentences) + quo.link(sources, sentences)
+    for link in links:
+        # a paraphrase link keeps the key it had before quotations were proposed (its reviews stay with it)
+        suffix = "" if link.kind == par.KIND else f" {link.kind}"
+        key = hashlib.sha1(f"{link.source} {link.target}{suffix}".encode()).hexdigest()[:16]
         node = n(f"{eiri}/parallel/{key}")
         w.add(node, A, L("ParallelLink"))
         w.labels(node, f"平行：{_local(link.source)} ⇄ {_local(link.target)}",
@@ -161,19 +214,25 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
         w.add(node, L("parallelFrom"), n(link.source))
         w.add(node, L("parallelTo"), n(link.target))
         w.add(node, L("linkMethod"), lit(link.method))
+        w.add(node, L("linkKind"), lit(link.kind))
         w.add(node, L("linkScore"), typed(f"{link.score:.3f}", "decimal"))
         for t in link.shared:
             w.add(node, L("sharedTerm"), lit(t))
         w.add(node, L("reviewStatus"), lit(reviewed.get((link.source, link.target), "unreviewed")))
         rep.parallels += 1
+        rep.links[link.method] = rep.links.get(link.method, 0) + 1
     rep.quads = len(w.quads)
     return w.quads, rep
 
 
-def _alignment(w: Writer, rep: Report, ed: Edition, e: ox.NamedNode, a: al.Alignment, names: tuple) -> None:
-    """A passage's alignment in the edition: method, score, selectors and variant readings, or the reason."""
+def _alignment(w: Writer, rep: Report, ed: Edition, e: ox.NamedNode, a: al.Alignment, names: tuple,
+               carried: bool = False) -> None:
+    """A passage's alignment in the edition: method, score, selectors and variant readings, or the reason.
+
+    `carried`: a passage of a work the edition carries (counted in `Report.carried`, not with the work's own)."""
     zh, en, ko, name = names
     base = f"{e.value}/anchor/{_local(a.passage.iri)}"
+    count = not carried
     node = n(base)
     w.add(node, A, L("PassageAlignment"))
     w.labels(node, f"{zh}（{name}）中之「{a.passage.quote[:16]}」", f"{_local(a.passage.iri)} in {en} {name}",
@@ -184,9 +243,11 @@ def _alignment(w: Writer, rep: Report, ed: Edition, e: ox.NamedNode, a: al.Align
     w.add(node, L("alignmentScore"), typed(f"{a.score:.3f}", "decimal"))
     if not a.aligned:
         w.add(node, L("unalignedReason"), lit(a.reason))
-        rep.unaligned.append({"passage": a.passage.iri, "quote": a.passage.quote, "reason": a.reason})
+        if count:
+            rep.unaligned.append({"passage": a.passage.iri, "quote": a.passage.quote, "reason": a.reason})
         return
-    rep.aligned[a.method] = rep.aligned.get(a.method, 0) + 1
+    if count:
+        rep.aligned[a.method] = rep.aligned.get(a.method, 0) + 1
     for sel in selectors(w, base, ed, a.raw_span(ed), _local(a.passage.iri)):
         w.add(node, OA("hasSelector"), sel)
     for i, v in enumerate(a.variants, 1):
@@ -199,7 +260,7 @@ def _alignment(w: Writer, rep: Report, ed: Edition, e: ox.NamedNode, a: al.Align
         w.add(vn, L("baseReading"), lit(v.base))
         w.add(vn, L("editionReading"), lit(v.reading))
         w.add(vn, L("quoteOffset"), typed(v.offset, "nonNegativeInteger"))
-        rep.textual_variants += v.kind == "textual"
+        rep.textual_variants += count and v.kind == "textual"
 
 
 def _alternatives(w: Writer, ed: Edition, e: ox.NamedNode, names: tuple) -> int:
@@ -227,7 +288,8 @@ def build_key(kg) -> str:
 
     passages = write.passages_version(kg) or package_versions()[ns.GRAPH_PASSAGES]
     return (f"corpus layer: align exact/folded/tolerant (threshold {al.THRESHOLD}), parallels {par.METHOD} "
-            f"(min score {par.MIN_SCORE}, top {par.TOP}), passages {passages}")
+            f"(min score {par.MIN_SCORE}, top {par.TOP}) and {quo.METHOD} (min score {quo.MIN_SCORE}, seed "
+            f"{quo.SEED}, {quo.MIN_ALIGNED} characters aligned), passages {passages}")
 
 
 def add_edition(kg, path: str | Path, work: str, name: str, **kw) -> Report:

@@ -1,4 +1,4 @@
-"""`liuyao corpus add|list`: the command's work, outside cli.py (which only parses arguments)."""
+"""`liuyao corpus add|list|review|eval|collate|export`: the command's work, outside cli.py (which only parses arguments)."""
 from __future__ import annotations
 
 import json
@@ -16,13 +16,19 @@ def report_text(rep: dict) -> str:
            f"  passages of the work: {rep['passages']}; aligned {aligned} ({methods}); "
            f"not found {len(rep['unaligned'])}; textual variants {rep['textual_variants']}; "
            f"alternative readings the edition gives {rep['alternatives']}",
-           f"  sentences {rep['sentences']}; parallel links proposed {rep['parallels']}; quads written {rep['quads']}"]
+           f"  sentences {rep['sentences']}; parallel links proposed {rep['parallels']} "
+           f"({', '.join(f'{m} {k}' for m, k in sorted(rep['links'].items())) or 'none'}); quads written {rep['quads']}"]
+    for work, c in sorted(rep["carried"].items()):
+        out.append(f"  carries {work}: of its {c['passages']} passages and {c['sentences']} sentences of its editions "
+                   f"in the store, {c['aligned']} found here, {c['not_found']} not")
     for u in rep["unaligned"]:
         out.append(f"  not found: {u['passage']} 「{u['quote']}」: {u['reason']}")
     return "\n".join(out) + "\n"
 
 
 def corpus_command(args, kg) -> int:
+    if getattr(args, "second", None) and args.what not in ("collate", "export"):
+        raise CorpusError(f"corpus {args.what} takes at most one FILE; unexpected second argument {args.second!r}")
     if args.what == "list":
         rows = editions(kg)
         if args.format == "json":
@@ -47,6 +53,8 @@ def corpus_command(args, kg) -> int:
             print(f"reviewed {rep['reviewed']}: applied {rep['applied']} (accepted {rep['accepted']}, rejected "
                   f"{rep['rejected']}); not in the store {len(rep['not_in_store'])}")
         return 0
+    if args.what == "eval":
+        return _eval(args, kg)
     missing = [n for n, v in (("FILE", args.file), ("--work", args.work), ("--edition", args.edition)) if not v]
     if missing:
         raise CorpusError(f"corpus add needs {', '.join(missing)}")
@@ -55,4 +63,21 @@ def corpus_command(args, kg) -> int:
         print(json.dumps(rep, ensure_ascii=False, indent=2))
     else:
         sys.stdout.write(report_text(rep))
+    return 0
+
+
+def _eval(args, kg) -> int:
+    """Score the links against a gold set: those the store holds (--store/--endpoint), else the editions of
+    ../shared/corpora added in memory as `corpus add` would."""
+    from liuyao_kg.corpus import evaluate as ev
+
+    if not args.file:
+        raise CorpusError("corpus eval needs FILE (a YAML gold set: pairs of labelled quotes)")
+    gold = ev.read_gold(args.file, args.shared)   # refused before anything is built
+    store = kg if (getattr(args, "store", None) or getattr(args, "endpoint", None)) else ev.in_memory(args.shared)
+    rows = ev.score(gold, ev.anchors(store), ev.links(store))
+    if args.format == "json":
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+    else:
+        sys.stdout.write(ev.report_text(rows))
     return 0

@@ -31,6 +31,7 @@ import yaml
 from liuyao_kg.corpus.variants import fold, han_only
 
 METHOD = "topic-terms+bigrams/v2"
+KIND = "paraphrase"
 MIN_SCORE = 0.35
 TOP = 2
 #: the evidence's IDF (within the topic's pool) must add up to at least that of one term found in 1 text
@@ -55,6 +56,7 @@ class Link:
     text_score: float
     shared: tuple[str, ...]
     method: str = METHOD
+    kind: str = "paraphrase"      # lyo:linkKind: what the method looks for (quotations.py: "quotation")
 
 
 @cache
