@@ -203,9 +203,10 @@ def build_parser() -> argparse.ArgumentParser:
     _lang(up)
 
     co = sub.add_parser("corpus", help="editions of the classics: add one (aligning its work's passages), list them")
-    co.add_argument("what", choices=["add", "list", "review"])
+    co.add_argument("what", choices=["add", "list", "review", "cite"])
     co.add_argument("file", nargs="?", help="add: the edition, plain text or wikitext (UTF-8); "
-                                            "review: a YAML file of judged parallel links")
+                                            "review: a YAML file of judged parallel links; "
+                                            "cite: a passage's URN, urn:liuyao:… (docs/citation.md)")
     co.add_argument("--work", help="add: the work it is an edition of (火珠林, 天玄賦, 易冒, 黃金策)")
     co.add_argument("--edition", help="add: a short ASCII name for the edition (part of its IRI), e.g. wikisource")
     co.add_argument("--source", help="add: the URL the file came from")

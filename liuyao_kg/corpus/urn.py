@@ -248,3 +248,19 @@ def parse(text: str) -> Urn:
 def is_urn(text: str) -> bool:
     """Whether ``text`` is meant as a URN (it starts with the prefix), well-formed or not."""
     return isinstance(text, str) and text[:len(PREFIX)].lower() == PREFIX
+
+
+def resolve(kg, text: str) -> list[dict]:
+    """The passages of ``kg`` that ``text`` cites (queries/passage-by-urn.rq; the package's first), after parsing it
+    strictly (UrnError naming the fault); [] for a well-formed URN that no passage of this store carries."""
+    from liuyao_kg import queries
+
+    return queries.run(kg, "passage-by-urn", urn=str(parse(text)))
+
+
+def not_found(text: str) -> str:
+    """Why a well-formed URN resolved to nothing, for the CLI and the API alike."""
+    u = parse(text)
+    return (f"no passage in this store is cited as {u}: either the edition {u.work}/{u.edition} is not in it "
+            f"(liuyao corpus list) or no passage quotes {u.ref} there (one quoting part of a sentence is cited with @FIRST-LAST: "
+            f"docs/citation.md)")

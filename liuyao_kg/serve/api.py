@@ -318,18 +318,14 @@ class Api:
     def cited(self, text: str) -> list[dict]:
         """The passages a URN cites (queries/passage-by-urn.rq), the package's first; 404 naming what is wrong
         with a malformed URN or one that cites nothing in this store."""
-        from liuyao_kg import queries
         from liuyao_kg.corpus import urn
 
         try:
-            parsed = urn.parse(text)
+            rows = urn.resolve(self.kg, text)
         except urn.UrnError as e:
             raise ApiError(404, str(e), "urn") from None
-        rows = queries.run(self.kg, "passage-by-urn", urn=str(parsed))
         if not rows:
-            raise ApiError(404, f"no passage in this store is cited as {parsed}: {parsed.work} {parsed.edition} is not "
-                                f"loaded (liuyao corpus list), or no passage quotes {parsed.ref} there (one quoting part "
-                                f"of a sentence is cited with @FIRST-LAST: docs/citation.md)", "urn")
+            raise ApiError(404, urn.not_found(text), "urn")
         return rows
 
     def passage(self, key: str) -> dict:

@@ -294,3 +294,36 @@ def test_two_passages_share_a_urn_exactly_when_they_quote_the_same_characters_of
             places[q.object.value].add(("huangjince.wikisource.txt", urn._core(hjc, *sentence_at[q.subject.value])))
     assert all(len(at) == 1 for at in places.values()), [u for u, at in places.items() if len(at) > 1][:5]
     assert len({next(iter(at)) for at in places.values()}) == len(places)
+
+
+# ------------------------------------------------------------------------------------------------
+# `liuyao corpus cite URN`
+# ------------------------------------------------------------------------------------------------
+
+def test_corpus_cite_prints_the_passage_a_urn_names(capsys):
+    assert main(["corpus", "cite", "urn:liuyao:HuoZhuLin:seed002:9.5@17-30"]) == 0
+    out = capsys.readouterr().out
+    assert out == ("urn:liuyao:HuoZhuLin:seed002:9.5@17-30\thttps://w3id.org/liuyao-kg/passage/EightPalaces\t"
+                   "火珠林·卦定根源，六親為主「定一宮管八卦，七卦皆從一宮出」\t[002_27074fab81f0590e.txt 4374–4388]\n")
+
+
+def test_corpus_cite_says_why_a_well_formed_urn_names_nothing_and_exits_1(capsys):
+    assert main(["corpus", "cite", "urn:liuyao:HuoZhuLin:seed002:9.5"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "no passage in this store is cited as urn:liuyao:HuoZhuLin:seed002:9.5" in captured.err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["corpus", "cite", "urn:liuyao:Nope:x:1.1"], "unknown work 'Nope'"),
+    (["corpus", "cite"], "corpus cite needs a URN"),
+])
+def test_corpus_cite_refuses_a_malformed_urn_with_exit_status_2(capsys, argv, message):
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_an_added_edition_may_not_take_a_seeds_name(tmp_path):
+    path = tmp_path / "ed.txt"
+    path.write_text("卦值六沖，半世求謀蹭蹬。\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="'seed002' is reserved"):
+        build_edition(KnowledgeGraph(), path, "火珠林", "seed002")

@@ -55,7 +55,7 @@ def test_a_urn_several_rules_quote_names_the_first_passage_and_the_others_at_the
     ("urn:liuyao:Nope:x:1.1", "unknown work 'Nope'"),
     ("urn:liuyao:HuoZhuLin:wikisource:1.x", "the sentence 'x' is not a number"),
     ("urn:liuyao:HuoZhuLin:seed002:9.5", "no passage in this store is cited as urn:liuyao:HuoZhuLin:seed002:9.5"),
-    ("urn:liuyao:HuangJinCe:wikisource:6.6", "HuangJinCe wikisource is not loaded"),
+    ("urn:liuyao:HuangJinCe:wikisource:6.6", "the edition HuangJinCe/wikisource is not in it"),
 ])
 def test_a_malformed_urn_or_one_citing_nothing_here_is_a_404_naming_why(api, urn, message):
     status, data = call(api, "/api/passages/" + urn)
