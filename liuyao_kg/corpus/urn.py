@@ -132,7 +132,7 @@ def seed_sentences(text: str) -> list[Sentence]:
 # citing a span, and the span a URN cites
 # ------------------------------------------------------------------------------------------------
 
-def _core(text: str, start: int, end: int) -> tuple[int, int]:
+def core(text: str, start: int, end: int) -> tuple[int, int]:
     """The span without the punctuation and spaces at its edges (a quote may leave out a sentence's 。)."""
     while start < end and not text[start].isalnum():
         start += 1
@@ -143,7 +143,7 @@ def _core(text: str, start: int, end: int) -> tuple[int, int]:
 
 def cite(work: str, edition: str, sentences: list[Sentence], text: str, start: int, end: int) -> Urn:
     """The URN of ``text[start:end]``, whose sentences (in the same coordinates as the offsets) are ``sentences``."""
-    start, end = _core(text, start, end)
+    start, end = core(text, start, end)
     first = next((s for s in sentences if s.end > start), None)
     if first is None or first.start > start or first.start >= end:
         raise UrnError(f"{text[start:end][:24]!r} (characters {start}-{end}) does not start in a sentence of "
@@ -152,7 +152,7 @@ def cite(work: str, edition: str, sentences: list[Sentence], text: str, start: i
     if last.end < end:
         raise UrnError(f"{text[start:end][:24]!r} (characters {start}-{end}) runs past the end of a sentence of "
                        f"{work} {edition} into text that is not counted")
-    whole = _core(text, first.start, last.end) == (start, end)
+    whole = core(text, first.start, last.end) == (start, end)
     chars = None if whole else (start - first.start + 1, end - first.start)
     return Urn(work, edition, Point(first.chapter, first.index), Point(last.chapter, last.index), chars)
 
@@ -165,13 +165,14 @@ def span(urn: Urn, sentences: list[Sentence], text: str) -> tuple[int, int]:
             raise UrnError(f"{urn}: {urn.work} {urn.edition} has no sentence {p}")
     first, last = at[(urn.first.chapter, urn.first.sentence)], at[(urn.last.chapter, urn.last.sentence)]
     if urn.chars is None:
-        return _core(text, first.start, last.end)
+        return core(text, first.start, last.end)
     a, b = urn.chars
     start, end = first.start + a - 1, first.start + b
     if start >= first.end or not last.start < end <= last.end:
         raise UrnError(f"{urn}: characters {a}-{b} do not start in sentence {urn.first} and end in {urn.last}")
-    if (start, end) == _core(text, first.start, last.end):
-        raise UrnError(f"{urn}: characters {a}-{b} are the whole of {urn.ref.split('@')[0]}: cite it without '@'")
+    canonical = cite(urn.work, urn.edition, sentences, text, start, end)
+    if canonical != urn:  # the whole sentence(s), or a span that starts or ends with punctuation
+        raise UrnError(f"{urn}: characters {a}-{b} are cited as {canonical}")
     return start, end
 
 

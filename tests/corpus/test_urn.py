@@ -161,7 +161,9 @@ def test_a_quote_in_the_korean_commentary_cannot_be_cited():
 @pytest.mark.parametrize("cited, message", [
     ("urn:liuyao:HuoZhuLin:seed002:3.1", "has no sentence 3.1"),
     ("urn:liuyao:HuoZhuLin:seed002:1.1@6-40", "do not start in sentence 1.1 and end in 1.1"),
-    ("urn:liuyao:HuoZhuLin:seed002:1.1@1-9", "are the whole of 1.1: cite it without '@'"),
+    ("urn:liuyao:HuoZhuLin:seed002:1.1@1-9", "characters 1-9 are cited as urn:liuyao:HuoZhuLin:seed002:1.1"),
+    ("urn:liuyao:HuoZhuLin:seed002:1.1@1-10", "characters 1-10 are cited as urn:liuyao:HuoZhuLin:seed002:1.1"),
+    ("urn:liuyao:HuoZhuLin:seed002:1.1@5-9", "characters 5-9 are cited as urn:liuyao:HuoZhuLin:seed002:1.1@6-9"),
 ])
 def test_a_well_formed_urn_that_cites_no_place_of_the_text_is_refused(cited, message):
     with pytest.raises(urn.UrnError, match=re.escape(message)):
@@ -209,7 +211,7 @@ def test_each_seed_passages_urn_cites_the_characters_of_its_quote_in_the_seed(la
             continue
         start, end = urn.span(urn.parse(str(ident)), sentences[seed], texts[seed])
         quote = str(layer.value(p, LYO.quote))
-        assert (start, end) == urn._core(texts[seed], *_position(layer, p)), (p, ident)
+        assert (start, end) == urn.core(texts[seed], *_position(layer, p)), (p, ident)
         assert texts[seed][start:end] in quote
         checked += 1
     assert checked == 1688  # 1751 passages, 63 of them quoted from corpus files
@@ -226,7 +228,7 @@ def test_a_passage_quoted_from_a_corpus_file_is_cited_by_the_sentences_corpus_ad
     assert len(cited) == count
     for p, ident in cited:
         start, end = urn.span(urn.parse(ident), sentences, ed.text)
-        assert (start, end) == urn._core(ed.text, *urn.edition_offsets(ed, *_position(layer, p)))
+        assert (start, end) == urn.core(ed.text, *urn.edition_offsets(ed, *_position(layer, p)))
 
 
 @needs_hjc
@@ -282,7 +284,7 @@ def test_two_passages_share_a_urn_exactly_when_they_quote_the_same_characters_of
     places: dict[str, set] = defaultdict(set)
     for p, ident in layer.subject_objects(IDENTIFIER):
         seed = str(layer.value(p, LYO.seedFile))
-        places[str(ident)].add((seed, urn._core(texts[seed], *_position(layer, p))))
+        places[str(ident)].add((seed, urn.core(texts[seed], *_position(layer, p))))
     sentence_at = {}
     for q in huangjince:
         if q.predicate.value == str(OA.start) and q.subject.value.endswith("/position"):
@@ -291,7 +293,7 @@ def test_two_passages_share_a_urn_exactly_when_they_quote_the_same_characters_of
             sentence_at.setdefault(q.subject.value[:-len("/position")], [None, None])[1] = int(q.object.value)
     for q in huangjince:
         if q.predicate.value == str(IDENTIFIER):
-            places[q.object.value].add(("huangjince.wikisource.txt", urn._core(hjc, *sentence_at[q.subject.value])))
+            places[q.object.value].add(("huangjince.wikisource.txt", urn.core(hjc, *sentence_at[q.subject.value])))
     assert all(len(at) == 1 for at in places.values()), [u for u, at in places.items() if len(at) > 1][:5]
     assert len({next(iter(at)) for at in places.values()}) == len(places)
 
