@@ -203,13 +203,13 @@ def build_parser() -> argparse.ArgumentParser:
     _lang(up)
 
     co = sub.add_parser("corpus", help="editions of the classics: add one (aligning its work's passages), list them, "
-                                       "review or evaluate their links, collate two witnesses, export them")
-    co.add_argument("what", choices=["add", "list", "review", "eval", "collate", "export"])
+                                       "review or evaluate their links, collate two witnesses, export them, resolve a citation")
+    co.add_argument("what", choices=["add", "list", "review", "eval", "collate", "export", "cite"])
     co.add_argument("file", nargs="?", help="add: the edition, plain text or wikitext (UTF-8); "
                                             "review: a YAML file of judged parallel links; "
                                             "eval: a gold set of labelled pairs (docs/corpus.md); collate, export: "
                                             "the first witness (火珠林/seed, 黃金策@卜筮正宗/ctext, an edition IRI, or a "
-                                            "file with --work)")
+                                            "file with --work); cite: a passage's URN, urn:liuyao:… (docs/citation.md)")
     co.add_argument("second", nargs="?", help="collate, export --to tei: the second witness")
     co.add_argument("--to", choices=["tei", "annotations"], default="tei",
                     help="export: TEI parallel segmentation of two witnesses, or the store's annotations of one "

@@ -11,6 +11,9 @@ Each passage becomes ``lyp:<id>`` typed ``lyo:Passage`` with
 
 * ``lyo:paragraphIndex``, ``lyo:startOffset``, ``lyo:endOffset``: the paragraph holding the quote and
   the quote's offsets *within that paragraph* (as lyo.ttl defines them);
+* ``dcterms:identifier``: its citation form, ``urn:liuyao:<Work>:<edition>:<ref>`` (liuyao_kg/corpus/urn.py,
+  docs/citation.md): the seed's classical paragraph and sentence, or a corpus file's chapter and sentence as
+  ``liuyao corpus add`` counts them;
 * four W3C Web Annotation selectors under ``oa:hasSelector``:
   ``<lyp:<id>/quote>`` (``oa:TextQuoteSelector``: ``oa:exact``, 24-character ``oa:prefix``/``oa:suffix``),
   ``<lyp:<id>/position>`` (``oa:TextPositionSelector``: ``oa:start``/``oa:end``, offsets in the whole
@@ -28,10 +31,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import yaml
 
 from liuyao_kg.build.paths import ONTOLOGY
+from liuyao_kg.corpus import urn
 from liuyao_kg.namespaces import DCTERMS, LYO, LYP, LYR, OA, PROV, RDF, RDFS, SKOS, XSD
 from liuyao_kg.ontology.tables import WORKS
 
@@ -261,6 +266,19 @@ def _edition_block(iri: str, work: str, file: str, sha: str, label_en: str, know
     return _block(_iri(iri), pairs)
 
 
+def _citer(work: str, file: str, text: str, corpus_path: Path | None, name: str | None) -> Callable[[int, int], str]:
+    """How spans of one file are cited: a seed by classical paragraph and sentence, a corpus file as
+    ``liuyao corpus add`` segments it (its stripped text), so both give one sentence the same URN."""
+    if corpus_path is None:
+        sentences, edition = urn.seed_sentences(text), urn.seed_name(file)
+        return lambda start, end: str(urn.cite(work, edition, sentences, text, start, end))
+    from liuyao_kg.loaders.edition import read_edition
+
+    ed = read_edition(corpus_path)
+    sentences = ed.sentences()
+    return lambda start, end: str(urn.cite(work, name, sentences, ed.text, *urn.edition_offsets(ed, start, end)))
+
+
 def build(entries: list[dict], seeds_dir: Path, corpora_dir: Path = DEFAULT_CORPORA) -> str:
     """The Turtle text for ``entries``, anchored in the seeds under ``seeds_dir`` (or, for ``corpus:``
     entries, in the known editions under ``corpora_dir``)."""
@@ -272,6 +290,7 @@ def build(entries: list[dict], seeds_dir: Path, corpora_dir: Path = DEFAULT_CORP
     used_seeds: dict[str, str] = {}
     seed_works: dict[str, str] = {}
     used_corpora: dict[str, tuple[str, str, dict]] = {}
+    citing: dict[str, Callable[[int, int], str]] = {}  # file -> the URN of a span of it (offsets in the file)
     for e in entries:
         pid = e["id"]
         terms = [_lit(t) for t in e["terms"]]
@@ -306,6 +325,13 @@ def build(entries: list[dict], seeds_dir: Path, corpora_dir: Path = DEFAULT_CORP
         text = texts[seed]
         quote = e["quote"]
         zh = anchor(text, quote, e.get("occurrence"), f"{pid} quote")
+        if seed not in citing:
+            citing[seed] = _citer(e["work"], seed, text, Path(corpora_dir) / seed if e.get("corpus") else None,
+                                  used_corpora[seed][2]["name"] if e.get("corpus") else None)
+        try:
+            citation = citing[seed](zh.start, zh.end)
+        except urn.UrnError as err:
+            raise PassageError(f"{pid} quote: {err}") from None
         korean = e.get("korean")
         ko = anchor(text, korean, e.get("korean_occurrence"), f"{pid} korean") if korean else None
         base = f"{LYP}{pid}"
@@ -322,6 +348,7 @@ def build(entries: list[dict], seeds_dir: Path, corpora_dir: Path = DEFAULT_CORP
             ("lyo:work", [f"lyr:{work_ind}"]),
             ("lyo:chapter", [_lit(e["chapter"], "zh-Hant")]),
             ("lyo:quote", [_lit(quote, "zh-Hant")]),
+            ("dcterms:identifier", [_lit(citation)]),
         ]
         if korean:
             pairs.append(("lyo:koreanRendering", [_lit(korean, "ko")]))

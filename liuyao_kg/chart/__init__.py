@@ -134,7 +134,8 @@ def chart(kg, cast_iri: str, horizon: str | None = None, *, reading: bool = True
             "rule": r["rule"], "conclusion": {"zh": r["zh"], "en": r["en"], "ko": r["ko"]},
             "polarity": r["polarity"], "school": r["school"], "lines": [],
             "source": {"iri": r["passage"], "work": r["work"], "chapter": r["chapter"], "seed": r["seed"],
-                       "quote": r["quote"], "korean": r["korean"], "start": r["start"], "end": r["end"]}})
+                       "quote": r["quote"], "korean": r["korean"], "start": r["start"], "end": r["end"],
+                       "urn": r["urn"]}})
         if r["position"] is not None and r["position"] not in j["lines"]:
             j["lines"].append(r["position"])
     if judgments:  # the passage of each judgment in every loaded edition (docs/corpus.md)

@@ -23,7 +23,7 @@ def match_judgments(judgments: list[dict], rule: str) -> list[dict]:
 
 def _source(src: dict | None) -> dict:
     src = src or {}
-    keys = ("iri", "work", "chapter", "quote", "korean", "seed", "start", "end", "note", "editions")
+    keys = ("iri", "urn", "work", "chapter", "quote", "korean", "seed", "start", "end", "note", "editions")
     return {k: src.get(k) for k in keys}
 
 
@@ -128,7 +128,8 @@ def _source_text(src: dict, w: i18n.Words) -> str:
     where = f"{src.get('work') or ''}{('·' + src['chapter']) if src.get('chapter') else ''}"
     offsets = f" [{src['seed']} {src['start']}–{src['end']}]" if src.get("start") is not None else f" [{src['seed']}]"
     korean = f"\n    {WHY_WORDS['translation']['ko']}: {src['korean']}" if src.get("korean") and w.base == "ko" else ""
-    return f"    {label}{w.colon}{where}「{src['quote']}」{offsets}{korean}"
+    cited = f"\n    {src['urn']}" if src.get("urn") else ""  # the citation form (docs/citation.md)
+    return f"    {label}{w.colon}{where}「{src['quote']}」{offsets}{cited}{korean}"
 
 
 def _facts_text(f: dict, w: i18n.Words) -> str:

@@ -19,6 +19,7 @@ from liuyao_kg.corpus import align as al
 from liuyao_kg.corpus import parallels as par
 from liuyao_kg.corpus import quotations as quo
 from liuyao_kg.corpus import write
+from liuyao_kg.corpus import urn
 from liuyao_kg.corpus.works import (WORKS, CorpusError, check_name, edition_graph, edition_iri, known_by_sha,
                                     work_iri, work_key)
 from liuyao_kg.corpus.rdf import OA, A, L, Writer, lit, n, selectors, typed
@@ -186,6 +187,7 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
             w.add(node, L("chapter"), lit(chapter, "zh-Hant"))
         w.add(node, L("quote"), lit(s.text, "zh-Hant"))
         w.add(node, OA("hasSource"), e)
+        w.add(node, n(ns.DCTERMS + "identifier"), lit(urn.sentence(work, name, s)))  # its citation (corpus/urn.py)
         for sel in selectors(w, iri, ed, ed.raw_span(s.start, s.end), f"{work}/{name}/{s.chapter}/{s.index}"):
             w.add(node, OA("hasSelector"), sel)
         for t in par.mentions(s.text):

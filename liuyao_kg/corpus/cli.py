@@ -1,4 +1,5 @@
-"""`liuyao corpus add|list|review|eval|collate|export`: the command's work, outside cli.py (which only parses arguments)."""
+"""`liuyao corpus add|list|review|eval|collate|export|cite`: the command's work, outside cli.py (which only
+parses arguments)."""
 from __future__ import annotations
 
 import json
@@ -41,6 +42,21 @@ def corpus_command(args, kg) -> int:
         from liuyao_kg.corpus.collate_cli import collate_command
 
         return collate_command(args, kg)
+    if args.what == "cite":
+        from liuyao_kg.corpus import urn
+
+        if not args.file:
+            raise CorpusError("corpus cite needs a URN, e.g. urn:liuyao:HuoZhuLin:seed002:9.5@17-30")
+        rows = urn.resolve(kg, args.file)
+        if not rows:
+            print(f"liuyao: {urn.not_found(args.file)}", file=sys.stderr)
+        if args.format == "json":
+            print(json.dumps(rows, ensure_ascii=False, indent=2))
+        else:
+            for r in rows:
+                print(f"{r['urn']}\t{r['passage']}\t{r['work']}·{r['chapter'] or ''}「{r['quote']}」\t"
+                      f"[{r['file']} {r['start']}–{r['end']}]")
+        return 0 if rows else 1
     if args.what == "review":
         from liuyao_kg.corpus.review import apply_reviews
 

@@ -315,13 +315,39 @@ class Api:
         rule["conflicts"] = [c for c in self.conflicts if rule["rule"] in (c["a"]["rule"], c["b"]["rule"])]
         return rule
 
+    def cited(self, text: str) -> list[dict]:
+        """The passages a URN cites (queries/passage-by-urn.rq), the package's first; 404 naming what is wrong
+        with a malformed URN or one that cites nothing in this store."""
+        from liuyao_kg.corpus import urn
+
+        try:
+            rows = urn.resolve(self.kg, text)
+        except urn.UrnError as e:
+            raise ApiError(404, str(e), "urn") from None
+        if not rows:
+            raise ApiError(404, urn.not_found(text), "urn")
+        return rows
+
     def passage(self, key: str) -> dict:
         from liuyao_kg import queries
+        from liuyao_kg.corpus import urn
 
-        iri = key if key.startswith(LYP) else LYP + key
+        cited = self.cited(key) if urn.is_urn(key) else None  # a URN: the passage it cites
+        iri = cited[0]["passage"] if cited else key if key.startswith(LYP) else LYP + key
         rows = queries.run(self.kg, "passage-in-chapter", passage=iri)
+        citation = queries.run(self.kg, "passage-urn", passage=iri)
+        place = {"urn": citation[0]["urn"] if citation else None,
+                 "same_place": [r["other"] for r in citation if r["other"]]}
+        if not rows and cited:  # a sentence of an added edition outside any titled chapter
+            c = cited[0]
+            this = {"id": iri[len(LYP):], "iri": iri, "this": True, "quote": c["quote"], "korean": None,
+                    "seed": c["file"], "paragraph": None, "start": c["start"], "end": c["end"], "prefix": None,
+                    "suffix": None, "ko_prefix": None, "ko_suffix": None, "definition": None}
+            return {"passage": this, "work": c["work"], "chapter": c["chapter"] or "", "chapter_passages": [this],
+                    "rules": [], "editions": self.editions(iri), **place}
         if not rows:
-            raise ApiError(404, f"no passage {key!r} with a work and chapter (give its id after passage/)", "id")
+            raise ApiError(404, f"no passage {key!r} with a work and chapter (give its id after passage/, "
+                                f"or its URN)", "id")
         seen: dict[str, dict] = {}
         for r in rows:
             seen.setdefault(r["other"], {
@@ -335,7 +361,7 @@ class Api:
         citing = [{"id": r["id"], "rule": r["rule"], "conclusion": r["conclusion"], "polarity": r["polarity"]}
                   for r in self.rules if any(p["iri"] == iri for p in r["passages"])]
         return {"passage": this, "work": rows[0]["work"], "chapter": rows[0]["chapter"],
-                "chapter_passages": sentences, "rules": citing, "editions": self.editions(iri)}
+                "chapter_passages": sentences, "rules": citing, "editions": self.editions(iri), **place}
 
     def editions(self, iri: str) -> list[dict]:
         """The passage in every loaded edition where it is anchored (queries/passage-editions.rq): the edition it
@@ -416,8 +442,13 @@ def openapi() -> dict:
                                                           "(character offsets in the file), `method` (quoted, exact, "
                                                           "folded, tolerant, none), `score`, `reason` (why it was not "
                                                           "found, else null) and `variants` (異文: {kind "
-                                                          "orthographic|textual, base, reading, offset in the quote}).",
-                                           "parameters": [p("id", "the passage id after passage/")],
+                                                          "orthographic|textual, base, reading, offset in the quote}). "
+                                                          "`urn`: the passage's citation (docs/citation.md); "
+                                                          "`same_place`: the other passages quoting the same "
+                                                          "characters. The id may be a URN (also at /urn/{urn}); "
+                                                          "a malformed URN or one citing nothing here is a 404.",
+                                           "parameters": [p("id", "the passage id after passage/, or its URN "
+                                                                  "(urn:liuyao:…, docs/citation.md)")],
                                            "responses": {"200": ok("the passage in context and in every loaded edition",
                                                                    ref("Passage")), "404": unknown}}},
             "/api/why": {"get": {"summary": "Trace judgments or a line's states to rules, facts and passages",

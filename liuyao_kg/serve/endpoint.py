@@ -348,6 +348,8 @@ class _Handler(BaseHTTPRequestHandler):
             with self.server.gate.using():  # the API reads the store in this process: no fork meanwhile
                 r = self.api.handle("GET" if method == "HEAD" else method, url.path, url.query, body,
                                     self.headers.get("Content-Type") or "")
+        elif url.path.startswith("/urn/") and method in ("GET", "HEAD"):
+            r = self._cited(url)
         elif (url.path != "/" or wants_page) and method in ("GET", "HEAD"):
             r = web.answer(url.path)
         else:
@@ -355,6 +357,23 @@ class _Handler(BaseHTTPRequestHandler):
         if r is not None:
             self._send(r.status, r.body, r.media)
         return r is not None
+
+    def _cited(self, url):
+        """/urn/URN (docs/citation.md): the passage a citation names — the reader's passage view for a browser
+        (Accept: text/html, or ?format=html), else the JSON of /api/passages/URN (?format=json); a malformed URN
+        or one citing nothing here is a 404 naming the fault (plain text for a browser)."""
+        from liuyao_kg.serve import web
+        from liuyao_kg.serve.api import Response
+
+        fmt = (parse_qs(url.query).get("format") or [""])[-1]
+        html = fmt == "html" or (fmt != "json" and "text/html" in (self.headers.get("Accept") or ""))
+        with self.server.gate.using():
+            r = self.api.handle("GET", "/api/passages/" + url.path[len("/urn/"):], "", b"")
+        if not html:
+            return r
+        if r.status == 200:
+            return web.answer(url.path)
+        return Response(r.status, (json.loads(r.body)["error"] + "\n").encode("utf-8"), "text/plain; charset=utf-8")
 
     def do_GET(self):
         self._dispatch("GET")

@@ -127,8 +127,8 @@ def _lang_text(description: str) -> dict:
 def components() -> dict[str, dict]:
     """Every named schema, for components/schemas."""
     v = _vocab()
-    source = {"iri": _null(S), "work": _null(S), "chapter": _null(S), "seed": _null(S), "quote": _null(S),
-              "korean": _null(S), "note": _null(S), "gloss": _null(S), "start": _null(I), "end": _null(I),
+    source = {"iri": _null(S), "urn": _null(S), "work": _null(S), "chapter": _null(S), "seed": _null(S),
+              "quote": _null(S), "korean": _null(S), "note": _null(S), "gloss": _null(S), "start": _null(I), "end": _null(I),
               "editions": _null(_arr(_ref("Edition")))}
     edition = {"edition": S, "file": _null(S), "exact": _null(S), "start": _null(I), "end": _null(I),
                "method": _enum(["quoted", "exact", "folded", "tolerant", "none"], title="AlignmentMethod"), "score": N, "reason": _null(S)}
@@ -307,7 +307,8 @@ def components() -> dict[str, dict]:
                          "chapter_passages": _arr(_ref("Sentence")),
                          "rules": _arr(_obj({"id": S, "rule": S, "conclusion": _ref("LangText"),
                                              "polarity": _ref("Polarity")}, title="CitingRule")),
-                         "editions": _arr(_ref("PassageEdition"))},
+                         "editions": _arr(_ref("PassageEdition")),
+                         "urn": _null(S), "same_place": _arr(S)},
                         description="a passage in its chapter and in every loaded edition, with the rules citing it"),
         "Labels": _obj({"terms": {"type": "object", "additionalProperties": _obj({"en": S, "ko": S}, required=[],
                                                                                  title="TermLabels")},

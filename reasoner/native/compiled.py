@@ -3,7 +3,7 @@
 # rules: 1452 (1452 compiled, 0 on pyoxigraph)
 RULE_BASE = '101b88b860530f1f5c604269434a0e582ba80bb2f2110904af387fb92c1c276a'
 COMPILER = 'e52eb0417e2782a557f0dc9394a2bf6c86191232da391646795674188d233534'
-QUERY_TEXTS = 'b4a9c1c4b147aee36b4a6e44ffec682c3f66f6531d1ca473ab679abc162a9c0c'
+QUERY_TEXTS = 'dcc1adb0cdca47e498fae0e55074501cafec77fe63ab787fd271a270c6eec680'
 # ruff: noqa
 from liuyao_kg.reasoner.native.runtime import (
     _E,
@@ -1959,61 +1959,62 @@ _c1898 = 'https://w3id.org/liuyao-kg/ontology#chapter'
 _c1899 = 'https://w3id.org/liuyao-kg/ontology#quote'
 _c1900 = 'https://w3id.org/liuyao-kg/ontology#koreanRendering'
 _c1901 = 'https://w3id.org/liuyao-kg/ontology#seedFile'
-_c1902 = 'http://www.w3.org/ns/oa#hasSelector'
-_c1903 = 'http://www.w3.org/ns/oa#end'
-_c1904 = ('/position', 'http://www.w3.org/2001/XMLSchema#string')
-_c1905 = 'http://www.w3.org/ns/oa#start'
-_c1906 = 'http://www.w3.org/ns/oa#TextPositionSelector'
-_c1907 = (None, None, None, None, )
-_c1908 = ('神煞', 'http://www.w3.org/2001/XMLSchema#string')
-_c1909 = 'http://www.w3.org/2000/01/rdf-schema#subClassOf'
-_c1910 = 'https://w3id.org/liuyao-kg/ontology#ShenShaState'
-_c1911 = 'https://w3id.org/liuyao-kg/ontology#State'
-_c1912 = ('https://w3id.org/liuyao-kg/ref/School', 'http://www.w3.org/2001/XMLSchema#string')
-_c1913 = 'https://w3id.org/liuyao-kg/ontology#provenanceNote'
-_c1914 = ('line', 'http://www.w3.org/2001/XMLSchema#string')
-_c1915 = ('change', 'http://www.w3.org/2001/XMLSchema#string')
-_c1916 = ('hidden', 'http://www.w3.org/2001/XMLSchema#string')
-_c1917 = ('hidden_palace', 'http://www.w3.org/2001/XMLSchema#string')
-_c1918 = 'https://w3id.org/liuyao-kg/ontology#helperRelative'
-_c1919 = 'http://www.w3.org/2004/02/skos/core#definition'
-_c1920 = (('https://w3id.org/liuyao-kg/ontology#generates',), ('https://w3id.org/liuyao-kg/ontology#overcomes',), ('https://w3id.org/liuyao-kg/ontology#clashes',), ('https://w3id.org/liuyao-kg/ontology#combines',), ('https://w3id.org/liuyao-kg/ontology#punishes',), ('https://w3id.org/liuyao-kg/ontology#harms',), )
-_c1921 = frozenset(('https://w3id.org/liuyao-kg/ontology#clashes', 'https://w3id.org/liuyao-kg/ontology#combines', 'https://w3id.org/liuyao-kg/ontology#generates', 'https://w3id.org/liuyao-kg/ontology#harms', 'https://w3id.org/liuyao-kg/ontology#overcomes', 'https://w3id.org/liuyao-kg/ontology#punishes', ))
-_c1922 = ('生', 'http://www.w3.org/2001/XMLSchema#string')
-_c1923 = ('克', 'http://www.w3.org/2001/XMLSchema#string')
-_c1924 = ('沖', 'http://www.w3.org/2001/XMLSchema#string')
-_c1925 = ('合', 'http://www.w3.org/2001/XMLSchema#string')
-_c1926 = ('刑', 'http://www.w3.org/2001/XMLSchema#string')
-_c1927 = ('害', 'http://www.w3.org/2001/XMLSchema#string')
-_c1928 = ('month', 'http://www.w3.org/2001/XMLSchema#string')
-_c1929 = ('day', 'http://www.w3.org/2001/XMLSchema#string')
-_c1930 = ('year', 'http://www.w3.org/2001/XMLSchema#string')
-_c1931 = (('https://w3id.org/liuyao-kg/ontology#hasMonth', ('month', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#hasDay', ('day', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#hasYear', ('year', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#hasHour', ('hour', 'http://www.w3.org/2001/XMLSchema#string')), )
-_c1932 = (None, None, None, )
-_c1933 = (('https://w3id.org/liuyao-kg/ontology#primaryHexagram', ('primary', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#changedHexagram', ('changed', 'http://www.w3.org/2001/XMLSchema#string')), )
-_c1934 = 'https://w3id.org/liuyao-kg/ontology#nuclearHexagram'
-_c1935 = 'https://w3id.org/liuyao-kg/ontology#oppositeHexagram'
-_c1936 = 'https://w3id.org/liuyao-kg/ontology#inverseHexagram'
-_c1937 = 'https://w3id.org/liuyao-kg/ontology#timingUnit'
-_c1938 = (None, None, None, None, None, )
-_c1939 = ('Factor_', 'http://www.w3.org/2001/XMLSchema#string')
-_c1940 = ('false', 'http://www.w3.org/2001/XMLSchema#boolean')
-_c1941 = ('Verdict_', 'http://www.w3.org/2001/XMLSchema#string')
-_c1942 = (None, None, None, None, None, None, None, )
-_c1943 = 'https://w3id.org/liuyao-kg/ontology#castAt'
-_c1944 = 'https://w3id.org/liuyao-kg/ontology#timingPriority'
-_c1945 = 'https://w3id.org/liuyao-kg/ontology#immediate'
-_c1946 = 'https://w3id.org/liuyao-kg/passage/ConventionTimingOrder'
-_c1947 = 'https://w3id.org/liuyao-kg/ontology#fileName'
-_c1948 = 'https://w3id.org/liuyao-kg/ontology#alignedPassage'
-_c1949 = 'http://www.w3.org/ns/oa#hasSource'
-_c1950 = ('/ko-position', 'http://www.w3.org/2001/XMLSchema#string')
-_c1951 = 'http://www.w3.org/ns/oa#exact'
-_c1952 = 'https://w3id.org/liuyao-kg/ontology#alignmentMethod'
-_c1953 = 'https://w3id.org/liuyao-kg/ontology#alignmentScore'
-_c1954 = ('quoted', 'http://www.w3.org/2001/XMLSchema#string')
-_c1955 = ('1', 'http://www.w3.org/2001/XMLSchema#decimal')
-_c1956 = 'https://w3id.org/liuyao-kg/ontology#unalignedReason'
+_c1902 = 'http://purl.org/dc/terms/identifier'
+_c1903 = 'http://www.w3.org/ns/oa#hasSelector'
+_c1904 = 'http://www.w3.org/ns/oa#end'
+_c1905 = ('/position', 'http://www.w3.org/2001/XMLSchema#string')
+_c1906 = 'http://www.w3.org/ns/oa#start'
+_c1907 = 'http://www.w3.org/ns/oa#TextPositionSelector'
+_c1908 = (None, None, None, None, )
+_c1909 = ('神煞', 'http://www.w3.org/2001/XMLSchema#string')
+_c1910 = 'http://www.w3.org/2000/01/rdf-schema#subClassOf'
+_c1911 = 'https://w3id.org/liuyao-kg/ontology#ShenShaState'
+_c1912 = 'https://w3id.org/liuyao-kg/ontology#State'
+_c1913 = ('https://w3id.org/liuyao-kg/ref/School', 'http://www.w3.org/2001/XMLSchema#string')
+_c1914 = 'https://w3id.org/liuyao-kg/ontology#provenanceNote'
+_c1915 = ('line', 'http://www.w3.org/2001/XMLSchema#string')
+_c1916 = ('change', 'http://www.w3.org/2001/XMLSchema#string')
+_c1917 = ('hidden', 'http://www.w3.org/2001/XMLSchema#string')
+_c1918 = ('hidden_palace', 'http://www.w3.org/2001/XMLSchema#string')
+_c1919 = 'https://w3id.org/liuyao-kg/ontology#helperRelative'
+_c1920 = 'http://www.w3.org/2004/02/skos/core#definition'
+_c1921 = (('https://w3id.org/liuyao-kg/ontology#generates',), ('https://w3id.org/liuyao-kg/ontology#overcomes',), ('https://w3id.org/liuyao-kg/ontology#clashes',), ('https://w3id.org/liuyao-kg/ontology#combines',), ('https://w3id.org/liuyao-kg/ontology#punishes',), ('https://w3id.org/liuyao-kg/ontology#harms',), )
+_c1922 = frozenset(('https://w3id.org/liuyao-kg/ontology#clashes', 'https://w3id.org/liuyao-kg/ontology#combines', 'https://w3id.org/liuyao-kg/ontology#generates', 'https://w3id.org/liuyao-kg/ontology#harms', 'https://w3id.org/liuyao-kg/ontology#overcomes', 'https://w3id.org/liuyao-kg/ontology#punishes', ))
+_c1923 = ('生', 'http://www.w3.org/2001/XMLSchema#string')
+_c1924 = ('克', 'http://www.w3.org/2001/XMLSchema#string')
+_c1925 = ('沖', 'http://www.w3.org/2001/XMLSchema#string')
+_c1926 = ('合', 'http://www.w3.org/2001/XMLSchema#string')
+_c1927 = ('刑', 'http://www.w3.org/2001/XMLSchema#string')
+_c1928 = ('害', 'http://www.w3.org/2001/XMLSchema#string')
+_c1929 = ('month', 'http://www.w3.org/2001/XMLSchema#string')
+_c1930 = ('day', 'http://www.w3.org/2001/XMLSchema#string')
+_c1931 = ('year', 'http://www.w3.org/2001/XMLSchema#string')
+_c1932 = (('https://w3id.org/liuyao-kg/ontology#hasMonth', ('month', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#hasDay', ('day', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#hasYear', ('year', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#hasHour', ('hour', 'http://www.w3.org/2001/XMLSchema#string')), )
+_c1933 = (None, None, None, )
+_c1934 = (('https://w3id.org/liuyao-kg/ontology#primaryHexagram', ('primary', 'http://www.w3.org/2001/XMLSchema#string')), ('https://w3id.org/liuyao-kg/ontology#changedHexagram', ('changed', 'http://www.w3.org/2001/XMLSchema#string')), )
+_c1935 = 'https://w3id.org/liuyao-kg/ontology#nuclearHexagram'
+_c1936 = 'https://w3id.org/liuyao-kg/ontology#oppositeHexagram'
+_c1937 = 'https://w3id.org/liuyao-kg/ontology#inverseHexagram'
+_c1938 = 'https://w3id.org/liuyao-kg/ontology#timingUnit'
+_c1939 = (None, None, None, None, None, )
+_c1940 = ('Factor_', 'http://www.w3.org/2001/XMLSchema#string')
+_c1941 = ('false', 'http://www.w3.org/2001/XMLSchema#boolean')
+_c1942 = ('Verdict_', 'http://www.w3.org/2001/XMLSchema#string')
+_c1943 = (None, None, None, None, None, None, None, )
+_c1944 = 'https://w3id.org/liuyao-kg/ontology#castAt'
+_c1945 = 'https://w3id.org/liuyao-kg/ontology#timingPriority'
+_c1946 = 'https://w3id.org/liuyao-kg/ontology#immediate'
+_c1947 = 'https://w3id.org/liuyao-kg/passage/ConventionTimingOrder'
+_c1948 = 'https://w3id.org/liuyao-kg/ontology#fileName'
+_c1949 = 'https://w3id.org/liuyao-kg/ontology#alignedPassage'
+_c1950 = 'http://www.w3.org/ns/oa#hasSource'
+_c1951 = ('/ko-position', 'http://www.w3.org/2001/XMLSchema#string')
+_c1952 = 'http://www.w3.org/ns/oa#exact'
+_c1953 = 'https://w3id.org/liuyao-kg/ontology#alignmentMethod'
+_c1954 = 'https://w3id.org/liuyao-kg/ontology#alignmentScore'
+_c1955 = ('quoted', 'http://www.w3.org/2001/XMLSchema#string')
+_c1956 = ('1', 'http://www.w3.org/2001/XMLSchema#decimal')
+_c1957 = 'https://w3id.org/liuyao-kg/ontology#unalignedReason'
 
 
 def r0022_DoubledGrounds_ex0(X, v_cast):
@@ -7273,31 +7274,31 @@ def q_cast_judgments_opt582_kept(X, v_passage):
             _memo_q_cast_judgments_opt582[_key] = _hit
     return _hit
 
-def q_cast_judgments_opt584(X, v_sel):
+def q_cast_judgments_opt583(X, v_passage):
     SP = X.sp
     rows = []
-    for v_end in SP.get((v_sel, _c1903), _E):
-        if strends(str_(v_sel), _c1904):
-            rows.append((v_end, ))
+    for v_urn in SP.get((v_passage, _c1902), _E):
+        rows.append((v_urn, ))
     return rows
 
-_memo_q_cast_judgments_opt584 = {}
+_memo_q_cast_judgments_opt583 = {}
 
 
-def q_cast_judgments_opt584_kept(X, v_sel):
-    _key = (v_sel, )
-    _hit = _memo_q_cast_judgments_opt584.get(_key, _NOTHING)
+def q_cast_judgments_opt583_kept(X, v_passage):
+    _key = (v_passage, )
+    _hit = _memo_q_cast_judgments_opt583.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_cast_judgments_opt584(X, v_sel)
+        _hit = q_cast_judgments_opt583(X, v_passage)
         if _layers_only(*_key):
-            _memo_q_cast_judgments_opt584[_key] = _hit
+            _memo_q_cast_judgments_opt583[_key] = _hit
     return _hit
 
 def q_cast_judgments_opt585(X, v_sel):
     SP = X.sp
     rows = []
-    for v_start in SP.get((v_sel, _c1905), _E):
-        rows.append((v_start, ))
+    for v_end in SP.get((v_sel, _c1904), _E):
+        if strends(str_(v_sel), _c1905):
+            rows.append((v_end, ))
     return rows
 
 _memo_q_cast_judgments_opt585 = {}
@@ -7315,9 +7316,8 @@ def q_cast_judgments_opt585_kept(X, v_sel):
 def q_cast_judgments_opt586(X, v_sel):
     SP = X.sp
     rows = []
-    for v_selType in SP.get((v_sel, _c5), _E):
-        if (v_selType == _c1906):
-            rows.append((v_selType, ))
+    for v_start in SP.get((v_sel, _c1906), _E):
+        rows.append((v_start, ))
     return rows
 
 _memo_q_cast_judgments_opt586 = {}
@@ -7332,105 +7332,105 @@ def q_cast_judgments_opt586_kept(X, v_sel):
             _memo_q_cast_judgments_opt586[_key] = _hit
     return _hit
 
-def q_cast_judgments_opt583(X, v_passage):
+def q_cast_judgments_opt587(X, v_sel):
     SP = X.sp
     rows = []
-    for v_sel in SP.get((v_passage, _c1902), _E):
-        _o0 = q_cast_judgments_opt584_kept(X, v_sel)
+    for v_selType in SP.get((v_sel, _c5), _E):
+        if (v_selType == _c1907):
+            rows.append((v_selType, ))
+    return rows
+
+_memo_q_cast_judgments_opt587 = {}
+
+
+def q_cast_judgments_opt587_kept(X, v_sel):
+    _key = (v_sel, )
+    _hit = _memo_q_cast_judgments_opt587.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_judgments_opt587(X, v_sel)
+        if _layers_only(*_key):
+            _memo_q_cast_judgments_opt587[_key] = _hit
+    return _hit
+
+def q_cast_judgments_opt584(X, v_passage):
+    SP = X.sp
+    rows = []
+    for v_sel in SP.get((v_passage, _c1903), _E):
+        _o0 = q_cast_judgments_opt585_kept(X, v_sel)
         for v_end, in _o0 or (_c1893,):
-            _o1 = q_cast_judgments_opt585_kept(X, v_sel)
+            _o1 = q_cast_judgments_opt586_kept(X, v_sel)
             for v_start, in _o1 or (_c1893,):
-                _o2 = q_cast_judgments_opt586_kept(X, v_sel)
+                _o2 = q_cast_judgments_opt587_kept(X, v_sel)
                 for v_selType, in _o2 or (_c1893,):
                     if (((v_end is not None) and (v_start is not None)) and (v_selType is not None)):
                         rows.append((v_end, v_sel, v_selType, v_start, ))
     return rows
 
-_memo_q_cast_judgments_opt583 = {}
+_memo_q_cast_judgments_opt584 = {}
 
 
-def q_cast_judgments_opt583_kept(X, v_passage):
+def q_cast_judgments_opt584_kept(X, v_passage):
     _key = (v_passage, )
-    _hit = _memo_q_cast_judgments_opt583.get(_key, _NOTHING)
+    _hit = _memo_q_cast_judgments_opt584.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_cast_judgments_opt583(X, v_passage)
+        _hit = q_cast_judgments_opt584(X, v_passage)
         if _layers_only(*_key):
-            _memo_q_cast_judgments_opt583[_key] = _hit
+            _memo_q_cast_judgments_opt584[_key] = _hit
     return _hit
 
-def q_cast_states_opt587(X, v_class):
+def q_cast_states_opt588(X, v_class):
     SPO = X.spo
     rows = []
-    v_shensha = _c1908
-    if (v_class, _c1909, _c1910) in SPO:
+    v_shensha = _c1909
+    if (v_class, _c1910, _c1911) in SPO:
         rows.append((v_shensha, ))
     return rows
 
-_memo_q_cast_states_opt587 = {}
+_memo_q_cast_states_opt588 = {}
 
 
-def q_cast_states_opt587_kept(X, v_class):
+def q_cast_states_opt588_kept(X, v_class):
     _key = (v_class, )
-    _hit = _memo_q_cast_states_opt587.get(_key, _NOTHING)
+    _hit = _memo_q_cast_states_opt588.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_cast_states_opt587(X, v_class)
+        _hit = q_cast_states_opt588(X, v_class)
         if _layers_only(*_key):
-            _memo_q_cast_states_opt587[_key] = _hit
+            _memo_q_cast_states_opt588[_key] = _hit
     return _hit
 
-def q_cast_states_ex588(X, v_class):
+def q_cast_states_ex589(X, v_class):
     SP = X.sp
-    if _c1911 in _star(SP, v_class, _c1909, True):
+    if _c1912 in _star(SP, v_class, _c1910, True):
         return True
     return False
 
-_memo_q_cast_states_ex588 = {}
+_memo_q_cast_states_ex589 = {}
 
 
-def q_cast_states_ex588_kept(X, v_class):
+def q_cast_states_ex589_kept(X, v_class):
     _key = (v_class, )
-    _hit = _memo_q_cast_states_ex588.get(_key, _NOTHING)
+    _hit = _memo_q_cast_states_ex589.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_cast_states_ex588(X, v_class)
+        _hit = q_cast_states_ex589(X, v_class)
         if _layers_only(*_key):
-            _memo_q_cast_states_ex588[_key] = _hit
+            _memo_q_cast_states_ex589[_key] = _hit
     return _hit
 
-def q_cast_states_opt589(X, v_subject):
+def q_cast_states_opt590(X, v_subject):
     SP = X.sp
     rows = []
     for v_subjectPos in SP.get((v_subject, _c46), _E):
         rows.append((v_subjectPos, ))
     return rows
 
-_memo_q_cast_states_opt589 = {}
-
-
-def q_cast_states_opt589_kept(X, v_subject):
-    _key = (v_subject, )
-    _hit = _memo_q_cast_states_opt589.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_cast_states_opt589(X, v_subject)
-        if _layers_only(*_key):
-            _memo_q_cast_states_opt589[_key] = _hit
-    return _hit
-
-def q_cast_states_opt590(X, v_state):
-    SP = X.sp
-    rows = []
-    for v_s in SP.get((v_state, _c7), _E):
-        v_school = strafter(str_(v_s), _c1912)
-        rows.append((v_s, v_school, ))
-    return rows
-
 _memo_q_cast_states_opt590 = {}
 
 
-def q_cast_states_opt590_kept(X, v_state):
-    _key = (v_state, )
+def q_cast_states_opt590_kept(X, v_subject):
+    _key = (v_subject, )
     _hit = _memo_q_cast_states_opt590.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_cast_states_opt590(X, v_state)
+        _hit = q_cast_states_opt590(X, v_subject)
         if _layers_only(*_key):
             _memo_q_cast_states_opt590[_key] = _hit
     return _hit
@@ -7438,9 +7438,9 @@ def q_cast_states_opt590_kept(X, v_state):
 def q_cast_states_opt591(X, v_state):
     SP = X.sp
     rows = []
-    for v_inv in SP.get((v_state, _c56), _E):
-        for v_involvedPos in SP.get((v_inv, _c46), _E):
-            rows.append((v_inv, v_involvedPos, ))
+    for v_s in SP.get((v_state, _c7), _E):
+        v_school = strafter(str_(v_s), _c1913)
+        rows.append((v_s, v_school, ))
     return rows
 
 _memo_q_cast_states_opt591 = {}
@@ -7458,10 +7458,9 @@ def q_cast_states_opt591_kept(X, v_state):
 def q_cast_states_opt592(X, v_state):
     SP = X.sp
     rows = []
-    for v2020703060 in SP.get((v_state, _c428), _E):
-        for v_relative in SP.get((v2020703060, _c1897), _E):
-            if _lang_in(v_relative, 'zh-hant'):
-                rows.append((v2020703060, v_relative, ))
+    for v_inv in SP.get((v_state, _c56), _E):
+        for v_involvedPos in SP.get((v_inv, _c46), _E):
+            rows.append((v_inv, v_involvedPos, ))
     return rows
 
 _memo_q_cast_states_opt592 = {}
@@ -7479,10 +7478,10 @@ def q_cast_states_opt592_kept(X, v_state):
 def q_cast_states_opt593(X, v_state):
     SP = X.sp
     rows = []
-    for v3782748910 in SP.get((v_state, _c289), _E):
-        for v_variant in SP.get((v3782748910, _c1897), _E):
-            if _lang_in(v_variant, 'zh-hant'):
-                rows.append((v3782748910, v_variant, ))
+    for v2020703060 in SP.get((v_state, _c428), _E):
+        for v_relative in SP.get((v2020703060, _c1897), _E):
+            if _lang_in(v_relative, 'zh-hant'):
+                rows.append((v2020703060, v_relative, ))
     return rows
 
 _memo_q_cast_states_opt593 = {}
@@ -7500,10 +7499,10 @@ def q_cast_states_opt593_kept(X, v_state):
 def q_cast_states_opt594(X, v_state):
     SP = X.sp
     rows = []
-    for v2524912248 in SP.get((v_state, _c75), _E):
-        for v_strength in SP.get((v2524912248, _c1897), _E):
-            if _lang_in(v_strength, 'zh-hant'):
-                rows.append((v2524912248, v_strength, ))
+    for v3782748910 in SP.get((v_state, _c289), _E):
+        for v_variant in SP.get((v3782748910, _c1897), _E):
+            if _lang_in(v_variant, 'zh-hant'):
+                rows.append((v3782748910, v_variant, ))
     return rows
 
 _memo_q_cast_states_opt594 = {}
@@ -7521,10 +7520,10 @@ def q_cast_states_opt594_kept(X, v_state):
 def q_cast_states_opt595(X, v_state):
     SP = X.sp
     rows = []
-    for v136024027 in SP.get((v_state, _c32), _E):
-        for v_stage in SP.get((v136024027, _c1897), _E):
-            if _lang_in(v_stage, 'zh-hant'):
-                rows.append((v136024027, v_stage, ))
+    for v2524912248 in SP.get((v_state, _c75), _E):
+        for v_strength in SP.get((v2524912248, _c1897), _E):
+            if _lang_in(v_strength, 'zh-hant'):
+                rows.append((v2524912248, v_strength, ))
     return rows
 
 _memo_q_cast_states_opt595 = {}
@@ -7539,30 +7538,32 @@ def q_cast_states_opt595_kept(X, v_state):
             _memo_q_cast_states_opt595[_key] = _hit
     return _hit
 
-def q_cast_states_opt597(X, v_source):
+def q_cast_states_opt596(X, v_state):
     SP = X.sp
     rows = []
-    for v_seed in SP.get((v_source, _c1901), _E):
-        rows.append((v_seed, ))
+    for v136024027 in SP.get((v_state, _c32), _E):
+        for v_stage in SP.get((v136024027, _c1897), _E):
+            if _lang_in(v_stage, 'zh-hant'):
+                rows.append((v136024027, v_stage, ))
     return rows
 
-_memo_q_cast_states_opt597 = {}
+_memo_q_cast_states_opt596 = {}
 
 
-def q_cast_states_opt597_kept(X, v_source):
-    _key = (v_source, )
-    _hit = _memo_q_cast_states_opt597.get(_key, _NOTHING)
+def q_cast_states_opt596_kept(X, v_state):
+    _key = (v_state, )
+    _hit = _memo_q_cast_states_opt596.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_cast_states_opt597(X, v_source)
+        _hit = q_cast_states_opt596(X, v_state)
         if _layers_only(*_key):
-            _memo_q_cast_states_opt597[_key] = _hit
+            _memo_q_cast_states_opt596[_key] = _hit
     return _hit
 
 def q_cast_states_opt598(X, v_source):
     SP = X.sp
     rows = []
-    for v_quote in SP.get((v_source, _c1899), _E):
-        rows.append((v_quote, ))
+    for v_seed in SP.get((v_source, _c1901), _E):
+        rows.append((v_seed, ))
     return rows
 
 _memo_q_cast_states_opt598 = {}
@@ -7580,8 +7581,8 @@ def q_cast_states_opt598_kept(X, v_source):
 def q_cast_states_opt599(X, v_source):
     SP = X.sp
     rows = []
-    for v_note in SP.get((v_source, _c1913), _E):
-        rows.append((v_note, ))
+    for v_quote in SP.get((v_source, _c1899), _E):
+        rows.append((v_quote, ))
     return rows
 
 _memo_q_cast_states_opt599 = {}
@@ -7596,59 +7597,57 @@ def q_cast_states_opt599_kept(X, v_source):
             _memo_q_cast_states_opt599[_key] = _hit
     return _hit
 
-def q_cast_states_opt596(X, v_rule):
+def q_cast_states_opt600(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_note in SP.get((v_source, _c1914), _E):
+        rows.append((v_note, ))
+    return rows
+
+_memo_q_cast_states_opt600 = {}
+
+
+def q_cast_states_opt600_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_cast_states_opt600.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_cast_states_opt600(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_cast_states_opt600[_key] = _hit
+    return _hit
+
+def q_cast_states_opt597(X, v_rule):
     SP = X.sp
     rows = []
     for v_source in SP.get((v_rule, _c1891), _E):
-        _o0 = q_cast_states_opt597_kept(X, v_source)
+        _o0 = q_cast_states_opt598_kept(X, v_source)
         for v_seed, in _o0 or (_c1893,):
-            _o1 = q_cast_states_opt598_kept(X, v_source)
+            _o1 = q_cast_states_opt599_kept(X, v_source)
             for v_quote, in _o1 or (_c1893,):
-                _o2 = q_cast_states_opt599_kept(X, v_source)
+                _o2 = q_cast_states_opt600_kept(X, v_source)
                 for v_note, in _o2 or (_c1893,):
                     rows.append((v_note, v_quote, v_seed, v_source, ))
     return rows
 
-_memo_q_cast_states_opt596 = {}
+_memo_q_cast_states_opt597 = {}
 
 
-def q_cast_states_opt596_kept(X, v_rule):
+def q_cast_states_opt597_kept(X, v_rule):
     _key = (v_rule, )
-    _hit = _memo_q_cast_states_opt596.get(_key, _NOTHING)
+    _hit = _memo_q_cast_states_opt597.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_cast_states_opt596(X, v_rule)
+        _hit = q_cast_states_opt597(X, v_rule)
         if _layers_only(*_key):
-            _memo_q_cast_states_opt596[_key] = _hit
+            _memo_q_cast_states_opt597[_key] = _hit
     return _hit
 
-def q_chart_lines_opt600(X, v_e):
+def q_chart_lines_opt601(X, v_e):
     SP = X.sp
     rows = []
     for v2132590413 in SP.get((v_e, _c124), _E):
         for v_stem in SP.get((v2132590413, _c1897), _E):
             if _lang_in(v_stem, 'zh-hant'):
                 rows.append((v2132590413, v_stem, ))
-    return rows
-
-_memo_q_chart_lines_opt600 = {}
-
-
-def q_chart_lines_opt600_kept(X, v_e):
-    _key = (v_e, )
-    _hit = _memo_q_chart_lines_opt600.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_chart_lines_opt600(X, v_e)
-        if _layers_only(*_key):
-            _memo_q_chart_lines_opt600[_key] = _hit
-    return _hit
-
-def q_chart_lines_opt601(X, v_e):
-    SP = X.sp
-    rows = []
-    for v3860197111 in SP.get((v_e, _c2), _E):
-        for v_branch in SP.get((v3860197111, _c1897), _E):
-            if _lang_in(v_branch, 'zh-hant'):
-                rows.append((v_branch, v3860197111, ))
     return rows
 
 _memo_q_chart_lines_opt601 = {}
@@ -7666,10 +7665,10 @@ def q_chart_lines_opt601_kept(X, v_e):
 def q_chart_lines_opt602(X, v_e):
     SP = X.sp
     rows = []
-    for v2433932897 in SP.get((v_e, _c30), _E):
-        for v_element in SP.get((v2433932897, _c1897), _E):
-            if _lang_in(v_element, 'zh-hant'):
-                rows.append((v_element, v2433932897, ))
+    for v3860197111 in SP.get((v_e, _c2), _E):
+        for v_branch in SP.get((v3860197111, _c1897), _E):
+            if _lang_in(v_branch, 'zh-hant'):
+                rows.append((v_branch, v3860197111, ))
     return rows
 
 _memo_q_chart_lines_opt602 = {}
@@ -7687,10 +7686,10 @@ def q_chart_lines_opt602_kept(X, v_e):
 def q_chart_lines_opt603(X, v_e):
     SP = X.sp
     rows = []
-    for v28165104 in SP.get((v_e, _c123), _E):
-        for v_nayin in SP.get((v28165104, _c1897), _E):
-            if _lang_in(v_nayin, 'zh-hant'):
-                rows.append((v_nayin, v28165104, ))
+    for v2433932897 in SP.get((v_e, _c30), _E):
+        for v_element in SP.get((v2433932897, _c1897), _E):
+            if _lang_in(v_element, 'zh-hant'):
+                rows.append((v_element, v2433932897, ))
     return rows
 
 _memo_q_chart_lines_opt603 = {}
@@ -7708,10 +7707,10 @@ def q_chart_lines_opt603_kept(X, v_e):
 def q_chart_lines_opt604(X, v_e):
     SP = X.sp
     rows = []
-    for v1990914918 in SP.get((v_e, _c251), _E):
-        for v_relative in SP.get((v1990914918, _c1897), _E):
-            if _lang_in(v_relative, 'zh-hant'):
-                rows.append((v1990914918, v_relative, ))
+    for v28165104 in SP.get((v_e, _c123), _E):
+        for v_nayin in SP.get((v28165104, _c1897), _E):
+            if _lang_in(v_nayin, 'zh-hant'):
+                rows.append((v_nayin, v28165104, ))
     return rows
 
 _memo_q_chart_lines_opt604 = {}
@@ -7729,10 +7728,10 @@ def q_chart_lines_opt604_kept(X, v_e):
 def q_chart_lines_opt605(X, v_e):
     SP = X.sp
     rows = []
-    for v2560965559 in SP.get((v_e, _c371), _E):
-        for v_spirit in SP.get((v2560965559, _c1897), _E):
-            if _lang_in(v_spirit, 'zh-hant'):
-                rows.append((v2560965559, v_spirit, ))
+    for v1990914918 in SP.get((v_e, _c251), _E):
+        for v_relative in SP.get((v1990914918, _c1897), _E):
+            if _lang_in(v_relative, 'zh-hant'):
+                rows.append((v1990914918, v_relative, ))
     return rows
 
 _memo_q_chart_lines_opt605 = {}
@@ -7750,10 +7749,10 @@ def q_chart_lines_opt605_kept(X, v_e):
 def q_chart_lines_opt606(X, v_e):
     SP = X.sp
     rows = []
-    for v4020374305 in SP.get((v_e, _c292), _E):
-        for v_stageDay in SP.get((v4020374305, _c1897), _E):
-            if _lang_in(v_stageDay, 'zh-hant'):
-                rows.append((v4020374305, v_stageDay, ))
+    for v2560965559 in SP.get((v_e, _c371), _E):
+        for v_spirit in SP.get((v2560965559, _c1897), _E):
+            if _lang_in(v_spirit, 'zh-hant'):
+                rows.append((v2560965559, v_spirit, ))
     return rows
 
 _memo_q_chart_lines_opt606 = {}
@@ -7771,10 +7770,10 @@ def q_chart_lines_opt606_kept(X, v_e):
 def q_chart_lines_opt607(X, v_e):
     SP = X.sp
     rows = []
-    for v1990941339 in SP.get((v_e, _c374), _E):
-        for v_stageMonth in SP.get((v1990941339, _c1897), _E):
-            if _lang_in(v_stageMonth, 'zh-hant'):
-                rows.append((v1990941339, v_stageMonth, ))
+    for v4020374305 in SP.get((v_e, _c292), _E):
+        for v_stageDay in SP.get((v4020374305, _c1897), _E):
+            if _lang_in(v_stageDay, 'zh-hant'):
+                rows.append((v4020374305, v_stageDay, ))
     return rows
 
 _memo_q_chart_lines_opt607 = {}
@@ -7792,10 +7791,10 @@ def q_chart_lines_opt607_kept(X, v_e):
 def q_chart_lines_opt608(X, v_e):
     SP = X.sp
     rows = []
-    for v28076557 in SP.get((v_e, _c75), _E):
-        for v_strength in SP.get((v28076557, _c1897), _E):
-            if _lang_in(v_strength, 'zh-hant'):
-                rows.append((v28076557, v_strength, ))
+    for v1990941339 in SP.get((v_e, _c374), _E):
+        for v_stageMonth in SP.get((v1990941339, _c1897), _E):
+            if _lang_in(v_stageMonth, 'zh-hant'):
+                rows.append((v1990941339, v_stageMonth, ))
     return rows
 
 _memo_q_chart_lines_opt608 = {}
@@ -7810,51 +7809,51 @@ def q_chart_lines_opt608_kept(X, v_e):
             _memo_q_chart_lines_opt608[_key] = _hit
     return _hit
 
-def q_chart_lines_ex609(X, v_line):
+def q_chart_lines_opt609(X, v_e):
+    SP = X.sp
+    rows = []
+    for v28076557 in SP.get((v_e, _c75), _E):
+        for v_strength in SP.get((v28076557, _c1897), _E):
+            if _lang_in(v_strength, 'zh-hant'):
+                rows.append((v28076557, v_strength, ))
+    return rows
+
+_memo_q_chart_lines_opt609 = {}
+
+
+def q_chart_lines_opt609_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_lines_opt609.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_lines_opt609(X, v_e)
+        if _layers_only(*_key):
+            _memo_q_chart_lines_opt609[_key] = _hit
+    return _hit
+
+def q_chart_lines_ex610(X, v_line):
     SPO = X.spo
     if (v_line, _c5, _c45) in SPO:
         return True
     return False
 
-_memo_q_chart_lines_ex609 = {}
+_memo_q_chart_lines_ex610 = {}
 
 
-def q_chart_lines_ex609_kept(X, v_line):
+def q_chart_lines_ex610_kept(X, v_line):
     _key = (v_line, )
-    _hit = _memo_q_chart_lines_ex609.get(_key, _NOTHING)
+    _hit = _memo_q_chart_lines_ex610.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_chart_lines_ex609(X, v_line)
+        _hit = q_chart_lines_ex610(X, v_line)
         if _layers_only(*_key):
-            _memo_q_chart_lines_ex609[_key] = _hit
-    return _hit
-
-def q_chart_use_god_opt610(X, v_choice):
-    SP = X.sp
-    rows = []
-    for v_s in SP.get((v_choice, _c7), _E):
-        v_school = strafter(str_(v_s), _c1912)
-        rows.append((v_s, v_school, ))
-    return rows
-
-_memo_q_chart_use_god_opt610 = {}
-
-
-def q_chart_use_god_opt610_kept(X, v_choice):
-    _key = (v_choice, )
-    _hit = _memo_q_chart_use_god_opt610.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_chart_use_god_opt610(X, v_choice)
-        if _layers_only(*_key):
-            _memo_q_chart_use_god_opt610[_key] = _hit
+            _memo_q_chart_lines_ex610[_key] = _hit
     return _hit
 
 def q_chart_use_god_opt611(X, v_choice):
     SP = X.sp
     rows = []
-    for v2680749998 in SP.get((v_choice, _c1918), _E):
-        for v_helper in SP.get((v2680749998, _c1897), _E):
-            if _lang_in(v_helper, 'zh-hant'):
-                rows.append((v_helper, v2680749998, ))
+    for v_s in SP.get((v_choice, _c7), _E):
+        v_school = strafter(str_(v_s), _c1913)
+        rows.append((v_s, v_school, ))
     return rows
 
 _memo_q_chart_use_god_opt611 = {}
@@ -7869,21 +7868,23 @@ def q_chart_use_god_opt611_kept(X, v_choice):
             _memo_q_chart_use_god_opt611[_key] = _hit
     return _hit
 
-def q_chart_use_god_opt612(X, v_source):
+def q_chart_use_god_opt612(X, v_choice):
     SP = X.sp
     rows = []
-    for v_seed in SP.get((v_source, _c1901), _E):
-        rows.append((v_seed, ))
+    for v2680749998 in SP.get((v_choice, _c1919), _E):
+        for v_helper in SP.get((v2680749998, _c1897), _E):
+            if _lang_in(v_helper, 'zh-hant'):
+                rows.append((v_helper, v2680749998, ))
     return rows
 
 _memo_q_chart_use_god_opt612 = {}
 
 
-def q_chart_use_god_opt612_kept(X, v_source):
-    _key = (v_source, )
+def q_chart_use_god_opt612_kept(X, v_choice):
+    _key = (v_choice, )
     _hit = _memo_q_chart_use_god_opt612.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_chart_use_god_opt612(X, v_source)
+        _hit = q_chart_use_god_opt612(X, v_choice)
         if _layers_only(*_key):
             _memo_q_chart_use_god_opt612[_key] = _hit
     return _hit
@@ -7891,8 +7892,8 @@ def q_chart_use_god_opt612_kept(X, v_source):
 def q_chart_use_god_opt613(X, v_source):
     SP = X.sp
     rows = []
-    for v_quote in SP.get((v_source, _c1899), _E):
-        rows.append((v_quote, ))
+    for v_seed in SP.get((v_source, _c1901), _E):
+        rows.append((v_seed, ))
     return rows
 
 _memo_q_chart_use_god_opt613 = {}
@@ -7910,8 +7911,8 @@ def q_chart_use_god_opt613_kept(X, v_source):
 def q_chart_use_god_opt614(X, v_source):
     SP = X.sp
     rows = []
-    for v_note in SP.get((v_source, _c1913), _E):
-        rows.append((v_note, ))
+    for v_quote in SP.get((v_source, _c1899), _E):
+        rows.append((v_quote, ))
     return rows
 
 _memo_q_chart_use_god_opt614 = {}
@@ -7929,9 +7930,8 @@ def q_chart_use_god_opt614_kept(X, v_source):
 def q_chart_use_god_opt615(X, v_source):
     SP = X.sp
     rows = []
-    for v_gloss in SP.get((v_source, _c1919), _E):
-        if _lang_in(v_gloss, 'en'):
-            rows.append((v_gloss, ))
+    for v_note in SP.get((v_source, _c1914), _E):
+        rows.append((v_note, ))
     return rows
 
 _memo_q_chart_use_god_opt615 = {}
@@ -7946,34 +7946,33 @@ def q_chart_use_god_opt615_kept(X, v_source):
             _memo_q_chart_use_god_opt615[_key] = _hit
     return _hit
 
-def q_chart_pillars_opt616(X, v_e):
+def q_chart_use_god_opt616(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_gloss in SP.get((v_source, _c1920), _E):
+        if _lang_in(v_gloss, 'en'):
+            rows.append((v_gloss, ))
+    return rows
+
+_memo_q_chart_use_god_opt616 = {}
+
+
+def q_chart_use_god_opt616_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_chart_use_god_opt616.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_use_god_opt616(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_chart_use_god_opt616[_key] = _hit
+    return _hit
+
+def q_chart_pillars_opt617(X, v_e):
     SP = X.sp
     rows = []
     for v1908842114 in SP.get((v_e, _c124), _E):
         for v_stem in SP.get((v1908842114, _c1897), _E):
             if _lang_in(v_stem, 'zh-hant'):
                 rows.append((v1908842114, v_stem, ))
-    return rows
-
-_memo_q_chart_pillars_opt616 = {}
-
-
-def q_chart_pillars_opt616_kept(X, v_e):
-    _key = (v_e, )
-    _hit = _memo_q_chart_pillars_opt616.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_chart_pillars_opt616(X, v_e)
-        if _layers_only(*_key):
-            _memo_q_chart_pillars_opt616[_key] = _hit
-    return _hit
-
-def q_chart_pillars_opt617(X, v_e):
-    SP = X.sp
-    rows = []
-    for v113356308 in SP.get((v_e, _c30), _E):
-        for v_element in SP.get((v113356308, _c1897), _E):
-            if _lang_in(v_element, 'zh-hant'):
-                rows.append((v_element, v113356308, ))
     return rows
 
 _memo_q_chart_pillars_opt617 = {}
@@ -7991,10 +7990,10 @@ def q_chart_pillars_opt617_kept(X, v_e):
 def q_chart_pillars_opt618(X, v_e):
     SP = X.sp
     rows = []
-    for v2524885893 in SP.get((v_e, _c251), _E):
-        for v_relative in SP.get((v2524885893, _c1897), _E):
-            if _lang_in(v_relative, 'zh-hant'):
-                rows.append((v2524885893, v_relative, ))
+    for v113356308 in SP.get((v_e, _c30), _E):
+        for v_element in SP.get((v113356308, _c1897), _E):
+            if _lang_in(v_element, 'zh-hant'):
+                rows.append((v_element, v113356308, ))
     return rows
 
 _memo_q_chart_pillars_opt618 = {}
@@ -8012,11 +8011,10 @@ def q_chart_pillars_opt618_kept(X, v_e):
 def q_chart_pillars_opt619(X, v_e):
     SP = X.sp
     rows = []
-    for v_vb in SP.get((v_e, _c41), _E):
-        for v_vi in SP.get((v_vb, _c247), _E):
-            for v_void in SP.get((v_vb, _c1897), _E):
-                if _lang_in(v_void, 'zh-hant'):
-                    rows.append((v_vb, v_vi, v_void, ))
+    for v2524885893 in SP.get((v_e, _c251), _E):
+        for v_relative in SP.get((v2524885893, _c1897), _E):
+            if _lang_in(v_relative, 'zh-hant'):
+                rows.append((v2524885893, v_relative, ))
     return rows
 
 _memo_q_chart_pillars_opt619 = {}
@@ -8031,27 +8029,31 @@ def q_chart_pillars_opt619_kept(X, v_e):
             _memo_q_chart_pillars_opt619[_key] = _hit
     return _hit
 
-def q_chart_hexagrams_ex620(X, v_hex):
-    SPO = X.spo
-    if (v_hex, _c5, _c356) in SPO:
-        return True
-    return False
+def q_chart_pillars_opt620(X, v_e):
+    SP = X.sp
+    rows = []
+    for v_vb in SP.get((v_e, _c41), _E):
+        for v_vi in SP.get((v_vb, _c247), _E):
+            for v_void in SP.get((v_vb, _c1897), _E):
+                if _lang_in(v_void, 'zh-hant'):
+                    rows.append((v_vb, v_vi, v_void, ))
+    return rows
 
-_memo_q_chart_hexagrams_ex620 = {}
+_memo_q_chart_pillars_opt620 = {}
 
 
-def q_chart_hexagrams_ex620_kept(X, v_hex):
-    _key = (v_hex, )
-    _hit = _memo_q_chart_hexagrams_ex620.get(_key, _NOTHING)
+def q_chart_pillars_opt620_kept(X, v_e):
+    _key = (v_e, )
+    _hit = _memo_q_chart_pillars_opt620.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_chart_hexagrams_ex620(X, v_hex)
+        _hit = q_chart_pillars_opt620(X, v_e)
         if _layers_only(*_key):
-            _memo_q_chart_hexagrams_ex620[_key] = _hit
+            _memo_q_chart_pillars_opt620[_key] = _hit
     return _hit
 
 def q_chart_hexagrams_ex621(X, v_hex):
     SPO = X.spo
-    if (v_hex, _c5, _c359) in SPO:
+    if (v_hex, _c5, _c356) in SPO:
         return True
     return False
 
@@ -8067,34 +8069,31 @@ def q_chart_hexagrams_ex621_kept(X, v_hex):
             _memo_q_chart_hexagrams_ex621[_key] = _hit
     return _hit
 
-def q_chart_hexagrams_opt622(X, v_hex):
-    SP = X.sp
-    rows = []
-    for v_nuclear in SP.get((v_hex, _c1934), _E):
-        for v_nuclearName in SP.get((v_nuclear, _c1897), _E):
-            if _lang_in(v_nuclearName, 'zh-hant'):
-                rows.append((v_nuclear, v_nuclearName, ))
-    return rows
+def q_chart_hexagrams_ex622(X, v_hex):
+    SPO = X.spo
+    if (v_hex, _c5, _c359) in SPO:
+        return True
+    return False
 
-_memo_q_chart_hexagrams_opt622 = {}
+_memo_q_chart_hexagrams_ex622 = {}
 
 
-def q_chart_hexagrams_opt622_kept(X, v_hex):
+def q_chart_hexagrams_ex622_kept(X, v_hex):
     _key = (v_hex, )
-    _hit = _memo_q_chart_hexagrams_opt622.get(_key, _NOTHING)
+    _hit = _memo_q_chart_hexagrams_ex622.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_chart_hexagrams_opt622(X, v_hex)
+        _hit = q_chart_hexagrams_ex622(X, v_hex)
         if _layers_only(*_key):
-            _memo_q_chart_hexagrams_opt622[_key] = _hit
+            _memo_q_chart_hexagrams_ex622[_key] = _hit
     return _hit
 
 def q_chart_hexagrams_opt623(X, v_hex):
     SP = X.sp
     rows = []
-    for v_opposite in SP.get((v_hex, _c1935), _E):
-        for v_oppositeName in SP.get((v_opposite, _c1897), _E):
-            if _lang_in(v_oppositeName, 'zh-hant'):
-                rows.append((v_opposite, v_oppositeName, ))
+    for v_nuclear in SP.get((v_hex, _c1935), _E):
+        for v_nuclearName in SP.get((v_nuclear, _c1897), _E):
+            if _lang_in(v_nuclearName, 'zh-hant'):
+                rows.append((v_nuclear, v_nuclearName, ))
     return rows
 
 _memo_q_chart_hexagrams_opt623 = {}
@@ -8112,10 +8111,10 @@ def q_chart_hexagrams_opt623_kept(X, v_hex):
 def q_chart_hexagrams_opt624(X, v_hex):
     SP = X.sp
     rows = []
-    for v_inverse in SP.get((v_hex, _c1936), _E):
-        for v_inverseName in SP.get((v_inverse, _c1897), _E):
-            if _lang_in(v_inverseName, 'zh-hant'):
-                rows.append((v_inverse, v_inverseName, ))
+    for v_opposite in SP.get((v_hex, _c1936), _E):
+        for v_oppositeName in SP.get((v_opposite, _c1897), _E):
+            if _lang_in(v_oppositeName, 'zh-hant'):
+                rows.append((v_opposite, v_oppositeName, ))
     return rows
 
 _memo_q_chart_hexagrams_opt624 = {}
@@ -8130,21 +8129,23 @@ def q_chart_hexagrams_opt624_kept(X, v_hex):
             _memo_q_chart_hexagrams_opt624[_key] = _hit
     return _hit
 
-def q_chart_hexagrams_opt625(X, v_cast):
+def q_chart_hexagrams_opt625(X, v_hex):
     SP = X.sp
     rows = []
-    for v_sex in SP.get((v_cast, _c450), _E):
-        rows.append((v_sex, ))
+    for v_inverse in SP.get((v_hex, _c1937), _E):
+        for v_inverseName in SP.get((v_inverse, _c1897), _E):
+            if _lang_in(v_inverseName, 'zh-hant'):
+                rows.append((v_inverse, v_inverseName, ))
     return rows
 
 _memo_q_chart_hexagrams_opt625 = {}
 
 
-def q_chart_hexagrams_opt625_kept(X, v_cast):
-    _key = (v_cast, )
+def q_chart_hexagrams_opt625_kept(X, v_hex):
+    _key = (v_hex, )
     _hit = _memo_q_chart_hexagrams_opt625.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_chart_hexagrams_opt625(X, v_cast)
+        _hit = q_chart_hexagrams_opt625(X, v_hex)
         if _layers_only(*_key):
             _memo_q_chart_hexagrams_opt625[_key] = _hit
     return _hit
@@ -8152,10 +8153,8 @@ def q_chart_hexagrams_opt625_kept(X, v_cast):
 def q_chart_hexagrams_opt626(X, v_cast):
     SP = X.sp
     rows = []
-    for v3012061300 in SP.get((v_cast, _c412), _E):
-        for v_birth in SP.get((v3012061300, _c1897), _E):
-            if _lang_in(v_birth, 'zh-hant'):
-                rows.append((v_birth, v3012061300, ))
+    for v_sex in SP.get((v_cast, _c450), _E):
+        rows.append((v_sex, ))
     return rows
 
 _memo_q_chart_hexagrams_opt626 = {}
@@ -8170,30 +8169,32 @@ def q_chart_hexagrams_opt626_kept(X, v_cast):
             _memo_q_chart_hexagrams_opt626[_key] = _hit
     return _hit
 
-def q_chart_question_opt627(X, v_cast):
+def q_chart_hexagrams_opt627(X, v_cast):
     SP = X.sp
     rows = []
-    for v_topic in SP.get((v_cast, _c484), _E):
-        rows.append((v_topic, ))
+    for v3012061300 in SP.get((v_cast, _c412), _E):
+        for v_birth in SP.get((v3012061300, _c1897), _E):
+            if _lang_in(v_birth, 'zh-hant'):
+                rows.append((v_birth, v3012061300, ))
     return rows
 
-_memo_q_chart_question_opt627 = {}
+_memo_q_chart_hexagrams_opt627 = {}
 
 
-def q_chart_question_opt627_kept(X, v_cast):
+def q_chart_hexagrams_opt627_kept(X, v_cast):
     _key = (v_cast, )
-    _hit = _memo_q_chart_question_opt627.get(_key, _NOTHING)
+    _hit = _memo_q_chart_hexagrams_opt627.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_chart_question_opt627(X, v_cast)
+        _hit = q_chart_hexagrams_opt627(X, v_cast)
         if _layers_only(*_key):
-            _memo_q_chart_question_opt627[_key] = _hit
+            _memo_q_chart_hexagrams_opt627[_key] = _hit
     return _hit
 
 def q_chart_question_opt628(X, v_cast):
     SP = X.sp
     rows = []
-    for v_about in SP.get((v_cast, _c536), _E):
-        rows.append((v_about, ))
+    for v_topic in SP.get((v_cast, _c484), _E):
+        rows.append((v_topic, ))
     return rows
 
 _memo_q_chart_question_opt628 = {}
@@ -8211,9 +8212,8 @@ def q_chart_question_opt628_kept(X, v_cast):
 def q_chart_question_opt629(X, v_cast):
     SP = X.sp
     rows = []
-    for v_q in SP.get((v_cast, _c446), _E):
-        for v_unit in SP.get((v_q, _c1937), _E):
-            rows.append((v_q, v_unit, ))
+    for v_about in SP.get((v_cast, _c536), _E):
+        rows.append((v_about, ))
     return rows
 
 _memo_q_chart_question_opt629 = {}
@@ -8231,9 +8231,9 @@ def q_chart_question_opt629_kept(X, v_cast):
 def q_chart_question_opt630(X, v_cast):
     SP = X.sp
     rows = []
-    for v_s in SP.get((v_cast, _c453), _E):
-        v_school = strafter(str_(v_s), _c1912)
-        rows.append((v_s, v_school, ))
+    for v_q in SP.get((v_cast, _c446), _E):
+        for v_unit in SP.get((v_q, _c1938), _E):
+            rows.append((v_q, v_unit, ))
     return rows
 
 _memo_q_chart_question_opt630 = {}
@@ -8251,8 +8251,9 @@ def q_chart_question_opt630_kept(X, v_cast):
 def q_chart_question_opt631(X, v_cast):
     SP = X.sp
     rows = []
-    for v_chosen in SP.get((v_cast, _c95), _E):
-        rows.append((v_chosen, ))
+    for v_s in SP.get((v_cast, _c453), _E):
+        v_school = strafter(str_(v_s), _c1913)
+        rows.append((v_s, v_school, ))
     return rows
 
 _memo_q_chart_question_opt631 = {}
@@ -8267,52 +8268,71 @@ def q_chart_question_opt631_kept(X, v_cast):
             _memo_q_chart_question_opt631[_key] = _hit
     return _hit
 
-def q_chart_question_opt632(X):
+def q_chart_question_opt632(X, v_cast):
+    SP = X.sp
+    rows = []
+    for v_chosen in SP.get((v_cast, _c95), _E):
+        rows.append((v_chosen, ))
+    return rows
+
+_memo_q_chart_question_opt632 = {}
+
+
+def q_chart_question_opt632_kept(X, v_cast):
+    _key = (v_cast, )
+    _hit = _memo_q_chart_question_opt632.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_chart_question_opt632(X, v_cast)
+        if _layers_only(*_key):
+            _memo_q_chart_question_opt632[_key] = _hit
+    return _hit
+
+def q_chart_question_opt633(X):
     PO = X.po
     rows = []
     for v_default in PO.get((_c97, _c98), _E):
         rows.append((v_default, ))
     return rows
 
-def q_reading_factors_opt633(X, v_factor):
+def q_reading_factors_opt634(X, v_factor):
     SP = X.sp
     rows = []
     for v_st in SP.get((v_factor, _c226), _E):
         rows.append((v_st, ))
     return rows
 
-_memo_q_reading_factors_opt633 = {}
+_memo_q_reading_factors_opt634 = {}
 
 
-def q_reading_factors_opt633_kept(X, v_factor):
+def q_reading_factors_opt634_kept(X, v_factor):
     _key = (v_factor, )
-    _hit = _memo_q_reading_factors_opt633.get(_key, _NOTHING)
+    _hit = _memo_q_reading_factors_opt634.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_factors_opt633(X, v_factor)
+        _hit = q_reading_factors_opt634(X, v_factor)
         if _layers_only(*_key):
-            _memo_q_reading_factors_opt633[_key] = _hit
+            _memo_q_reading_factors_opt634[_key] = _hit
     return _hit
 
-def q_reading_factors_opt634(X, v_u):
+def q_reading_factors_opt635(X, v_u):
     SP = X.sp
     rows = []
     for v_p0 in SP.get((v_u, _c46), _E):
         rows.append((v_p0, ))
     return rows
 
-_memo_q_reading_factors_opt634 = {}
+_memo_q_reading_factors_opt635 = {}
 
 
-def q_reading_factors_opt634_kept(X, v_u):
+def q_reading_factors_opt635_kept(X, v_u):
     _key = (v_u, )
-    _hit = _memo_q_reading_factors_opt634.get(_key, _NOTHING)
+    _hit = _memo_q_reading_factors_opt635.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_factors_opt634(X, v_u)
+        _hit = q_reading_factors_opt635(X, v_u)
         if _layers_only(*_key):
-            _memo_q_reading_factors_opt634[_key] = _hit
+            _memo_q_reading_factors_opt635[_key] = _hit
     return _hit
 
-def q_reading_factors_opt635(X, v_u):
+def q_reading_factors_opt636(X, v_u):
     SP = X.sp
     PO = X.po
     rows = []
@@ -8321,7 +8341,7 @@ def q_reading_factors_opt635(X, v_u):
             rows.append((v_fly, v_p1, ))
     return rows
 
-def q_reading_factors_opt636(X, v_u):
+def q_reading_factors_opt637(X, v_u):
     SP = X.sp
     PO = X.po
     rows = []
@@ -8330,31 +8350,11 @@ def q_reading_factors_opt636(X, v_u):
             rows.append((v_readRule, v_rl, ))
     return rows
 
-def q_reading_factors_opt637(X, v_factor):
+def q_reading_factors_opt638(X, v_factor):
     SP = X.sp
     rows = []
     for v_s in SP.get((v_factor, _c7), _E):
         rows.append((v_s, ))
-    return rows
-
-_memo_q_reading_factors_opt637 = {}
-
-
-def q_reading_factors_opt637_kept(X, v_factor):
-    _key = (v_factor, )
-    _hit = _memo_q_reading_factors_opt637.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_reading_factors_opt637(X, v_factor)
-        if _layers_only(*_key):
-            _memo_q_reading_factors_opt637[_key] = _hit
-    return _hit
-
-def q_reading_factors_opt638(X, v_factor):
-    SP = X.sp
-    rows = []
-    for v_other in SP.get((v_factor, _c130), _E):
-        for v_otherPos in SP.get((v_other, _c46), _E):
-            rows.append((v_other, v_otherPos, ))
     return rows
 
 _memo_q_reading_factors_opt638 = {}
@@ -8369,7 +8369,27 @@ def q_reading_factors_opt638_kept(X, v_factor):
             _memo_q_reading_factors_opt638[_key] = _hit
     return _hit
 
-def q_reading_factors_opt640(X, v_w):
+def q_reading_factors_opt639(X, v_factor):
+    SP = X.sp
+    rows = []
+    for v_other in SP.get((v_factor, _c130), _E):
+        for v_otherPos in SP.get((v_other, _c46), _E):
+            rows.append((v_other, v_otherPos, ))
+    return rows
+
+_memo_q_reading_factors_opt639 = {}
+
+
+def q_reading_factors_opt639_kept(X, v_factor):
+    _key = (v_factor, )
+    _hit = _memo_q_reading_factors_opt639.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt639(X, v_factor)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt639[_key] = _hit
+    return _hit
+
+def q_reading_factors_opt641(X, v_w):
     SP = X.sp
     rows = []
     for v_work in SP.get((v_w, _c1897), _E):
@@ -8377,64 +8397,45 @@ def q_reading_factors_opt640(X, v_w):
             rows.append((v_work, ))
     return rows
 
-_memo_q_reading_factors_opt640 = {}
+_memo_q_reading_factors_opt641 = {}
 
 
-def q_reading_factors_opt640_kept(X, v_w):
+def q_reading_factors_opt641_kept(X, v_w):
     _key = (v_w, )
-    _hit = _memo_q_reading_factors_opt640.get(_key, _NOTHING)
+    _hit = _memo_q_reading_factors_opt641.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_factors_opt640(X, v_w)
+        _hit = q_reading_factors_opt641(X, v_w)
         if _layers_only(*_key):
-            _memo_q_reading_factors_opt640[_key] = _hit
+            _memo_q_reading_factors_opt641[_key] = _hit
     return _hit
 
-def q_reading_factors_opt639(X, v_source):
+def q_reading_factors_opt640(X, v_source):
     SP = X.sp
     rows = []
     for v_w in SP.get((v_source, _c1896), _E):
-        _o0 = q_reading_factors_opt640_kept(X, v_w)
+        _o0 = q_reading_factors_opt641_kept(X, v_w)
         for v_work, in _o0 or (_c1893,):
             if (v_work is not None):
                 rows.append((v_w, v_work, ))
     return rows
 
-_memo_q_reading_factors_opt639 = {}
+_memo_q_reading_factors_opt640 = {}
 
 
-def q_reading_factors_opt639_kept(X, v_source):
+def q_reading_factors_opt640_kept(X, v_source):
     _key = (v_source, )
-    _hit = _memo_q_reading_factors_opt639.get(_key, _NOTHING)
+    _hit = _memo_q_reading_factors_opt640.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_factors_opt639(X, v_source)
+        _hit = q_reading_factors_opt640(X, v_source)
         if _layers_only(*_key):
-            _memo_q_reading_factors_opt639[_key] = _hit
-    return _hit
-
-def q_reading_factors_opt641(X, v_source):
-    SP = X.sp
-    rows = []
-    for v_chapter in SP.get((v_source, _c1898), _E):
-        rows.append((v_chapter, ))
-    return rows
-
-_memo_q_reading_factors_opt641 = {}
-
-
-def q_reading_factors_opt641_kept(X, v_source):
-    _key = (v_source, )
-    _hit = _memo_q_reading_factors_opt641.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_reading_factors_opt641(X, v_source)
-        if _layers_only(*_key):
-            _memo_q_reading_factors_opt641[_key] = _hit
+            _memo_q_reading_factors_opt640[_key] = _hit
     return _hit
 
 def q_reading_factors_opt642(X, v_source):
     SP = X.sp
     rows = []
-    for v_quote in SP.get((v_source, _c1899), _E):
-        rows.append((v_quote, ))
+    for v_chapter in SP.get((v_source, _c1898), _E):
+        rows.append((v_chapter, ))
     return rows
 
 _memo_q_reading_factors_opt642 = {}
@@ -8452,8 +8453,8 @@ def q_reading_factors_opt642_kept(X, v_source):
 def q_reading_factors_opt643(X, v_source):
     SP = X.sp
     rows = []
-    for v_seed in SP.get((v_source, _c1901), _E):
-        rows.append((v_seed, ))
+    for v_quote in SP.get((v_source, _c1899), _E):
+        rows.append((v_quote, ))
     return rows
 
 _memo_q_reading_factors_opt643 = {}
@@ -8471,8 +8472,8 @@ def q_reading_factors_opt643_kept(X, v_source):
 def q_reading_factors_opt644(X, v_source):
     SP = X.sp
     rows = []
-    for v_note in SP.get((v_source, _c1913), _E):
-        rows.append((v_note, ))
+    for v_seed in SP.get((v_source, _c1901), _E):
+        rows.append((v_seed, ))
     return rows
 
 _memo_q_reading_factors_opt644 = {}
@@ -8487,7 +8488,26 @@ def q_reading_factors_opt644_kept(X, v_source):
             _memo_q_reading_factors_opt644[_key] = _hit
     return _hit
 
-def q_reading_factors_opt645(X, v_factor):
+def q_reading_factors_opt645(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_note in SP.get((v_source, _c1914), _E):
+        rows.append((v_note, ))
+    return rows
+
+_memo_q_reading_factors_opt645 = {}
+
+
+def q_reading_factors_opt645_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_factors_opt645.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_factors_opt645(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_factors_opt645[_key] = _hit
+    return _hit
+
+def q_reading_factors_opt646(X, v_factor):
     SP = X.sp
     PO = X.po
     rows = []
@@ -8500,32 +8520,13 @@ def q_reading_factors_opt645(X, v_factor):
                             rows.append((v_o, v_outweighedBy, v_precedence, v_precedenceSource, v_precedenceZh, ))
     return rows
 
-def q_reading_verdict_opt647(X, v_source):
+def q_reading_verdict_opt648(X, v_source):
     SP = X.sp
     rows = []
     for v3297728738 in SP.get((v_source, _c1896), _E):
         for v_work in SP.get((v3297728738, _c1897), _E):
             if _lang_in(v_work, 'zh-hant'):
                 rows.append((v3297728738, v_work, ))
-    return rows
-
-_memo_q_reading_verdict_opt647 = {}
-
-
-def q_reading_verdict_opt647_kept(X, v_source):
-    _key = (v_source, )
-    _hit = _memo_q_reading_verdict_opt647.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_reading_verdict_opt647(X, v_source)
-        if _layers_only(*_key):
-            _memo_q_reading_verdict_opt647[_key] = _hit
-    return _hit
-
-def q_reading_verdict_opt648(X, v_source):
-    SP = X.sp
-    rows = []
-    for v_chapter in SP.get((v_source, _c1898), _E):
-        rows.append((v_chapter, ))
     return rows
 
 _memo_q_reading_verdict_opt648 = {}
@@ -8543,8 +8544,8 @@ def q_reading_verdict_opt648_kept(X, v_source):
 def q_reading_verdict_opt649(X, v_source):
     SP = X.sp
     rows = []
-    for v_quote in SP.get((v_source, _c1899), _E):
-        rows.append((v_quote, ))
+    for v_chapter in SP.get((v_source, _c1898), _E):
+        rows.append((v_chapter, ))
     return rows
 
 _memo_q_reading_verdict_opt649 = {}
@@ -8562,8 +8563,8 @@ def q_reading_verdict_opt649_kept(X, v_source):
 def q_reading_verdict_opt650(X, v_source):
     SP = X.sp
     rows = []
-    for v_seed in SP.get((v_source, _c1901), _E):
-        rows.append((v_seed, ))
+    for v_quote in SP.get((v_source, _c1899), _E):
+        rows.append((v_quote, ))
     return rows
 
 _memo_q_reading_verdict_opt650 = {}
@@ -8581,8 +8582,8 @@ def q_reading_verdict_opt650_kept(X, v_source):
 def q_reading_verdict_opt651(X, v_source):
     SP = X.sp
     rows = []
-    for v_note in SP.get((v_source, _c1913), _E):
-        rows.append((v_note, ))
+    for v_seed in SP.get((v_source, _c1901), _E):
+        rows.append((v_seed, ))
     return rows
 
 _memo_q_reading_verdict_opt651 = {}
@@ -8597,36 +8598,55 @@ def q_reading_verdict_opt651_kept(X, v_source):
             _memo_q_reading_verdict_opt651[_key] = _hit
     return _hit
 
-def q_reading_verdict_opt646(X, v_rule):
+def q_reading_verdict_opt652(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_note in SP.get((v_source, _c1914), _E):
+        rows.append((v_note, ))
+    return rows
+
+_memo_q_reading_verdict_opt652 = {}
+
+
+def q_reading_verdict_opt652_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_verdict_opt652.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_verdict_opt652(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_verdict_opt652[_key] = _hit
+    return _hit
+
+def q_reading_verdict_opt647(X, v_rule):
     SP = X.sp
     rows = []
     for v_source in SP.get((v_rule, _c1891), _E):
-        _o0 = q_reading_verdict_opt647_kept(X, v_source)
+        _o0 = q_reading_verdict_opt648_kept(X, v_source)
         for v3297728738, v_work in _o0 or (_c1895,):
-            _o1 = q_reading_verdict_opt648_kept(X, v_source)
+            _o1 = q_reading_verdict_opt649_kept(X, v_source)
             for v_chapter, in _o1 or (_c1893,):
-                _o2 = q_reading_verdict_opt649_kept(X, v_source)
+                _o2 = q_reading_verdict_opt650_kept(X, v_source)
                 for v_quote, in _o2 or (_c1893,):
-                    _o3 = q_reading_verdict_opt650_kept(X, v_source)
+                    _o3 = q_reading_verdict_opt651_kept(X, v_source)
                     for v_seed, in _o3 or (_c1893,):
-                        _o4 = q_reading_verdict_opt651_kept(X, v_source)
+                        _o4 = q_reading_verdict_opt652_kept(X, v_source)
                         for v_note, in _o4 or (_c1893,):
                             rows.append((v_chapter, v_note, v3297728738, v_quote, v_seed, v_source, v_work, ))
     return rows
 
-_memo_q_reading_verdict_opt646 = {}
+_memo_q_reading_verdict_opt647 = {}
 
 
-def q_reading_verdict_opt646_kept(X, v_rule):
+def q_reading_verdict_opt647_kept(X, v_rule):
     _key = (v_rule, )
-    _hit = _memo_q_reading_verdict_opt646.get(_key, _NOTHING)
+    _hit = _memo_q_reading_verdict_opt647.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_verdict_opt646(X, v_rule)
+        _hit = q_reading_verdict_opt647(X, v_rule)
         if _layers_only(*_key):
-            _memo_q_reading_verdict_opt646[_key] = _hit
+            _memo_q_reading_verdict_opt647[_key] = _hit
     return _hit
 
-def q_reading_verdict_opt652(X, v_verdict):
+def q_reading_verdict_opt653(X, v_verdict):
     SP = X.sp
     rows = []
     v_role = _c458
@@ -8637,57 +8657,57 @@ def q_reading_verdict_opt652(X, v_verdict):
         rows.append((v_factor, v_role, ))
     return rows
 
-_memo_q_reading_verdict_opt652 = {}
+_memo_q_reading_verdict_opt653 = {}
 
 
-def q_reading_verdict_opt652_kept(X, v_verdict):
+def q_reading_verdict_opt653_kept(X, v_verdict):
     _key = (v_verdict, )
-    _hit = _memo_q_reading_verdict_opt652.get(_key, _NOTHING)
+    _hit = _memo_q_reading_verdict_opt653.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_verdict_opt652(X, v_verdict)
+        _hit = q_reading_verdict_opt653(X, v_verdict)
         if _layers_only(*_key):
-            _memo_q_reading_verdict_opt652[_key] = _hit
+            _memo_q_reading_verdict_opt653[_key] = _hit
     return _hit
 
-def q_reading_timing_opt653(X, v_rule):
+def q_reading_timing_opt654(X, v_rule):
     SP = X.sp
     rows = []
-    for v_imm in SP.get((v_rule, _c1945), _E):
+    for v_imm in SP.get((v_rule, _c1946), _E):
         rows.append((v_imm, ))
     return rows
 
-_memo_q_reading_timing_opt653 = {}
+_memo_q_reading_timing_opt654 = {}
 
 
-def q_reading_timing_opt653_kept(X, v_rule):
+def q_reading_timing_opt654_kept(X, v_rule):
     _key = (v_rule, )
-    _hit = _memo_q_reading_timing_opt653.get(_key, _NOTHING)
+    _hit = _memo_q_reading_timing_opt654.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_timing_opt653(X, v_rule)
+        _hit = q_reading_timing_opt654(X, v_rule)
         if _layers_only(*_key):
-            _memo_q_reading_timing_opt653[_key] = _hit
+            _memo_q_reading_timing_opt654[_key] = _hit
     return _hit
 
-def q_reading_timing_opt654(X, v_u):
+def q_reading_timing_opt655(X, v_u):
     SP = X.sp
     rows = []
     for v_p0 in SP.get((v_u, _c46), _E):
         rows.append((v_p0, ))
     return rows
 
-_memo_q_reading_timing_opt654 = {}
+_memo_q_reading_timing_opt655 = {}
 
 
-def q_reading_timing_opt654_kept(X, v_u):
+def q_reading_timing_opt655_kept(X, v_u):
     _key = (v_u, )
-    _hit = _memo_q_reading_timing_opt654.get(_key, _NOTHING)
+    _hit = _memo_q_reading_timing_opt655.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_timing_opt654(X, v_u)
+        _hit = q_reading_timing_opt655(X, v_u)
         if _layers_only(*_key):
-            _memo_q_reading_timing_opt654[_key] = _hit
+            _memo_q_reading_timing_opt655[_key] = _hit
     return _hit
 
-def q_reading_timing_opt655(X, v_u):
+def q_reading_timing_opt656(X, v_u):
     SP = X.sp
     PO = X.po
     rows = []
@@ -8696,32 +8716,13 @@ def q_reading_timing_opt655(X, v_u):
             rows.append((v_fly, v_p1, ))
     return rows
 
-def q_reading_timing_opt656(X, v_source):
+def q_reading_timing_opt657(X, v_source):
     SP = X.sp
     rows = []
     for v1569065304 in SP.get((v_source, _c1896), _E):
         for v_work in SP.get((v1569065304, _c1897), _E):
             if _lang_in(v_work, 'zh-hant'):
                 rows.append((v1569065304, v_work, ))
-    return rows
-
-_memo_q_reading_timing_opt656 = {}
-
-
-def q_reading_timing_opt656_kept(X, v_source):
-    _key = (v_source, )
-    _hit = _memo_q_reading_timing_opt656.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_reading_timing_opt656(X, v_source)
-        if _layers_only(*_key):
-            _memo_q_reading_timing_opt656[_key] = _hit
-    return _hit
-
-def q_reading_timing_opt657(X, v_source):
-    SP = X.sp
-    rows = []
-    for v_chapter in SP.get((v_source, _c1898), _E):
-        rows.append((v_chapter, ))
     return rows
 
 _memo_q_reading_timing_opt657 = {}
@@ -8739,8 +8740,8 @@ def q_reading_timing_opt657_kept(X, v_source):
 def q_reading_timing_opt658(X, v_source):
     SP = X.sp
     rows = []
-    for v_quote in SP.get((v_source, _c1899), _E):
-        rows.append((v_quote, ))
+    for v_chapter in SP.get((v_source, _c1898), _E):
+        rows.append((v_chapter, ))
     return rows
 
 _memo_q_reading_timing_opt658 = {}
@@ -8758,8 +8759,8 @@ def q_reading_timing_opt658_kept(X, v_source):
 def q_reading_timing_opt659(X, v_source):
     SP = X.sp
     rows = []
-    for v_seed in SP.get((v_source, _c1901), _E):
-        rows.append((v_seed, ))
+    for v_quote in SP.get((v_source, _c1899), _E):
+        rows.append((v_quote, ))
     return rows
 
 _memo_q_reading_timing_opt659 = {}
@@ -8777,8 +8778,8 @@ def q_reading_timing_opt659_kept(X, v_source):
 def q_reading_timing_opt660(X, v_source):
     SP = X.sp
     rows = []
-    for v_note in SP.get((v_source, _c1913), _E):
-        rows.append((v_note, ))
+    for v_seed in SP.get((v_source, _c1901), _E):
+        rows.append((v_seed, ))
     return rows
 
 _memo_q_reading_timing_opt660 = {}
@@ -8793,51 +8794,51 @@ def q_reading_timing_opt660_kept(X, v_source):
             _memo_q_reading_timing_opt660[_key] = _hit
     return _hit
 
-def q_reading_timing_ex661(X, v_rule, v_source):
+def q_reading_timing_opt661(X, v_source):
+    SP = X.sp
+    rows = []
+    for v_note in SP.get((v_source, _c1914), _E):
+        rows.append((v_note, ))
+    return rows
+
+_memo_q_reading_timing_opt661 = {}
+
+
+def q_reading_timing_opt661_kept(X, v_source):
+    _key = (v_source, )
+    _hit = _memo_q_reading_timing_opt661.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_reading_timing_opt661(X, v_source)
+        if _layers_only(*_key):
+            _memo_q_reading_timing_opt661[_key] = _hit
+    return _hit
+
+def q_reading_timing_ex662(X, v_rule, v_source):
     SP = X.sp
     for v_other in SP.get((v_rule, _c1891), _E):
-        if (v_other != _c1946):
+        if (v_other != _c1947):
             if less(str_(v_other), str_(v_source)):
                 return True
                 break
     return False
 
-_memo_q_reading_timing_ex661 = {}
+_memo_q_reading_timing_ex662 = {}
 
 
-def q_reading_timing_ex661_kept(X, v_rule, v_source):
+def q_reading_timing_ex662_kept(X, v_rule, v_source):
     _key = (v_rule, v_source, )
-    _hit = _memo_q_reading_timing_ex661.get(_key, _NOTHING)
+    _hit = _memo_q_reading_timing_ex662.get(_key, _NOTHING)
     if _hit is _NOTHING:
-        _hit = q_reading_timing_ex661(X, v_rule, v_source)
+        _hit = q_reading_timing_ex662(X, v_rule, v_source)
         if _layers_only(*_key):
-            _memo_q_reading_timing_ex661[_key] = _hit
-    return _hit
-
-def q_judgment_editions_opt662(X, v_anchor):
-    SP = X.sp
-    rows = []
-    for v_m in SP.get((v_anchor, _c1952), _E):
-        rows.append((v_m, ))
-    return rows
-
-_memo_q_judgment_editions_opt662 = {}
-
-
-def q_judgment_editions_opt662_kept(X, v_anchor):
-    _key = (v_anchor, )
-    _hit = _memo_q_judgment_editions_opt662.get(_key, _NOTHING)
-    if _hit is _NOTHING:
-        _hit = q_judgment_editions_opt662(X, v_anchor)
-        if _layers_only(*_key):
-            _memo_q_judgment_editions_opt662[_key] = _hit
+            _memo_q_reading_timing_ex662[_key] = _hit
     return _hit
 
 def q_judgment_editions_opt663(X, v_anchor):
     SP = X.sp
     rows = []
-    for v_s in SP.get((v_anchor, _c1953), _E):
-        rows.append((v_s, ))
+    for v_m in SP.get((v_anchor, _c1953), _E):
+        rows.append((v_m, ))
     return rows
 
 _memo_q_judgment_editions_opt663 = {}
@@ -8850,6 +8851,25 @@ def q_judgment_editions_opt663_kept(X, v_anchor):
         _hit = q_judgment_editions_opt663(X, v_anchor)
         if _layers_only(*_key):
             _memo_q_judgment_editions_opt663[_key] = _hit
+    return _hit
+
+def q_judgment_editions_opt664(X, v_anchor):
+    SP = X.sp
+    rows = []
+    for v_s in SP.get((v_anchor, _c1954), _E):
+        rows.append((v_s, ))
+    return rows
+
+_memo_q_judgment_editions_opt664 = {}
+
+
+def q_judgment_editions_opt664_kept(X, v_anchor):
+    _key = (v_anchor, )
+    _hit = _memo_q_judgment_editions_opt664.get(_key, _NOTHING)
+    if _hit is _NOTHING:
+        _hit = q_judgment_editions_opt664(X, v_anchor)
+        if _layers_only(*_key):
+            _memo_q_judgment_editions_opt664[_key] = _hit
     return _hit
 
 def r0000_ChangeAdvanceLater(X):
@@ -50016,8 +50036,10 @@ def q_cast_judgments(X, v_cast):
         _o10 = q_cast_judgments_opt582_kept(X, v_passage)
         for v_seed, in _o10 or (_c1893,):
             _o11 = q_cast_judgments_opt583_kept(X, v_passage)
-            for v_end, v_sel, v_selType, v_start in _o11 or (_c1907,):
-                _row(((v_cast, v_judgment, v_rule, v_zh, v_en, v_ko, v_polarity, v_school, v_position, v_passage, v_work, v_chapter, v_quote, v_korean, v_seed, v_start, v_end, ), (v_rule, v_position, v_judgment, v_passage, )))
+            for v_urn, in _o11 or (_c1893,):
+                _o12 = q_cast_judgments_opt584_kept(X, v_passage)
+                for v_end, v_sel, v_selType, v_start in _o12 or (_c1908,):
+                    _row(((v_cast, v_judgment, v_rule, v_zh, v_en, v_ko, v_polarity, v_school, v_position, v_passage, v_work, v_chapter, v_quote, v_korean, v_seed, v_start, v_end, v_urn, ), (v_rule, v_position, v_judgment, v_passage, )))
     for v_judgment in PO.get((_c487, v_cast), _E):
         for v_rule in SP.get((v_judgment, _c9), _E):
             for v_polarity in SP.get((v_rule, _c1890), _E):
@@ -50050,12 +50072,12 @@ def q_cast_states(X, v_cast):
     rows = []
     _row = rows.append
     def _k6(v2020703060, v3782748910, v_cast, v_class, v_inv, v_involvedPos, v_relative, v_rule, v_s, v_school, v_shensha, v_state, v_subject, v_subjectPos, v_term, v_variant):
-        _o7 = q_cast_states_opt594_kept(X, v_state)
+        _o7 = q_cast_states_opt595_kept(X, v_state)
         for v2524912248, v_strength in _o7 or (_c1895,):
-            _o8 = q_cast_states_opt595_kept(X, v_state)
+            _o8 = q_cast_states_opt596_kept(X, v_state)
             for v136024027, v_stage in _o8 or (_c1895,):
-                _o9 = q_cast_states_opt596_kept(X, v_rule)
-                for v_note, v_quote, v_seed, v_source in _o9 or (_c1907,):
+                _o9 = q_cast_states_opt597_kept(X, v_rule)
+                for v_note, v_quote, v_seed, v_source in _o9 or (_c1908,):
                     _row(((v_cast, v_state, v_class, v_term, v_shensha, v_subjectPos, v_school, v_variant, v_involvedPos, v_relative, v_stage, v_strength, v_rule, v_source, v_seed, v_quote, v_note, ), (v_subjectPos, v_term, v_involvedPos, v_school, v_rule, v_source, v_relative, )))
     for v_state, v_subject in PP.get(_c11, _E):
         if (v_state, _c10, v_cast) in SPO:
@@ -50063,18 +50085,18 @@ def q_cast_states(X, v_cast):
                 for v_class in SP.get((v_state, _c5), _E):
                     for v_term in SP.get((v_class, _c1897), _E):
                         if _lang_in(v_term, 'zh-hant'):
-                            _o0 = q_cast_states_opt587_kept(X, v_class)
+                            _o0 = q_cast_states_opt588_kept(X, v_class)
                             for v_shensha, in _o0 or (_c1893,):
-                                if q_cast_states_ex588_kept(X, v_class):
-                                    _o1 = q_cast_states_opt589_kept(X, v_subject)
+                                if q_cast_states_ex589_kept(X, v_class):
+                                    _o1 = q_cast_states_opt590_kept(X, v_subject)
                                     for v_subjectPos, in _o1 or (_c1893,):
-                                        _o2 = q_cast_states_opt590_kept(X, v_state)
+                                        _o2 = q_cast_states_opt591_kept(X, v_state)
                                         for v_s, v_school in _o2 or (_c1895,):
-                                            _o3 = q_cast_states_opt591_kept(X, v_state)
+                                            _o3 = q_cast_states_opt592_kept(X, v_state)
                                             for v_inv, v_involvedPos in _o3 or (_c1895,):
-                                                _o4 = q_cast_states_opt592_kept(X, v_state)
+                                                _o4 = q_cast_states_opt593_kept(X, v_state)
                                                 for v2020703060, v_relative in _o4 or (_c1895,):
-                                                    _o5 = q_cast_states_opt593_kept(X, v_state)
+                                                    _o5 = q_cast_states_opt594_kept(X, v_state)
                                                     for v3782748910, v_variant in _o5 or (_c1895,):
                                                         _k6(v2020703060, v3782748910, v_cast, v_class, v_inv, v_involvedPos, v_relative, v_rule, v_s, v_school, v_shensha, v_state, v_subject, v_subjectPos, v_term, v_variant)
     return _rows(rows, (False, False, False, False, False, False, False), False)
@@ -50087,124 +50109,124 @@ def q_chart_lines(X, v_cast):
     _row = rows.append
     def _k5(v1990914918, v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_stem, v_value):
         if (v_relative is not None):
-            _o6 = q_chart_lines_opt605_kept(X, v_e)
+            _o6 = q_chart_lines_opt606_kept(X, v_e)
             for v2560965559, v_spirit in _o6 or (_c1895,):
-                _o7 = q_chart_lines_opt606_kept(X, v_e)
+                _o7 = q_chart_lines_opt607_kept(X, v_e)
                 for v4020374305, v_stageDay in _o7 or (_c1895,):
-                    _o8 = q_chart_lines_opt607_kept(X, v_e)
+                    _o8 = q_chart_lines_opt608_kept(X, v_e)
                     for v1990941339, v_stageMonth in _o8 or (_c1895,):
-                        _o9 = q_chart_lines_opt608_kept(X, v_e)
+                        _o9 = q_chart_lines_opt609_kept(X, v_e)
                         for v28076557, v_strength in _o9 or (_c1895,):
-                            v_moving = (_TRUE if q_chart_lines_ex609_kept(X, v_line) else _FALSE)
+                            v_moving = (_TRUE if q_chart_lines_ex610_kept(X, v_line) else _FALSE)
                             _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
     def _k14(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value):
-        _o15 = q_chart_lines_opt604_kept(X, v_e)
+        _o15 = q_chart_lines_opt605_kept(X, v_e)
         for v1990914918, v_relative in _o15 or (_c1895,):
             if (v_relative is not None):
-                _o16 = q_chart_lines_opt605_kept(X, v_e)
+                _o16 = q_chart_lines_opt606_kept(X, v_e)
                 for v2560965559, v_spirit in _o16 or (_c1895,):
-                    _o17 = q_chart_lines_opt606_kept(X, v_e)
+                    _o17 = q_chart_lines_opt607_kept(X, v_e)
                     for v4020374305, v_stageDay in _o17 or (_c1895,):
-                        _o18 = q_chart_lines_opt607_kept(X, v_e)
+                        _o18 = q_chart_lines_opt608_kept(X, v_e)
                         for v1990941339, v_stageMonth in _o18 or (_c1895,):
-                            _o19 = q_chart_lines_opt608_kept(X, v_e)
+                            _o19 = q_chart_lines_opt609_kept(X, v_e)
                             for v28076557, v_strength in _o19 or (_c1895,):
-                                v_moving = (_TRUE if q_chart_lines_ex609_kept(X, v_line) else _FALSE)
+                                v_moving = (_TRUE if q_chart_lines_ex610_kept(X, v_line) else _FALSE)
                                 _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
     def _k24(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value):
-        _o25 = q_chart_lines_opt604_kept(X, v_e)
+        _o25 = q_chart_lines_opt605_kept(X, v_e)
         for v1990914918, v_relative in _o25 or (_c1895,):
             if (v_relative is not None):
-                _o26 = q_chart_lines_opt605_kept(X, v_e)
+                _o26 = q_chart_lines_opt606_kept(X, v_e)
                 for v2560965559, v_spirit in _o26 or (_c1895,):
-                    _o27 = q_chart_lines_opt606_kept(X, v_e)
+                    _o27 = q_chart_lines_opt607_kept(X, v_e)
                     for v4020374305, v_stageDay in _o27 or (_c1895,):
-                        _o28 = q_chart_lines_opt607_kept(X, v_e)
+                        _o28 = q_chart_lines_opt608_kept(X, v_e)
                         for v1990941339, v_stageMonth in _o28 or (_c1895,):
-                            _o29 = q_chart_lines_opt608_kept(X, v_e)
+                            _o29 = q_chart_lines_opt609_kept(X, v_e)
                             for v28076557, v_strength in _o29 or (_c1895,):
-                                v_moving = (_TRUE if q_chart_lines_ex609_kept(X, v_line) else _FALSE)
+                                v_moving = (_TRUE if q_chart_lines_ex610_kept(X, v_line) else _FALSE)
                                 _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
     def _k34(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value):
-        _o35 = q_chart_lines_opt604_kept(X, v_e)
+        _o35 = q_chart_lines_opt605_kept(X, v_e)
         for v1990914918, v_relative in _o35 or (_c1895,):
             if (v_relative is not None):
-                _o36 = q_chart_lines_opt605_kept(X, v_e)
+                _o36 = q_chart_lines_opt606_kept(X, v_e)
                 for v2560965559, v_spirit in _o36 or (_c1895,):
-                    _o37 = q_chart_lines_opt606_kept(X, v_e)
+                    _o37 = q_chart_lines_opt607_kept(X, v_e)
                     for v4020374305, v_stageDay in _o37 or (_c1895,):
-                        _o38 = q_chart_lines_opt607_kept(X, v_e)
+                        _o38 = q_chart_lines_opt608_kept(X, v_e)
                         for v1990941339, v_stageMonth in _o38 or (_c1895,):
-                            _o39 = q_chart_lines_opt608_kept(X, v_e)
+                            _o39 = q_chart_lines_opt609_kept(X, v_e)
                             for v28076557, v_strength in _o39 or (_c1895,):
-                                v_moving = (_TRUE if q_chart_lines_ex609_kept(X, v_line) else _FALSE)
+                                v_moving = (_TRUE if q_chart_lines_ex610_kept(X, v_line) else _FALSE)
                                 _row(((v_cast, v_position, v_kind, v_value, v_stem, v_branch, v_element, v_nayin, v_relative, v_spirit, v_moving, v_stageDay, v_stageMonth, v_strength, ), (v_position, v_kind, )))
     for v_line, v_value in PP.get(_c260, _E):
         if (v_cast, _c3, v_line) in SPO:
             for v_position in SP.get((v_line, _c46), _E):
-                v_kind = _c1914
-                if (v_cast, _c3, v_line) in SPO:
-                    v_e = v_line
-                    _o0 = q_chart_lines_opt600_kept(X, v_e)
-                    for v2132590413, v_stem in _o0 or (_c1895,):
-                        if (v_stem is not None):
-                            _o1 = q_chart_lines_opt601_kept(X, v_e)
-                            for v_branch, v3860197111 in _o1 or (_c1895,):
-                                if (v_branch is not None):
-                                    _o2 = q_chart_lines_opt602_kept(X, v_e)
-                                    for v_element, v2433932897 in _o2 or (_c1895,):
-                                        if (v_element is not None):
-                                            _o3 = q_chart_lines_opt603_kept(X, v_e)
-                                            for v_nayin, v28165104 in _o3 or (_c1895,):
-                                                if (v_nayin is not None):
-                                                    _o4 = q_chart_lines_opt604_kept(X, v_e)
-                                                    for v1990914918, v_relative in _o4 or (_c1895,):
-                                                        _k5(v1990914918, v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_stem, v_value)
                 v_kind = _c1915
                 if (v_cast, _c3, v_line) in SPO:
+                    v_e = v_line
+                    _o0 = q_chart_lines_opt601_kept(X, v_e)
+                    for v2132590413, v_stem in _o0 or (_c1895,):
+                        if (v_stem is not None):
+                            _o1 = q_chart_lines_opt602_kept(X, v_e)
+                            for v_branch, v3860197111 in _o1 or (_c1895,):
+                                if (v_branch is not None):
+                                    _o2 = q_chart_lines_opt603_kept(X, v_e)
+                                    for v_element, v2433932897 in _o2 or (_c1895,):
+                                        if (v_element is not None):
+                                            _o3 = q_chart_lines_opt604_kept(X, v_e)
+                                            for v_nayin, v28165104 in _o3 or (_c1895,):
+                                                if (v_nayin is not None):
+                                                    _o4 = q_chart_lines_opt605_kept(X, v_e)
+                                                    for v1990914918, v_relative in _o4 or (_c1895,):
+                                                        _k5(v1990914918, v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_relative, v_stem, v_value)
+                v_kind = _c1916
+                if (v_cast, _c3, v_line) in SPO:
                     for v_e in SP.get((v_line, _c1), _E):
-                        _o10 = q_chart_lines_opt600_kept(X, v_e)
+                        _o10 = q_chart_lines_opt601_kept(X, v_e)
                         for v2132590413, v_stem in _o10 or (_c1895,):
                             if (v_stem is not None):
-                                _o11 = q_chart_lines_opt601_kept(X, v_e)
+                                _o11 = q_chart_lines_opt602_kept(X, v_e)
                                 for v_branch, v3860197111 in _o11 or (_c1895,):
                                     if (v_branch is not None):
-                                        _o12 = q_chart_lines_opt602_kept(X, v_e)
+                                        _o12 = q_chart_lines_opt603_kept(X, v_e)
                                         for v_element, v2433932897 in _o12 or (_c1895,):
                                             if (v_element is not None):
-                                                _o13 = q_chart_lines_opt603_kept(X, v_e)
+                                                _o13 = q_chart_lines_opt604_kept(X, v_e)
                                                 for v_nayin, v28165104 in _o13 or (_c1895,):
                                                     if (v_nayin is not None):
                                                         _k14(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value)
-                v_kind = _c1916
+                v_kind = _c1917
                 if (v_cast, _c3, v_line) in SPO:
                     for v_e in SP.get((v_line, _c204), _E):
-                        _o20 = q_chart_lines_opt600_kept(X, v_e)
+                        _o20 = q_chart_lines_opt601_kept(X, v_e)
                         for v2132590413, v_stem in _o20 or (_c1895,):
                             if (v_stem is not None):
-                                _o21 = q_chart_lines_opt601_kept(X, v_e)
+                                _o21 = q_chart_lines_opt602_kept(X, v_e)
                                 for v_branch, v3860197111 in _o21 or (_c1895,):
                                     if (v_branch is not None):
-                                        _o22 = q_chart_lines_opt602_kept(X, v_e)
+                                        _o22 = q_chart_lines_opt603_kept(X, v_e)
                                         for v_element, v2433932897 in _o22 or (_c1895,):
                                             if (v_element is not None):
-                                                _o23 = q_chart_lines_opt603_kept(X, v_e)
+                                                _o23 = q_chart_lines_opt604_kept(X, v_e)
                                                 for v_nayin, v28165104 in _o23 or (_c1895,):
                                                     if (v_nayin is not None):
                                                         _k24(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value)
-                v_kind = _c1917
+                v_kind = _c1918
                 if (v_cast, _c3, v_line) in SPO:
                     for v_e in SP.get((v_line, _c250), _E):
-                        _o30 = q_chart_lines_opt600_kept(X, v_e)
+                        _o30 = q_chart_lines_opt601_kept(X, v_e)
                         for v2132590413, v_stem in _o30 or (_c1895,):
                             if (v_stem is not None):
-                                _o31 = q_chart_lines_opt601_kept(X, v_e)
+                                _o31 = q_chart_lines_opt602_kept(X, v_e)
                                 for v_branch, v3860197111 in _o31 or (_c1895,):
                                     if (v_branch is not None):
-                                        _o32 = q_chart_lines_opt602_kept(X, v_e)
+                                        _o32 = q_chart_lines_opt603_kept(X, v_e)
                                         for v_element, v2433932897 in _o32 or (_c1895,):
                                             if (v_element is not None):
-                                                _o33 = q_chart_lines_opt603_kept(X, v_e)
+                                                _o33 = q_chart_lines_opt604_kept(X, v_e)
                                                 for v_nayin, v28165104 in _o33 or (_c1895,):
                                                     if (v_nayin is not None):
                                                         _k34(v2132590413, v2433932897, v28165104, v3860197111, v_branch, v_cast, v_e, v_element, v_kind, v_line, v_nayin, v_position, v_stem, v_value)
@@ -50219,18 +50241,18 @@ def q_chart_use_god(X, v_cast):
         for v_choice in SP.get((v_cast, _c430), _E):
             for v_label in SP.get((v_choice, _c1897), _E):
                 if _lang_in(v_label, 'zh-hant'):
-                    _o0 = q_chart_use_god_opt610_kept(X, v_choice)
+                    _o0 = q_chart_use_god_opt611_kept(X, v_choice)
                     for v_s, v_school in _o0 or (_c1895,):
-                        _o1 = q_chart_use_god_opt611_kept(X, v_choice)
+                        _o1 = q_chart_use_god_opt612_kept(X, v_choice)
                         for v_helper, v2680749998 in _o1 or (_c1895,):
                             for v_source in SP.get((v_choice, _c1891), _E):
-                                _o2 = q_chart_use_god_opt612_kept(X, v_source)
+                                _o2 = q_chart_use_god_opt613_kept(X, v_source)
                                 for v_seed, in _o2 or (_c1893,):
-                                    _o3 = q_chart_use_god_opt613_kept(X, v_source)
+                                    _o3 = q_chart_use_god_opt614_kept(X, v_source)
                                     for v_quote, in _o3 or (_c1893,):
-                                        _o4 = q_chart_use_god_opt614_kept(X, v_source)
+                                        _o4 = q_chart_use_god_opt615_kept(X, v_source)
                                         for v_note, in _o4 or (_c1893,):
-                                            _o5 = q_chart_use_god_opt615_kept(X, v_source)
+                                            _o5 = q_chart_use_god_opt616_kept(X, v_source)
                                             for v_gloss, in _o5 or (_c1893,):
                                                 _row(((v_cast, v_choice, v_label, v_school, v_helper, None, v_source, v_seed, v_quote, v_note, v_gloss, ), (v_choice, )))
         for v_userChoice in SP.get((v_cast, _c439), _E):
@@ -50244,123 +50266,123 @@ def q_chart_relations(X, v_cast):
     SPO = X.spo
     rows = []
     _row = rows.append
-    for v_p, in _c1920:
+    for v_p, in _c1921:
         for v_a in SP.get((v_cast, _c106), _E):
-            v_from = _c1914
+            v_from = _c1915
             if (v_cast, _c3, v_a) in SPO:
                 for v_fromPos in SP.get((v_a, _c46), _E):
                     for v_b in SP.get((v_a, v_p), _E):
-                        if (v_p in _c1921):
-                            v_relation = (_c1922 if (v_p == _c113) else (_c1923 if (v_p == _c118) else (_c1924 if (v_p == _c22) else (_c1925 if (v_p == _c27) else (_c1926 if (v_p == _c121) else _c1927)))))
+                        if (v_p in _c1922):
+                            v_relation = (_c1923 if (v_p == _c113) else (_c1924 if (v_p == _c118) else (_c1925 if (v_p == _c22) else (_c1926 if (v_p == _c27) else (_c1927 if (v_p == _c121) else _c1928)))))
                             if (v_cast, _c106, v_b) in SPO:
-                                v_to = _c1914
+                                v_to = _c1915
                                 if (v_cast, _c3, v_b) in SPO:
                                     for v_toPos in SP.get((v_b, _c46), _E):
                                         _row((v_cast, v_from, v_fromPos, v_to, v_toPos, v_relation, ))
-                                v_to = _c1915
+                                v_to = _c1916
                                 if (v_b, _c5, _c49) in SPO:
                                     for v_toPos in SP.get((v_b, _c46), _E):
                                         _row((v_cast, v_from, v_fromPos, v_to, v_toPos, v_relation, ))
-                                v_to = _c1928
+                                v_to = _c1929
                                 if (v_cast, _c20, v_b) in SPO:
                                     _row((v_cast, v_from, v_fromPos, v_to, None, v_relation, ))
-                                v_to = _c1929
+                                v_to = _c1930
                                 if (v_cast, _c39, v_b) in SPO:
                                     _row((v_cast, v_from, v_fromPos, v_to, None, v_relation, ))
-                                v_to = _c1930
+                                v_to = _c1931
                                 if (v_cast, _c127, v_b) in SPO:
                                     _row((v_cast, v_from, v_fromPos, v_to, None, v_relation, ))
-            v_from = _c1915
+            v_from = _c1916
             if (v_a, _c5, _c49) in SPO:
                 for v_fromPos in SP.get((v_a, _c46), _E):
                     for v_b in SP.get((v_a, v_p), _E):
-                        if (v_p in _c1921):
-                            v_relation = (_c1922 if (v_p == _c113) else (_c1923 if (v_p == _c118) else (_c1924 if (v_p == _c22) else (_c1925 if (v_p == _c27) else (_c1926 if (v_p == _c121) else _c1927)))))
+                        if (v_p in _c1922):
+                            v_relation = (_c1923 if (v_p == _c113) else (_c1924 if (v_p == _c118) else (_c1925 if (v_p == _c22) else (_c1926 if (v_p == _c27) else (_c1927 if (v_p == _c121) else _c1928)))))
                             if (v_cast, _c106, v_b) in SPO:
-                                v_to = _c1914
+                                v_to = _c1915
                                 if (v_cast, _c3, v_b) in SPO:
                                     for v_toPos in SP.get((v_b, _c46), _E):
                                         _row((v_cast, v_from, v_fromPos, v_to, v_toPos, v_relation, ))
-                                v_to = _c1915
+                                v_to = _c1916
                                 if (v_b, _c5, _c49) in SPO:
                                     for v_toPos in SP.get((v_b, _c46), _E):
                                         _row((v_cast, v_from, v_fromPos, v_to, v_toPos, v_relation, ))
-                                v_to = _c1928
+                                v_to = _c1929
                                 if (v_cast, _c20, v_b) in SPO:
                                     _row((v_cast, v_from, v_fromPos, v_to, None, v_relation, ))
-                                v_to = _c1929
+                                v_to = _c1930
                                 if (v_cast, _c39, v_b) in SPO:
                                     _row((v_cast, v_from, v_fromPos, v_to, None, v_relation, ))
-                                v_to = _c1930
+                                v_to = _c1931
                                 if (v_cast, _c127, v_b) in SPO:
                                     _row((v_cast, v_from, v_fromPos, v_to, None, v_relation, ))
-            v_from = _c1928
+            v_from = _c1929
             if (v_cast, _c20, v_a) in SPO:
                 for v_b in SP.get((v_a, v_p), _E):
-                    if (v_p in _c1921):
-                        v_relation = (_c1922 if (v_p == _c113) else (_c1923 if (v_p == _c118) else (_c1924 if (v_p == _c22) else (_c1925 if (v_p == _c27) else (_c1926 if (v_p == _c121) else _c1927)))))
+                    if (v_p in _c1922):
+                        v_relation = (_c1923 if (v_p == _c113) else (_c1924 if (v_p == _c118) else (_c1925 if (v_p == _c22) else (_c1926 if (v_p == _c27) else (_c1927 if (v_p == _c121) else _c1928)))))
                         if (v_cast, _c106, v_b) in SPO:
-                            v_to = _c1914
+                            v_to = _c1915
                             if (v_cast, _c3, v_b) in SPO:
                                 for v_toPos in SP.get((v_b, _c46), _E):
                                     _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
-                            v_to = _c1915
+                            v_to = _c1916
                             if (v_b, _c5, _c49) in SPO:
                                 for v_toPos in SP.get((v_b, _c46), _E):
                                     _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
-                            v_to = _c1928
+                            v_to = _c1929
                             if (v_cast, _c20, v_b) in SPO:
                                 _row((v_cast, v_from, None, v_to, None, v_relation, ))
-                            v_to = _c1929
+                            v_to = _c1930
                             if (v_cast, _c39, v_b) in SPO:
                                 _row((v_cast, v_from, None, v_to, None, v_relation, ))
-                            v_to = _c1930
-                            if (v_cast, _c127, v_b) in SPO:
-                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
-            v_from = _c1929
-            if (v_cast, _c39, v_a) in SPO:
-                for v_b in SP.get((v_a, v_p), _E):
-                    if (v_p in _c1921):
-                        v_relation = (_c1922 if (v_p == _c113) else (_c1923 if (v_p == _c118) else (_c1924 if (v_p == _c22) else (_c1925 if (v_p == _c27) else (_c1926 if (v_p == _c121) else _c1927)))))
-                        if (v_cast, _c106, v_b) in SPO:
-                            v_to = _c1914
-                            if (v_cast, _c3, v_b) in SPO:
-                                for v_toPos in SP.get((v_b, _c46), _E):
-                                    _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
-                            v_to = _c1915
-                            if (v_b, _c5, _c49) in SPO:
-                                for v_toPos in SP.get((v_b, _c46), _E):
-                                    _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
-                            v_to = _c1928
-                            if (v_cast, _c20, v_b) in SPO:
-                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
-                            v_to = _c1929
-                            if (v_cast, _c39, v_b) in SPO:
-                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
-                            v_to = _c1930
+                            v_to = _c1931
                             if (v_cast, _c127, v_b) in SPO:
                                 _row((v_cast, v_from, None, v_to, None, v_relation, ))
             v_from = _c1930
-            if (v_cast, _c127, v_a) in SPO:
+            if (v_cast, _c39, v_a) in SPO:
                 for v_b in SP.get((v_a, v_p), _E):
-                    if (v_p in _c1921):
-                        v_relation = (_c1922 if (v_p == _c113) else (_c1923 if (v_p == _c118) else (_c1924 if (v_p == _c22) else (_c1925 if (v_p == _c27) else (_c1926 if (v_p == _c121) else _c1927)))))
+                    if (v_p in _c1922):
+                        v_relation = (_c1923 if (v_p == _c113) else (_c1924 if (v_p == _c118) else (_c1925 if (v_p == _c22) else (_c1926 if (v_p == _c27) else (_c1927 if (v_p == _c121) else _c1928)))))
                         if (v_cast, _c106, v_b) in SPO:
-                            v_to = _c1914
+                            v_to = _c1915
                             if (v_cast, _c3, v_b) in SPO:
                                 for v_toPos in SP.get((v_b, _c46), _E):
                                     _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
-                            v_to = _c1915
+                            v_to = _c1916
                             if (v_b, _c5, _c49) in SPO:
                                 for v_toPos in SP.get((v_b, _c46), _E):
                                     _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
-                            v_to = _c1928
+                            v_to = _c1929
                             if (v_cast, _c20, v_b) in SPO:
                                 _row((v_cast, v_from, None, v_to, None, v_relation, ))
-                            v_to = _c1929
+                            v_to = _c1930
                             if (v_cast, _c39, v_b) in SPO:
                                 _row((v_cast, v_from, None, v_to, None, v_relation, ))
+                            v_to = _c1931
+                            if (v_cast, _c127, v_b) in SPO:
+                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
+            v_from = _c1931
+            if (v_cast, _c127, v_a) in SPO:
+                for v_b in SP.get((v_a, v_p), _E):
+                    if (v_p in _c1922):
+                        v_relation = (_c1923 if (v_p == _c113) else (_c1924 if (v_p == _c118) else (_c1925 if (v_p == _c22) else (_c1926 if (v_p == _c27) else (_c1927 if (v_p == _c121) else _c1928)))))
+                        if (v_cast, _c106, v_b) in SPO:
+                            v_to = _c1915
+                            if (v_cast, _c3, v_b) in SPO:
+                                for v_toPos in SP.get((v_b, _c46), _E):
+                                    _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
+                            v_to = _c1916
+                            if (v_b, _c5, _c49) in SPO:
+                                for v_toPos in SP.get((v_b, _c46), _E):
+                                    _row((v_cast, v_from, None, v_to, v_toPos, v_relation, ))
+                            v_to = _c1929
+                            if (v_cast, _c20, v_b) in SPO:
+                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
                             v_to = _c1930
+                            if (v_cast, _c39, v_b) in SPO:
+                                _row((v_cast, v_from, None, v_to, None, v_relation, ))
+                            v_to = _c1931
                             if (v_cast, _c127, v_b) in SPO:
                                 _row((v_cast, v_from, None, v_to, None, v_relation, ))
     return rows
@@ -50369,19 +50391,19 @@ def q_chart_pillars(X, v_cast):
     SP = X.sp
     rows = []
     _row = rows.append
-    for v_link, v_which, in _c1931:
+    for v_link, v_which, in _c1932:
         for v_e in SP.get((v_cast, v_link), _E):
             for v3905933112 in SP.get((v_e, _c2), _E):
                 for v_branch in SP.get((v3905933112, _c1897), _E):
                     if _lang_in(v_branch, 'zh-hant'):
-                        _o0 = q_chart_pillars_opt616_kept(X, v_e)
+                        _o0 = q_chart_pillars_opt617_kept(X, v_e)
                         for v1908842114, v_stem in _o0 or (_c1895,):
-                            _o1 = q_chart_pillars_opt617_kept(X, v_e)
+                            _o1 = q_chart_pillars_opt618_kept(X, v_e)
                             for v_element, v113356308 in _o1 or (_c1895,):
-                                _o2 = q_chart_pillars_opt618_kept(X, v_e)
+                                _o2 = q_chart_pillars_opt619_kept(X, v_e)
                                 for v2524885893, v_relative in _o2 or (_c1895,):
-                                    _o3 = q_chart_pillars_opt619_kept(X, v_e)
-                                    for v_vb, v_vi, v_void in _o3 or (_c1932,):
+                                    _o3 = q_chart_pillars_opt620_kept(X, v_e)
+                                    for v_vb, v_vi, v_void in _o3 or (_c1933,):
                                         _row(((v_cast, v_which, v_stem, v_branch, v_element, v_relative, v_void, ), (v_which, v_vi, )))
     return _rows(rows, (False, False), False)
 
@@ -50392,18 +50414,18 @@ def q_chart_hexagrams(X, v_cast):
     def _k0(v3782837011, v_cast, v_g, v_hex, v_link, v_name, v_p, v_palace, v_palaceElement, v_shi, v_sixClash, v_sixCombine, v_which, v_ying):
         for v_generation in SP.get((v_g, _c1897), _E):
             if _lang_in(v_generation, 'zh-hant'):
-                _o1 = q_chart_hexagrams_opt622_kept(X, v_hex)
+                _o1 = q_chart_hexagrams_opt623_kept(X, v_hex)
                 for v_nuclear, v_nuclearName in _o1 or (_c1895,):
-                    _o2 = q_chart_hexagrams_opt623_kept(X, v_hex)
+                    _o2 = q_chart_hexagrams_opt624_kept(X, v_hex)
                     for v_opposite, v_oppositeName in _o2 or (_c1895,):
-                        _o3 = q_chart_hexagrams_opt624_kept(X, v_hex)
+                        _o3 = q_chart_hexagrams_opt625_kept(X, v_hex)
                         for v_inverse, v_inverseName in _o3 or (_c1895,):
-                            _o4 = q_chart_hexagrams_opt625_kept(X, v_cast)
+                            _o4 = q_chart_hexagrams_opt626_kept(X, v_cast)
                             for v_sex, in _o4 or (_c1893,):
-                                _o5 = q_chart_hexagrams_opt626_kept(X, v_cast)
+                                _o5 = q_chart_hexagrams_opt627_kept(X, v_cast)
                                 for v_birth, v3012061300 in _o5 or (_c1895,):
                                     _row((v_cast, v_which, v_name, v_palace, v_palaceElement, v_generation, v_shi, v_ying, v_sixClash, v_sixCombine, v_nuclear, v_nuclearName, v_opposite, v_oppositeName, v_inverse, v_inverseName, v_sex, v_birth, ))
-    for v_link, v_which, in _c1933:
+    for v_link, v_which, in _c1934:
         for v_hex in SP.get((v_cast, v_link), _E):
             for v_p in SP.get((v_hex, _c274), _E):
                 for v_g in SP.get((v_hex, _c275), _E):
@@ -50412,8 +50434,8 @@ def q_chart_hexagrams(X, v_cast):
                             for v3782837011 in SP.get((v_p, _c30), _E):
                                 for v_name in SP.get((v_hex, _c1897), _E):
                                     if _lang_in(v_name, 'zh-hant'):
-                                        v_sixClash = (_TRUE if q_chart_hexagrams_ex620_kept(X, v_hex) else _FALSE)
-                                        v_sixCombine = (_TRUE if q_chart_hexagrams_ex621_kept(X, v_hex) else _FALSE)
+                                        v_sixClash = (_TRUE if q_chart_hexagrams_ex621_kept(X, v_hex) else _FALSE)
+                                        v_sixCombine = (_TRUE if q_chart_hexagrams_ex622_kept(X, v_hex) else _FALSE)
                                         for v_palaceElement in SP.get((v3782837011, _c1897), _E):
                                             if _lang_in(v_palaceElement, 'zh-hant'):
                                                 for v_palace in SP.get((v_p, _c1897), _E):
@@ -50426,19 +50448,19 @@ def q_chart_question(X, v_cast):
     rows = []
     _row = rows.append
     if (v_cast, _c5, _c126) in SPO:
-        _o0 = q_chart_question_opt627_kept(X, v_cast)
+        _o0 = q_chart_question_opt628_kept(X, v_cast)
         for v_topic, in _o0 or (_c1893,):
-            _o1 = q_chart_question_opt628_kept(X, v_cast)
+            _o1 = q_chart_question_opt629_kept(X, v_cast)
             for v_about, in _o1 or (_c1893,):
-                _o2 = q_chart_question_opt629_kept(X, v_cast)
+                _o2 = q_chart_question_opt630_kept(X, v_cast)
                 for v_q, v_unit in _o2 or (_c1895,):
-                    _o3 = q_chart_question_opt630_kept(X, v_cast)
+                    _o3 = q_chart_question_opt631_kept(X, v_cast)
                     for v_s, v_school in _o3 or (_c1895,):
-                        _o4 = q_chart_question_opt631_kept(X, v_cast)
+                        _o4 = q_chart_question_opt632_kept(X, v_cast)
                         for v_chosen, in _o4 or (_c1893,):
-                            _o5 = q_chart_question_opt632(X)
+                            _o5 = q_chart_question_opt633(X)
                             for v_default, in _o5 or (_c1893,):
-                                v_readingSchool = strafter(str_(coalesce(v_chosen, v_default)), _c1912)
+                                v_readingSchool = strafter(str_(coalesce(v_chosen, v_default)), _c1913)
                                 _row((v_cast, v_topic, v_about, v_school, v_readingSchool, v_unit, ))
     return rows
 
@@ -50463,36 +50485,36 @@ def q_reading_factors(X, v_cast):
     rows = []
     _row = rows.append
     def _k0(v_cast, v_factor, v_k, v_kindEn, v_kindKo, v_kindZh, v_polarity, v_rule, v_source, v_u):
-        _o1 = q_reading_factors_opt633_kept(X, v_factor)
+        _o1 = q_reading_factors_opt634_kept(X, v_factor)
         for v_st, in _o1 or (_c1893,):
-            _o2 = q_reading_factors_opt634_kept(X, v_u)
+            _o2 = q_reading_factors_opt635_kept(X, v_u)
             for v_p0, in _o2 or (_c1893,):
-                _o3 = q_reading_factors_opt635(X, v_u)
+                _o3 = q_reading_factors_opt636(X, v_u)
                 for v_fly, v_p1 in _o3 or (_c1895,):
-                    _o4 = q_reading_factors_opt636(X, v_u)
+                    _o4 = q_reading_factors_opt637(X, v_u)
                     for v_readRule, v_rl in _o4 or (_c1895,):
-                        _o5 = q_reading_factors_opt637_kept(X, v_factor)
+                        _o5 = q_reading_factors_opt638_kept(X, v_factor)
                         for v_s, in _o5 or (_c1893,):
-                            _o6 = q_reading_factors_opt638_kept(X, v_factor)
+                            _o6 = q_reading_factors_opt639_kept(X, v_factor)
                             for v_other, v_otherPos in _o6 or (_c1895,):
-                                _o7 = q_reading_factors_opt639_kept(X, v_source)
+                                _o7 = q_reading_factors_opt640_kept(X, v_source)
                                 for v_w, v_work in _o7 or (_c1895,):
-                                    _o8 = q_reading_factors_opt641_kept(X, v_source)
+                                    _o8 = q_reading_factors_opt642_kept(X, v_source)
                                     for v_chapter, in _o8 or (_c1893,):
-                                        _o9 = q_reading_factors_opt642_kept(X, v_source)
+                                        _o9 = q_reading_factors_opt643_kept(X, v_source)
                                         for v_quote, in _o9 or (_c1893,):
-                                            _o10 = q_reading_factors_opt643_kept(X, v_source)
+                                            _o10 = q_reading_factors_opt644_kept(X, v_source)
                                             for v_seed, in _o10 or (_c1893,):
-                                                _o11 = q_reading_factors_opt644_kept(X, v_source)
+                                                _o11 = q_reading_factors_opt645_kept(X, v_source)
                                                 for v_note, in _o11 or (_c1893,):
-                                                    _o12 = q_reading_factors_opt645(X, v_factor)
-                                                    for v_o, v_outweighedBy, v_precedence, v_precedenceSource, v_precedenceZh in _o12 or (_c1938,):
-                                                        v_kind = strafter(str_(v_k), _c1939)
-                                                        v_stands = coalesce(v_st, _c1940)
+                                                    _o12 = q_reading_factors_opt646(X, v_factor)
+                                                    for v_o, v_outweighedBy, v_precedence, v_precedenceSource, v_precedenceZh in _o12 or (_c1939,):
+                                                        v_kind = strafter(str_(v_k), _c1940)
+                                                        v_stands = coalesce(v_st, _c1941)
                                                         v_position = coalesce(v_p0, v_p1)
                                                         v_hidden = (_TRUE if (v_p1 is not None) else _FALSE)
                                                         v_read = (_TRUE if (v_readRule is not None) else _FALSE)
-                                                        v_school = strafter(str_(v_s), _c1912)
+                                                        v_school = strafter(str_(v_s), _c1913)
                                                         _row(((v_cast, v_factor, v_stands, v_position, v_hidden, v_read, v_readRule, v_kind, v_kindZh, v_kindEn, v_kindKo, v_polarity, v_school, v_otherPos, v_rule, v_source, v_work, v_chapter, v_quote, v_seed, v_note, v_outweighedBy, v_precedence, v_precedenceZh, v_precedenceSource, ), (v_position, v_hidden, v_factor, v_outweighedBy, v_readRule, v_precedenceSource, )))
     for v_factor in PO.get((_c5, _c134), _E):
         if (v_factor, _c136, v_cast) in SPO:
@@ -50529,10 +50551,10 @@ def q_reading_verdict(X, v_cast):
                                     if _lang_in(v_termKo, 'ko'):
                                         for v_termZh in SP.get((v_t, _c1897), _E):
                                             if _lang_in(v_termZh, 'zh-hant'):
-                                                v_term = strafter(str_(v_t), _c1941)
-                                                _o0 = q_reading_verdict_opt646_kept(X, v_rule)
-                                                for v_chapter, v_note, v3297728738, v_quote, v_seed, v_source, v_work in _o0 or (_c1942,):
-                                                    _o1 = q_reading_verdict_opt652_kept(X, v_verdict)
+                                                v_term = strafter(str_(v_t), _c1942)
+                                                _o0 = q_reading_verdict_opt647_kept(X, v_rule)
+                                                for v_chapter, v_note, v3297728738, v_quote, v_seed, v_source, v_work in _o0 or (_c1943,):
+                                                    _o1 = q_reading_verdict_opt653_kept(X, v_verdict)
                                                     for v_factor, v_role in _o1 or (_c1895,):
                                                         _k2(v3297728738, v_cast, v_chapter, v_factor, v_favourable, v_note, v_quote, v_role, v_rule, v_seed, v_source, v_t, v_term, v_termEn, v_termKo, v_termZh, v_verdict, v_work)
     return _rows(rows, (False, False, False), False)
@@ -50541,7 +50563,7 @@ def q_cast_instant(X, v_cast):
     SP = X.sp
     rows = []
     _row = rows.append
-    for v_at in SP.get((v_cast, _c1943), _E):
+    for v_at in SP.get((v_cast, _c1944), _E):
         _row((v_cast, v_at, ))
     return rows
 
@@ -50552,19 +50574,19 @@ def q_reading_timing(X, v_cast):
     rows = []
     _row = rows.append
     def _k3(v_b, v_branch, v_branchIndex, v_candidate, v_cast, v_fly, v_imm, v_p0, v_p1, v_priority, v_rule, v_source, v_u):
-        _o4 = q_reading_timing_opt656_kept(X, v_source)
+        _o4 = q_reading_timing_opt657_kept(X, v_source)
         for v1569065304, v_work in _o4 or (_c1895,):
-            _o5 = q_reading_timing_opt657_kept(X, v_source)
+            _o5 = q_reading_timing_opt658_kept(X, v_source)
             for v_chapter, in _o5 or (_c1893,):
-                _o6 = q_reading_timing_opt658_kept(X, v_source)
+                _o6 = q_reading_timing_opt659_kept(X, v_source)
                 for v_quote, in _o6 or (_c1893,):
-                    _o7 = q_reading_timing_opt659_kept(X, v_source)
+                    _o7 = q_reading_timing_opt660_kept(X, v_source)
                     for v_seed, in _o7 or (_c1893,):
-                        _o8 = q_reading_timing_opt660_kept(X, v_source)
+                        _o8 = q_reading_timing_opt661_kept(X, v_source)
                         for v_note, in _o8 or (_c1893,):
-                            if (v_source != _c1946):
-                                if (not q_reading_timing_ex661_kept(X, v_rule, v_source)):
-                                    v_immediate = coalesce(v_imm, _c1940)
+                            if (v_source != _c1947):
+                                if (not q_reading_timing_ex662_kept(X, v_rule, v_source)):
+                                    v_immediate = coalesce(v_imm, _c1941)
                                     v_position = coalesce(v_p0, v_p1)
                                     v_hidden = (_TRUE if (v_p1 is not None) else _FALSE)
                                     _row(((v_cast, v_candidate, v_branch, v_branchIndex, v_rule, v_priority, v_immediate, v_position, v_hidden, v_source, v_work, v_chapter, v_quote, v_seed, v_note, ), (v_priority, v_rule, v_branchIndex, v_position, )))
@@ -50573,16 +50595,16 @@ def q_reading_timing(X, v_cast):
             for v_rule in SP.get((v_candidate, _c9), _E):
                 for v_b in SP.get((v_candidate, _c385), _E):
                     for v_branchIndex in SP.get((v_b, _c247), _E):
-                        for v_priority in SP.get((v_rule, _c1944), _E):
+                        for v_priority in SP.get((v_rule, _c1945), _E):
                             for v_source in SP.get((v_rule, _c1891), _E):
                                 for v_u in SP.get((v_candidate, _c386), _E):
                                     for v_branch in SP.get((v_b, _c1897), _E):
                                         if _lang_in(v_branch, 'zh-hant'):
-                                            _o0 = q_reading_timing_opt653_kept(X, v_rule)
+                                            _o0 = q_reading_timing_opt654_kept(X, v_rule)
                                             for v_imm, in _o0 or (_c1893,):
-                                                _o1 = q_reading_timing_opt654_kept(X, v_u)
+                                                _o1 = q_reading_timing_opt655_kept(X, v_u)
                                                 for v_p0, in _o1 or (_c1893,):
-                                                    _o2 = q_reading_timing_opt655(X, v_u)
+                                                    _o2 = q_reading_timing_opt656(X, v_u)
                                                     for v_fly, v_p1 in _o2 or (_c1895,):
                                                         _k3(v_b, v_branch, v_branchIndex, v_candidate, v_cast, v_fly, v_imm, v_p0, v_p1, v_priority, v_rule, v_source, v_u)
     return _rows(rows, (False, False, False, False), False)
@@ -50595,35 +50617,35 @@ def q_judgment_editions(X, v_judged):
     rows = []
     _row = rows.append
     def _k0(v_anchor, v_edition, v_end, v_exact, v_file, v_judged, v_judgment, v_p, v_passage, v_q, v_rule, v_start):
-        _o1 = q_judgment_editions_opt662_kept(X, v_anchor)
+        _o1 = q_judgment_editions_opt663_kept(X, v_anchor)
         for v_m, in _o1 or (_c1893,):
-            _o2 = q_judgment_editions_opt663_kept(X, v_anchor)
+            _o2 = q_judgment_editions_opt664_kept(X, v_anchor)
             for v_s, in _o2 or (_c1893,):
-                v_method = coalesce(v_m, _c1954)
-                v_score = coalesce(v_s, _c1955)
-                _row(((v_judged, v_passage, v_edition, v_file, v_exact, v_start, v_end, v_method, v_score, None, ), (v_passage, boolean(equals(v_method, _c1954)), v_edition, )))
-    for v_edition, v_file in PP.get(_c1947, _E):
+                v_method = coalesce(v_m, _c1955)
+                v_score = coalesce(v_s, _c1956)
+                _row(((v_judged, v_passage, v_edition, v_file, v_exact, v_start, v_end, v_method, v_score, None, ), (v_passage, boolean(equals(v_method, _c1955)), v_edition, )))
+    for v_edition, v_file in PP.get(_c1948, _E):
         for v_judgment in PO.get((_c487, v_judged), _E):
             for v_rule in SP.get((v_judgment, _c9), _E):
                 for v_passage in SP.get((v_rule, _c1891), _E):
-                    for v_anchor in _opt_step(PO, v_passage, _c1948, False):
-                        if (v_anchor, _c1949, v_edition) in SPO:
-                            for v_p in SP.get((v_anchor, _c1902), _E):
-                                for v_end in SP.get((v_p, _c1903), _E):
-                                    for v_start in SP.get((v_p, _c1905), _E):
-                                        if not_(strends(str_(v_p), _c1950)):
-                                            for v_q in SP.get((v_anchor, _c1902), _E):
-                                                for v_exact in SP.get((v_q, _c1951), _E):
+                    for v_anchor in _opt_step(PO, v_passage, _c1949, False):
+                        if (v_anchor, _c1950, v_edition) in SPO:
+                            for v_p in SP.get((v_anchor, _c1903), _E):
+                                for v_end in SP.get((v_p, _c1904), _E):
+                                    for v_start in SP.get((v_p, _c1906), _E):
+                                        if not_(strends(str_(v_p), _c1951)):
+                                            for v_q in SP.get((v_anchor, _c1903), _E):
+                                                for v_exact in SP.get((v_q, _c1952), _E):
                                                     if not_(_lang_in(v_exact, 'ko')):
                                                         _k0(v_anchor, v_edition, v_end, v_exact, v_file, v_judged, v_judgment, v_p, v_passage, v_q, v_rule, v_start)
-                            for v_reason in SP.get((v_anchor, _c1956), _E):
-                                _o3 = q_judgment_editions_opt662_kept(X, v_anchor)
+                            for v_reason in SP.get((v_anchor, _c1957), _E):
+                                _o3 = q_judgment_editions_opt663_kept(X, v_anchor)
                                 for v_m, in _o3 or (_c1893,):
-                                    _o4 = q_judgment_editions_opt663_kept(X, v_anchor)
+                                    _o4 = q_judgment_editions_opt664_kept(X, v_anchor)
                                     for v_s, in _o4 or (_c1893,):
-                                        v_method = coalesce(v_m, _c1954)
-                                        v_score = coalesce(v_s, _c1955)
-                                        _row(((v_judged, v_passage, v_edition, v_file, None, None, None, v_method, v_score, v_reason, ), (v_passage, boolean(equals(v_method, _c1954)), v_edition, )))
+                                        v_method = coalesce(v_m, _c1955)
+                                        v_score = coalesce(v_s, _c1956)
+                                        _row(((v_judged, v_passage, v_edition, v_file, None, None, None, v_method, v_score, v_reason, ), (v_passage, boolean(equals(v_method, _c1955)), v_edition, )))
     return _rows(rows, (False, True, False), True)
 
 #: {rule IRI: (digest of the IRI and text it was compiled from, function)}
@@ -52085,7 +52107,7 @@ RULES = {
 LOOKUPS = {'po': frozenset({'http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'https://w3id.org/liuyao-kg/ontology#advancesTo', 'https://w3id.org/liuyao-kg/ontology#alignedPassage', 'https://w3id.org/liuyao-kg/ontology#askerSex', 'https://w3id.org/liuyao-kg/ontology#atBranch', 'https://w3id.org/liuyao-kg/ontology#branchClashes', 'https://w3id.org/liuyao-kg/ontology#branchIndex', 'https://w3id.org/liuyao-kg/ontology#branchPunishes', 'https://w3id.org/liuyao-kg/ontology#changedHexagram', 'https://w3id.org/liuyao-kg/ontology#chosenUseGod', 'https://w3id.org/liuyao-kg/ontology#clashes', 'https://w3id.org/liuyao-kg/ontology#combines', 'https://w3id.org/liuyao-kg/ontology#defaultReadingSchool', 'https://w3id.org/liuyao-kg/ontology#elementGenerates', 'https://w3id.org/liuyao-kg/ontology#elementOvercomes', 'https://w3id.org/liuyao-kg/ontology#factorKind', 'https://w3id.org/liuyao-kg/ontology#factorOf', 'https://w3id.org/liuyao-kg/ontology#factorStands', 'https://w3id.org/liuyao-kg/ontology#forElement', 'https://w3id.org/liuyao-kg/ontology#forStem', 'https://w3id.org/liuyao-kg/ontology#generates', 'https://w3id.org/liuyao-kg/ontology#generation', 'https://w3id.org/liuyao-kg/ontology#harms', 'https://w3id.org/liuyao-kg/ontology#hasBranch', 'https://w3id.org/liuyao-kg/ontology#hasChange', 'https://w3id.org/liuyao-kg/ontology#hasHidden', 'https://w3id.org/liuyao-kg/ontology#hasLine', 'https://w3id.org/liuyao-kg/ontology#hasRole', 'https://w3id.org/liuyao-kg/ontology#inCast', 'https://w3id.org/liuyao-kg/ontology#inFactorGroup', 'https://w3id.org/liuyao-kg/ontology#judgmentOf', 'https://w3id.org/liuyao-kg/ontology#keyBranch', 'https://w3id.org/liuyao-kg/ontology#keyStem', 'https://w3id.org/liuyao-kg/ontology#monthBranch', 'https://w3id.org/liuyao-kg/ontology#overcomes', 'https://w3id.org/liuyao-kg/ontology#position', 'https://w3id.org/liuyao-kg/ontology#primaryHexagram', 'https://w3id.org/liuyao-kg/ontology#punishes', 'https://w3id.org/liuyao-kg/ontology#readsLine', 'https://w3id.org/liuyao-kg/ontology#relative', 'https://w3id.org/liuyao-kg/ontology#spirit', 'https://w3id.org/liuyao-kg/ontology#spiritOrder', 'https://w3id.org/liuyao-kg/ontology#stageDay', 'https://w3id.org/liuyao-kg/ontology#stageMonth', 'https://w3id.org/liuyao-kg/ontology#strongerGroup', 'https://w3id.org/liuyao-kg/ontology#tombBranch', 'https://w3id.org/liuyao-kg/ontology#topic', 'https://w3id.org/liuyao-kg/ontology#weakerFactor'}), 'pp': frozenset({'https://w3id.org/liuyao-kg/ontology#birthBranch', 'https://w3id.org/liuyao-kg/ontology#branchIndex', 'https://w3id.org/liuyao-kg/ontology#changedHexagram', 'https://w3id.org/liuyao-kg/ontology#chosenUseGod', 'https://w3id.org/liuyao-kg/ontology#concerns', 'https://w3id.org/liuyao-kg/ontology#doubledPreference', 'https://w3id.org/liuyao-kg/ontology#elementGenerates', 'https://w3id.org/liuyao-kg/ontology#elementOvercomes', 'https://w3id.org/liuyao-kg/ontology#fileName', 'https://w3id.org/liuyao-kg/ontology#hasChange', 'https://w3id.org/liuyao-kg/ontology#hasDay', 'https://w3id.org/liuyao-kg/ontology#hasEndpoint', 'https://w3id.org/liuyao-kg/ontology#hasHidden', 'https://w3id.org/liuyao-kg/ontology#hasLine', 'https://w3id.org/liuyao-kg/ontology#hasMonth', 'https://w3id.org/liuyao-kg/ontology#hasPalaceHidden', 'https://w3id.org/liuyao-kg/ontology#hasRole', 'https://w3id.org/liuyao-kg/ontology#hasYear', 'https://w3id.org/liuyao-kg/ontology#hiddenUseGod', 'https://w3id.org/liuyao-kg/ontology#inCast', 'https://w3id.org/liuyao-kg/ontology#lineValue', 'https://w3id.org/liuyao-kg/ontology#primaryHexagram', 'https://w3id.org/liuyao-kg/ontology#question', 'https://w3id.org/liuyao-kg/ontology#readsLine', 'https://w3id.org/liuyao-kg/ontology#singleMovingLine', 'https://w3id.org/liuyao-kg/ontology#spiritOrder', 'https://w3id.org/liuyao-kg/ontology#stateOf', 'https://w3id.org/liuyao-kg/ontology#useGodPosition', 'https://w3id.org/liuyao-kg/ontology#userUseGodPosition', 'https://w3id.org/liuyao-kg/ontology#userUseGodRelative'})}
 #: {named query: (digest of its text, function (index, *parameters) -> rows, projected variables)}
 QUERIES = {
-    'cast-judgments': ('e8bf68b32001aa923cde39c091ba77bc91f6357348b8293cbd843361a3abd398', q_cast_judgments, ('cast', 'judgment', 'rule', 'zh', 'en', 'ko', 'polarity', 'school', 'position', 'passage', 'work', 'chapter', 'quote', 'korean', 'seed', 'start', 'end')),
+    'cast-judgments': ('15d8f68f390b3dcb597f52453c39665a6941a077aa93568c3a9d9700225f308a', q_cast_judgments, ('cast', 'judgment', 'rule', 'zh', 'en', 'ko', 'polarity', 'school', 'position', 'passage', 'work', 'chapter', 'quote', 'korean', 'seed', 'start', 'end', 'urn')),
     'cast-states': ('7c9ca7553403968f7ad73d6bf5eadafaa5e7c3c407d9977c1273b41f486fb4df', q_cast_states, ('cast', 'state', 'class', 'term', 'shensha', 'subjectPos', 'school', 'variant', 'involvedPos', 'relative', 'stage', 'strength', 'rule', 'source', 'seed', 'quote', 'note')),
     'chart-lines': ('f53f6694b10b8fd7eab398ce5d4e4c3b8b2f5512d0680c50a9152100accffd32', q_chart_lines, ('cast', 'position', 'kind', 'value', 'stem', 'branch', 'element', 'nayin', 'relative', 'spirit', 'moving', 'stageDay', 'stageMonth', 'strength')),
     'chart-use-god': ('66b5cee78e83f9ee9b9483d558d9df058215e90f2764f8cdf59c7bba89e37bdd', q_chart_use_god, ('cast', 'choice', 'label', 'school', 'helper', 'userChoice', 'source', 'seed', 'quote', 'note', 'gloss')),
@@ -52101,7 +52123,7 @@ QUERIES = {
     'judgment-editions': ('ab44a600a9086c399600cb30a70a0e6e22a2c0685beaeab0996f8a60f372e3fa', q_judgment_editions, ('judged', 'passage', 'edition', 'file', 'exact', 'start', 'end', 'method', 'score', 'reason')),
 }
 #: the predicates the queries read (None: any): the triples of the package's layers they may see
-QUERY_READS = frozenset({'http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'http://www.w3.org/2000/01/rdf-schema#label', 'http://www.w3.org/2000/01/rdf-schema#subClassOf', 'http://www.w3.org/2004/02/skos/core#definition', 'http://www.w3.org/ns/oa#end', 'http://www.w3.org/ns/oa#exact', 'http://www.w3.org/ns/oa#hasSelector', 'http://www.w3.org/ns/oa#hasSource', 'http://www.w3.org/ns/oa#start', 'http://www.w3.org/ns/prov#wasDerivedFrom', 'https://w3id.org/liuyao-kg/ontology#alignedPassage', 'https://w3id.org/liuyao-kg/ontology#alignmentMethod', 'https://w3id.org/liuyao-kg/ontology#alignmentScore', 'https://w3id.org/liuyao-kg/ontology#askerSex', 'https://w3id.org/liuyao-kg/ontology#birthBranch', 'https://w3id.org/liuyao-kg/ontology#branch', 'https://w3id.org/liuyao-kg/ontology#branchIndex', 'https://w3id.org/liuyao-kg/ontology#castAt', 'https://w3id.org/liuyao-kg/ontology#changedHexagram', 'https://w3id.org/liuyao-kg/ontology#chapter', 'https://w3id.org/liuyao-kg/ontology#chosenUseGod', 'https://w3id.org/liuyao-kg/ontology#citesSource', 'https://w3id.org/liuyao-kg/ontology#clashes', 'https://w3id.org/liuyao-kg/ontology#combines', 'https://w3id.org/liuyao-kg/ontology#concerns', 'https://w3id.org/liuyao-kg/ontology#conclusion', 'https://w3id.org/liuyao-kg/ontology#defaultReadingSchool', 'https://w3id.org/liuyao-kg/ontology#element', 'https://w3id.org/liuyao-kg/ontology#factorKind', 'https://w3id.org/liuyao-kg/ontology#factorOf', 'https://w3id.org/liuyao-kg/ontology#factorPolarity', 'https://w3id.org/liuyao-kg/ontology#factorStands', 'https://w3id.org/liuyao-kg/ontology#favourable', 'https://w3id.org/liuyao-kg/ontology#fileName', 'https://w3id.org/liuyao-kg/ontology#generates', 'https://w3id.org/liuyao-kg/ontology#generation', 'https://w3id.org/liuyao-kg/ontology#harms', 'https://w3id.org/liuyao-kg/ontology#hasChange', 'https://w3id.org/liuyao-kg/ontology#hasDay', 'https://w3id.org/liuyao-kg/ontology#hasEndpoint', 'https://w3id.org/liuyao-kg/ontology#hasHidden', 'https://w3id.org/liuyao-kg/ontology#hasHour', 'https://w3id.org/liuyao-kg/ontology#hasLine', 'https://w3id.org/liuyao-kg/ontology#hasMonth', 'https://w3id.org/liuyao-kg/ontology#hasPalaceHidden', 'https://w3id.org/liuyao-kg/ontology#hasRole', 'https://w3id.org/liuyao-kg/ontology#hasYear', 'https://w3id.org/liuyao-kg/ontology#helperRelative', 'https://w3id.org/liuyao-kg/ontology#immediate', 'https://w3id.org/liuyao-kg/ontology#inCast', 'https://w3id.org/liuyao-kg/ontology#inverseHexagram', 'https://w3id.org/liuyao-kg/ontology#involves', 'https://w3id.org/liuyao-kg/ontology#judgmentOf', 'https://w3id.org/liuyao-kg/ontology#koreanRendering', 'https://w3id.org/liuyao-kg/ontology#lineValue', 'https://w3id.org/liuyao-kg/ontology#matchedLine', 'https://w3id.org/liuyao-kg/ontology#nayin', 'https://w3id.org/liuyao-kg/ontology#nuclearHexagram', 'https://w3id.org/liuyao-kg/ontology#opposedBy', 'https://w3id.org/liuyao-kg/ontology#oppositeHexagram', 'https://w3id.org/liuyao-kg/ontology#otherLine', 'https://w3id.org/liuyao-kg/ontology#overcomes', 'https://w3id.org/liuyao-kg/ontology#palace', 'https://w3id.org/liuyao-kg/ontology#polarity', 'https://w3id.org/liuyao-kg/ontology#position', 'https://w3id.org/liuyao-kg/ontology#primaryHexagram', 'https://w3id.org/liuyao-kg/ontology#provenanceNote', 'https://w3id.org/liuyao-kg/ontology#punishes', 'https://w3id.org/liuyao-kg/ontology#question', 'https://w3id.org/liuyao-kg/ontology#quote', 'https://w3id.org/liuyao-kg/ontology#readBySchool', 'https://w3id.org/liuyao-kg/ontology#readingOf', 'https://w3id.org/liuyao-kg/ontology#readingSchool', 'https://w3id.org/liuyao-kg/ontology#readsLine', 'https://w3id.org/liuyao-kg/ontology#relative', 'https://w3id.org/liuyao-kg/ontology#school', 'https://w3id.org/liuyao-kg/ontology#schoolName', 'https://w3id.org/liuyao-kg/ontology#seedFile', 'https://w3id.org/liuyao-kg/ontology#shiPosition', 'https://w3id.org/liuyao-kg/ontology#spirit', 'https://w3id.org/liuyao-kg/ontology#stage', 'https://w3id.org/liuyao-kg/ontology#stageDay', 'https://w3id.org/liuyao-kg/ontology#stageMonth', 'https://w3id.org/liuyao-kg/ontology#stateOf', 'https://w3id.org/liuyao-kg/ontology#stateRelative', 'https://w3id.org/liuyao-kg/ontology#stem', 'https://w3id.org/liuyao-kg/ontology#strength', 'https://w3id.org/liuyao-kg/ontology#strongerFactor', 'https://w3id.org/liuyao-kg/ontology#supportedBy', 'https://w3id.org/liuyao-kg/ontology#timingBranch', 'https://w3id.org/liuyao-kg/ontology#timingFor', 'https://w3id.org/liuyao-kg/ontology#timingPriority', 'https://w3id.org/liuyao-kg/ontology#timingUnit', 'https://w3id.org/liuyao-kg/ontology#topic', 'https://w3id.org/liuyao-kg/ontology#unalignedReason', 'https://w3id.org/liuyao-kg/ontology#underPrecedence', 'https://w3id.org/liuyao-kg/ontology#userUseGodPosition', 'https://w3id.org/liuyao-kg/ontology#userUseGodRelative', 'https://w3id.org/liuyao-kg/ontology#variant', 'https://w3id.org/liuyao-kg/ontology#verdictTerm', 'https://w3id.org/liuyao-kg/ontology#voidBranch', 'https://w3id.org/liuyao-kg/ontology#weakerFactor', 'https://w3id.org/liuyao-kg/ontology#work', 'https://w3id.org/liuyao-kg/ontology#yingPosition'})
+QUERY_READS = frozenset({'http://purl.org/dc/terms/identifier', 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'http://www.w3.org/2000/01/rdf-schema#label', 'http://www.w3.org/2000/01/rdf-schema#subClassOf', 'http://www.w3.org/2004/02/skos/core#definition', 'http://www.w3.org/ns/oa#end', 'http://www.w3.org/ns/oa#exact', 'http://www.w3.org/ns/oa#hasSelector', 'http://www.w3.org/ns/oa#hasSource', 'http://www.w3.org/ns/oa#start', 'http://www.w3.org/ns/prov#wasDerivedFrom', 'https://w3id.org/liuyao-kg/ontology#alignedPassage', 'https://w3id.org/liuyao-kg/ontology#alignmentMethod', 'https://w3id.org/liuyao-kg/ontology#alignmentScore', 'https://w3id.org/liuyao-kg/ontology#askerSex', 'https://w3id.org/liuyao-kg/ontology#birthBranch', 'https://w3id.org/liuyao-kg/ontology#branch', 'https://w3id.org/liuyao-kg/ontology#branchIndex', 'https://w3id.org/liuyao-kg/ontology#castAt', 'https://w3id.org/liuyao-kg/ontology#changedHexagram', 'https://w3id.org/liuyao-kg/ontology#chapter', 'https://w3id.org/liuyao-kg/ontology#chosenUseGod', 'https://w3id.org/liuyao-kg/ontology#citesSource', 'https://w3id.org/liuyao-kg/ontology#clashes', 'https://w3id.org/liuyao-kg/ontology#combines', 'https://w3id.org/liuyao-kg/ontology#concerns', 'https://w3id.org/liuyao-kg/ontology#conclusion', 'https://w3id.org/liuyao-kg/ontology#defaultReadingSchool', 'https://w3id.org/liuyao-kg/ontology#element', 'https://w3id.org/liuyao-kg/ontology#factorKind', 'https://w3id.org/liuyao-kg/ontology#factorOf', 'https://w3id.org/liuyao-kg/ontology#factorPolarity', 'https://w3id.org/liuyao-kg/ontology#factorStands', 'https://w3id.org/liuyao-kg/ontology#favourable', 'https://w3id.org/liuyao-kg/ontology#fileName', 'https://w3id.org/liuyao-kg/ontology#generates', 'https://w3id.org/liuyao-kg/ontology#generation', 'https://w3id.org/liuyao-kg/ontology#harms', 'https://w3id.org/liuyao-kg/ontology#hasChange', 'https://w3id.org/liuyao-kg/ontology#hasDay', 'https://w3id.org/liuyao-kg/ontology#hasEndpoint', 'https://w3id.org/liuyao-kg/ontology#hasHidden', 'https://w3id.org/liuyao-kg/ontology#hasHour', 'https://w3id.org/liuyao-kg/ontology#hasLine', 'https://w3id.org/liuyao-kg/ontology#hasMonth', 'https://w3id.org/liuyao-kg/ontology#hasPalaceHidden', 'https://w3id.org/liuyao-kg/ontology#hasRole', 'https://w3id.org/liuyao-kg/ontology#hasYear', 'https://w3id.org/liuyao-kg/ontology#helperRelative', 'https://w3id.org/liuyao-kg/ontology#immediate', 'https://w3id.org/liuyao-kg/ontology#inCast', 'https://w3id.org/liuyao-kg/ontology#inverseHexagram', 'https://w3id.org/liuyao-kg/ontology#involves', 'https://w3id.org/liuyao-kg/ontology#judgmentOf', 'https://w3id.org/liuyao-kg/ontology#koreanRendering', 'https://w3id.org/liuyao-kg/ontology#lineValue', 'https://w3id.org/liuyao-kg/ontology#matchedLine', 'https://w3id.org/liuyao-kg/ontology#nayin', 'https://w3id.org/liuyao-kg/ontology#nuclearHexagram', 'https://w3id.org/liuyao-kg/ontology#opposedBy', 'https://w3id.org/liuyao-kg/ontology#oppositeHexagram', 'https://w3id.org/liuyao-kg/ontology#otherLine', 'https://w3id.org/liuyao-kg/ontology#overcomes', 'https://w3id.org/liuyao-kg/ontology#palace', 'https://w3id.org/liuyao-kg/ontology#polarity', 'https://w3id.org/liuyao-kg/ontology#position', 'https://w3id.org/liuyao-kg/ontology#primaryHexagram', 'https://w3id.org/liuyao-kg/ontology#provenanceNote', 'https://w3id.org/liuyao-kg/ontology#punishes', 'https://w3id.org/liuyao-kg/ontology#question', 'https://w3id.org/liuyao-kg/ontology#quote', 'https://w3id.org/liuyao-kg/ontology#readBySchool', 'https://w3id.org/liuyao-kg/ontology#readingOf', 'https://w3id.org/liuyao-kg/ontology#readingSchool', 'https://w3id.org/liuyao-kg/ontology#readsLine', 'https://w3id.org/liuyao-kg/ontology#relative', 'https://w3id.org/liuyao-kg/ontology#school', 'https://w3id.org/liuyao-kg/ontology#schoolName', 'https://w3id.org/liuyao-kg/ontology#seedFile', 'https://w3id.org/liuyao-kg/ontology#shiPosition', 'https://w3id.org/liuyao-kg/ontology#spirit', 'https://w3id.org/liuyao-kg/ontology#stage', 'https://w3id.org/liuyao-kg/ontology#stageDay', 'https://w3id.org/liuyao-kg/ontology#stageMonth', 'https://w3id.org/liuyao-kg/ontology#stateOf', 'https://w3id.org/liuyao-kg/ontology#stateRelative', 'https://w3id.org/liuyao-kg/ontology#stem', 'https://w3id.org/liuyao-kg/ontology#strength', 'https://w3id.org/liuyao-kg/ontology#strongerFactor', 'https://w3id.org/liuyao-kg/ontology#supportedBy', 'https://w3id.org/liuyao-kg/ontology#timingBranch', 'https://w3id.org/liuyao-kg/ontology#timingFor', 'https://w3id.org/liuyao-kg/ontology#timingPriority', 'https://w3id.org/liuyao-kg/ontology#timingUnit', 'https://w3id.org/liuyao-kg/ontology#topic', 'https://w3id.org/liuyao-kg/ontology#unalignedReason', 'https://w3id.org/liuyao-kg/ontology#underPrecedence', 'https://w3id.org/liuyao-kg/ontology#userUseGodPosition', 'https://w3id.org/liuyao-kg/ontology#userUseGodRelative', 'https://w3id.org/liuyao-kg/ontology#variant', 'https://w3id.org/liuyao-kg/ontology#verdictTerm', 'https://w3id.org/liuyao-kg/ontology#voidBranch', 'https://w3id.org/liuyao-kg/ontology#weakerFactor', 'https://w3id.org/liuyao-kg/ontology#work', 'https://w3id.org/liuyao-kg/ontology#yingPosition'})
 #: {rule IRI: (digest, why it runs on pyoxigraph)}
 FALLBACK = {
 }

@@ -62,6 +62,7 @@ HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 NEUTRAL = [
     re.compile(r"[^\s「」—:：()（）\[\]]*「[^」]*」"),  # a quote, with its work·chapter before it
     re.compile(r"https?://\S+"),  # IRIs
+    re.compile(r"urn:liuyao:\S+"),  # a passage's citation (docs/citation.md)
     re.compile(r"`[^`]*`"),  # a rule's condition, in the rule base's notation
     re.compile(r"\[[\w.]+\.txt(?: \d+–\d+)?\]"),  # a seed file and the offsets in it
     re.compile(r"[\w.]+\.txt"),

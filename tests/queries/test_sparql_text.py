@@ -78,6 +78,7 @@ def _examples(kg, cast: str) -> dict[str, dict]:
         "parallels": {"passage": passage}, "passage-editions": {"passage": passage},
         "passage-in-chapter": {"passage": passage}, "passage-terms": {"passage": passage},
         "passage": {"source": passage}, "rules-citing-passage": {"passage": passage},
+        "passage-urn": {"passage": passage},
         "passage-in-edition": {"passage": passage, "edition": edition},
         "edition-variants": {"first": edition, "second": "https://w3id.org/liuyao-kg/edition/HuoZhuLin/mine"}}
 

@@ -1,7 +1,7 @@
 """The web reader: static files shipped in the package (no build step, no CDN), served by `liuyao serve`.
 
 One page (index.html + app.js + style.css) answers every reader address — /cast?spec=…, /rules, /passage/ID,
-/query — and reads everything through the JSON API (/api/…) and the SPARQL endpoint (/sparql).
+/urn/URN (a browser's; other clients get the passage's JSON there: serve/endpoint.py), /query — and reads everything through the JSON API (/api/…) and the SPARQL endpoint (/sparql).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ _MEDIA = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=
 
 
 def is_page(path: str) -> bool:
-    return path in PAGES or path.startswith("/passage/")
+    return path in PAGES or path.startswith(("/passage/", "/urn/"))
 
 
 def _file(name: str) -> bytes | None:

@@ -13,7 +13,7 @@ const UI = {
     f_day: "日", f_year: "年", f_date: "時間", f_topic: "占事", f_about: "所占之人", f_birth: "本命", f_sex: "性別",
     f_use_god: "用神", f_school: "流派", f_horizon: "應期單位", f_day_boundary: "換日", more_fields: "更多欄位",
     sex_男: "男", sex_女: "女", h_日: "日", h_月: "月", h_年: "年", any: "（依占事）", db_00: "子夜 00:00", db_23: "子時 23:00",
-    now: "此刻", toss: "擲錢", cast: "起卦", copy_link: "複製連結", copied: "已複製連結", print: "列印",
+    now: "此刻", toss: "擲錢", cast: "起卦", copy_link: "複製連結", copied: "已複製連結", cite_as: "引用作", print: "列印",
     reading: "斷語", because: "因", timing: "應期", no_dates: "（未給時間，故無日期；加上時間即有日期）",
     chart: "卦圖", evidence: "依據", line_states: "爻之狀態", cast_states: "卦之狀態", judgments: "斷",
     back: "← 返回", citing_rules: "引此段之規則", f_work: "典籍", f_chapter: "章", f_term: "詞", search: "查",
@@ -32,7 +32,7 @@ const UI = {
     f_day: "日", f_year: "年", f_date: "时间", f_topic: "占事", f_about: "所占之人", f_birth: "本命", f_sex: "性别",
     f_use_god: "用神", f_school: "流派", f_horizon: "应期单位", f_day_boundary: "换日", more_fields: "更多栏位",
     sex_男: "男", sex_女: "女", h_日: "日", h_月: "月", h_年: "年", any: "（依占事）", db_00: "子夜 00:00", db_23: "子时 23:00",
-    now: "此刻", toss: "掷钱", cast: "起卦", copy_link: "复制连结", copied: "已复制连结", print: "列印",
+    now: "此刻", toss: "掷钱", cast: "起卦", copy_link: "复制连结", copied: "已复制连结", cite_as: "引用作", print: "列印",
     reading: "断语", because: "因", timing: "应期", no_dates: "（未给时间，故无日期；加上时间即有日期）",
     chart: "卦图", evidence: "依据", line_states: "爻之状态", cast_states: "卦之状态", judgments: "断",
     back: "← 返回", citing_rules: "引此段之规则", f_work: "典籍", f_chapter: "章", f_term: "词", search: "查",
@@ -52,7 +52,7 @@ const UI = {
     f_birth: "Birth year", f_sex: "Sex", f_use_god: "Use-god", f_school: "School", f_horizon: "Timing unit",
     f_day_boundary: "Day starts", more_fields: "More fields", sex_男: "male", sex_女: "female", h_日: "days",
     h_月: "months", h_年: "years", any: "(by the topic)", db_00: "midnight 00:00", db_23: "zi hour 23:00", now: "Now",
-    toss: "Toss coins", cast: "Cast", copy_link: "Copy link", copied: "Link copied", print: "Print",
+    toss: "Toss coins", cast: "Cast", copy_link: "Copy link", copied: "Link copied", cite_as: "Cite as", print: "Print",
     reading: "Reading", because: "because", timing: "Timing",
     no_dates: "(no calendar dates: give the date of the cast to get them)", chart: "Chart", evidence: "Evidence",
     line_states: "Line states", cast_states: "Hexagram states", judgments: "Judgments", back: "← back",
@@ -76,7 +76,7 @@ const UI = {
     f_day: "일", f_year: "년", f_date: "일시", f_topic: "점사", f_about: "점치는 대상", f_birth: "본명", f_sex: "성별",
     f_use_god: "용신", f_school: "유파", f_horizon: "응기 단위", f_day_boundary: "날의 경계", more_fields: "항목 더 보기",
     sex_男: "남", sex_女: "여", h_日: "일", h_月: "월", h_年: "년", any: "(점사에 따라)", db_00: "자정 00:00",
-    db_23: "자시 23:00", now: "지금", toss: "동전 던지기", cast: "점치기", copy_link: "링크 복사", copied: "링크를 복사했습니다",
+    db_23: "자시 23:00", now: "지금", toss: "동전 던지기", cast: "점치기", copy_link: "링크 복사", copied: "링크를 복사했습니다", cite_as: "인용 표기",
     print: "인쇄", reading: "판단", because: "근거", timing: "응기",
     no_dates: "(일시가 없어 날짜가 없습니다: 점친 일시를 주면 날짜가 나옵니다)", chart: "괘도", evidence: "근거 자료",
     line_states: "효의 상태", cast_states: "괘의 상태", judgments: "판단", back: "← 돌아가기",
@@ -518,6 +518,9 @@ async function showPassage(id) {
     $("#passage-title").textContent = e.message; return;
   }
   $("#passage-title").textContent = `${t(data.work) || data.work}·${data.chapter}`;
+  // the passage's citation (docs/citation.md), a link that resolves here
+  $("#passage-urn").replaceChildren(...(data.urn ? [`${u("cite_as")} `, el("a", { href: `/urn/${data.urn}?lang=${lang}`,
+                                                                               text: data.urn })] : []));
   const box = $("#passage-text");
   box.replaceChildren();
   const shown = new Set();   // one sentence once, though several rules cite it through passages of their own
@@ -610,12 +613,12 @@ function go(path) { history.pushState(null, "", path + (path.includes("?") ? "&"
 
 function route() {
   const path = location.pathname;
-  const view = path.startsWith("/passage/") ? "passage" : path === "/rules" ? "rules" : path === "/query" ? "query" : "cast";
+  const view = path.startsWith("/passage/") || path.startsWith("/urn/") ? "passage" : path === "/rules" ? "rules" : path === "/query" ? "query" : "cast";
   for (const v of ["cast", "passage", "rules", "query"]) $(`#view-${v}`).hidden = v !== view;
   for (const a of document.querySelectorAll("[data-nav]")) a.classList.toggle("active", a.dataset.nav === view);
   hideTip();
   if (view === "cast") castFromAddress();
-  if (view === "passage") showPassage(path.slice("/passage/".length));
+  if (view === "passage") showPassage(path.slice(path.indexOf("/", 1) + 1));  // /passage/ID or /urn/URN
   if (view === "rules") loadRules().catch((e) => { $("#rules-count").textContent = e.message; });
 }
 
