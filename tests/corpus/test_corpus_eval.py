@@ -235,3 +235,11 @@ def test_the_huangjince_passages_missing_from_buzheng_zhengzong_are_the_wikisour
     note_start = raw.index("注釋:")
     note = raw[note_start:raw.index("\n\n", note_start)]          # the note: 注釋: and the lines that follow it
     assert carried["not_found"] and all(u["quote"] in note for u in carried["not_found"])
+
+
+def test_a_citation_resolves_to_one_row_per_passage_in_a_store_holding_every_edition(store):
+    """The work's label is stated in more than one graph of such a store; the union must not repeat the passage."""
+    from liuyao_kg.corpus import urn
+
+    rows = urn.resolve(store, "urn:liuyao:HuangJinCe:wikisource:6.6")
+    assert [r["quote"] for r in rows] == ["若問成家，嫌六沖之為卦；"]
