@@ -51,6 +51,8 @@ STEPS = (
     Step("native", "reasoner/native/compiled.py: the rules and the chart's queries compiled to Python (~90 s)",
          "native"),
     Step("questions", "docs/questions.md's table of questions, read from the graph", "questions"),
+    Step("pinyin", "ontology/compiled/pinyin.json: the pinyin of every term English text can print (pypinyin)",
+         "pinyin"),
 )
 
 

@@ -217,25 +217,29 @@ def labels(kg) -> Labels:
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 HAN_RUN = re.compile(f"[{_HAN}]+")
 STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
-#: readings pypinyin's general phrase table gets wrong in this art (長生 is cháng shēng, the life stage)
-_READINGS = {"長生": [["cháng"], ["shēng"]], "长生": [["cháng"], ["shēng"]], "月建": [["yuè"], ["jiàn"]]}
+
+
+class MissingPinyin(LookupError):
+    """A term whose pinyin the build did not compute (ontology/compiled/pinyin.json; liuyao_kg.build.pinyin)."""
 
 
 @cache
-def _pinyin():
-    import pypinyin  # the pinyin of a term, as a reader would type it into a search box
+def _pinyin() -> dict[str, str]:
+    """zh → pinyin, computed at build time for every term the graph can print (pypinyin is not loaded at run time:
+    its dictionaries cost an English run a third more CPU and 50 MiB)."""
+    import json
+    from importlib import resources
 
-    pypinyin.load_phrases_dict(_READINGS)
-    return pypinyin
+    return json.loads(resources.files("liuyao_kg.ontology").joinpath("compiled/pinyin.json").read_text("utf-8"))
 
 
 def pinyin(zh: str) -> str:
     """The pinyin of a term, toneless and joined, first letter capitalised: 咸池 → Xianchi, 辛亥 → Xinhai."""
-    p = _pinyin()
-    syllables = p.lazy_pinyin(zh, style=p.Style.NORMAL, errors="ignore")
-    if len(syllables) == 4:  # 四時旺衰 → Sishi Wangshuai: two words, as the four characters read
-        return f"{''.join(syllables[:2]).capitalize()} {''.join(syllables[2:]).capitalize()}"
-    return "".join(syllables).capitalize()
+    try:
+        return _pinyin()[zh]
+    except KeyError:
+        raise MissingPinyin(f"no pinyin for {zh!r}: the graph holds a term the build has not read; run "
+                            f"`python -m liuyao_kg.build pinyin`") from None
 
 
 def is_stem_branch(zh: str) -> bool:

@@ -1,0 +1,87 @@
+"""ontology/compiled/pinyin.json: the pinyin of every Chinese term the English text can print, computed here.
+
+English output writes a term's pinyin beside its gloss (Xianchi (salty pool, peach blossom), Xinhai (辛亥) day).
+pypinyin's phrase dictionaries cost a `--lang en` run about a third more CPU and 50 MiB more memory when loaded at
+run time, so the readings are computed once, at build time, for every string the graph can hand to
+liuyao_kg.chart.i18n.pinyin: each zh-Hant rdfs:label (whole, and each run of characters in it: a chapter's name is
+glossed run by run), each run of characters standing in an English or untagged Latin text (a conclusion's
+"the 應 overcoming the 世"), and the stems, branches and sixty stem-branches. pypinyin is a build dependency only
+(pyproject's `build` extra); at run time a string missing from the table is an error, which
+tests/build/test_pinyin.py guards against.
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+from liuyao_kg.build.paths import ONTOLOGY
+
+OUT = ONTOLOGY / "compiled" / "pinyin.json"
+
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+HAN_RUN = re.compile(f"[{_HAN}]+")
+_LATIN = re.compile(r"[A-Za-z]")
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]")
+#: a query cell that is a term (liuyao_kg.chart.cells._TERM)
+_CELL_TERM = re.compile(f"[{_HAN}]{{1,8}}")
+
+#: readings pypinyin's general phrase table gets wrong in this art (長生 is cháng shēng, the life stage)
+READINGS = {"長生": [["cháng"], ["shēng"]], "长生": [["cháng"], ["shēng"]], "月建": [["yuè"], ["jiàn"]]}
+
+_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+
+
+def terms(kg) -> set[str]:
+    """Every string of characters the English text may ask the pinyin of, read from every quad of `kg`: zh-Hant
+    labels (whole, unless they hold Latin letters or digits: a selector's label, never printed; and run by run),
+    the runs of characters in English texts (and in untagged ones with Latin in them), and the short terms a
+    `liuyao query` cell may hold (liuyao_kg.chart.cells: space-separated runs of one to eight characters)."""
+    from liuyao_kg.ontology.tables import BRANCHES, STEMS, jiazi
+
+    kg.complete_layers()
+    found = set(STEMS) | set(BRANCHES) | set(jiazi())
+    for quad in kg.oxigraph.quads_for_pattern(None, None, None, None):
+        lit = quad.object
+        if not hasattr(lit, "language"):
+            continue
+        lang, text = (lit.language or "").lower(), lit.value
+        if not HAN_RUN.search(text):
+            continue
+        if lang == "zh-hant" and quad.predicate.value == _LABEL:
+            found.update(HAN_RUN.findall(text))
+            if not _ASCII_WORD.search(text):
+                found.add(text)
+        elif lang == "en" or (not lang and _LATIN.search(text)):
+            found.update(HAN_RUN.findall(text))
+        tokens = text.split(" ")
+        if all(_CELL_TERM.fullmatch(t) for t in tokens):
+            found.update(tokens)
+    return found
+
+
+@cache
+def _pypinyin():
+    import pypinyin  # build time only: the readings are written to OUT
+
+    pypinyin.load_phrases_dict(READINGS)  # retrains its segmenter: once
+    return pypinyin
+
+
+def reading(zh: str) -> str:
+    """The pinyin of a term, toneless and joined, first letter capitalised: 咸池 → Xianchi, 辛亥 → Xinhai; four
+    characters read as two words (四時旺衰 → Sishi Wangshuai)."""
+    pypinyin = _pypinyin()
+    syllables = pypinyin.lazy_pinyin(zh, style=pypinyin.Style.NORMAL, errors="ignore")
+    if len(syllables) == 4:
+        return f"{''.join(syllables[:2]).capitalize()} {''.join(syllables[2:]).capitalize()}"
+    return "".join(syllables).capitalize()
+
+
+def outputs() -> dict[Path, bytes]:
+    """{file: bytes} this step writes (liuyao_kg.build): the table, sorted, one term a line."""
+    from liuyao_kg import default_graph
+
+    table = {zh: reading(zh) for zh in sorted(terms(default_graph()))}
+    return {OUT: (json.dumps(table, ensure_ascii=False, indent=0, sort_keys=True) + "\n").encode("utf-8")}
