@@ -51,7 +51,7 @@ STEPS = (
     Step("native", "reasoner/native/compiled.py: the rules and the chart's queries compiled to Python (~90 s)",
          "native"),
     Step("questions", "docs/questions.md's table of questions, read from the graph", "questions"),
-    Step("pinyin", "ontology/compiled/pinyin.json: the pinyin of every term English text can print (pypinyin)",
+    Step("pinyin", "ontology/compiled/pinyin.json, labels.json: every term's pinyin (pypinyin) and en and ko labels",
          "pinyin"),
 )
 

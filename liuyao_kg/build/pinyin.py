@@ -1,4 +1,5 @@
-"""ontology/compiled/pinyin.json: the pinyin of every Chinese term the English text can print, computed here.
+"""ontology/compiled/pinyin.json and labels.json: the pinyin of every Chinese term the English text can print, and
+the terms' en and ko labels, computed here.
 
 English output writes a term's pinyin beside its gloss (Xianchi (salty pool, peach blossom), Xinhai (辛亥) day).
 pypinyin's phrase dictionaries cost a `--lang en` run about a third more CPU and 50 MiB more memory when loaded at
@@ -19,6 +20,8 @@ from pathlib import Path
 from liuyao_kg.build.paths import ONTOLOGY
 
 OUT = ONTOLOGY / "compiled" / "pinyin.json"
+#: the terms' en and ko labels as liuyao_kg.chart.i18n.Labels reads them (queries/labels.rq's rows)
+LABELS = ONTOLOGY / "compiled" / "labels.json"
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 HAN_RUN = re.compile(f"[{_HAN}]+")
@@ -79,9 +82,32 @@ def reading(zh: str) -> str:
     return "".join(syllables).capitalize()
 
 
+def labels_table(kg) -> dict:
+    """zh-Hant label → {en, ko} (the first term's, by IRI), and school id → {zh, en, ko}: queries/labels.rq's rows,
+    as liuyao_kg.chart.i18n.Labels keeps them, but for labels with Latin letters or digits (not terms). Read here once: querying ~12,000 labels (and parsing the layers they
+    sit in) cost an English or Korean chart half its run time."""
+    from liuyao_kg import queries
+
+    terms: dict[str, dict[str, str]] = {}
+    schools: dict[str, dict[str, str]] = {}
+    for r in queries.run(kg, "labels"):
+        if _ASCII_WORD.search(r["zh"]):  # a selector's or a rule's label (BranchClash：原文位置選擇器…): no term
+            continue
+        entry = {"zh": r["zh"], "en": r["en"] or r["zh"], "ko": r["ko"] or r["zh"]}
+        terms.setdefault(r["zh"], {"en": entry["en"], "ko": entry["ko"]})
+        if "/ref/School" in r["term"]:
+            schools[r["term"].rsplit("/ref/School", 1)[1]] = entry
+    return {"terms": terms, "schools": schools}
+
+
+def _json(value) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, indent=0, sort_keys=True) + "\n").encode("utf-8")
+
+
 def outputs() -> dict[Path, bytes]:
-    """{file: bytes} this step writes (liuyao_kg.build): the table, sorted, one term a line."""
+    """{file: bytes} this step writes (liuyao_kg.build): the readings and the labels, sorted, one entry a line."""
     from liuyao_kg import default_graph
 
-    table = {zh: reading(zh) for zh in sorted(terms(default_graph()))}
-    return {OUT: (json.dumps(table, ensure_ascii=False, indent=0, sort_keys=True) + "\n").encode("utf-8")}
+    kg = default_graph()
+    table = {zh: reading(zh) for zh in sorted(terms(kg))}
+    return {OUT: _json(table), LABELS: _json(labels_table(kg))}

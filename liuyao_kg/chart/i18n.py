@@ -156,13 +156,20 @@ class Labels:
         self._schools: dict[str, dict[str, str]] | None = None
 
     def _load(self) -> None:
-        """Read every label once, at the first lookup that needs one (~12,000 rows: a Chinese text chart
-        naming no school never needs them)."""
+        """Read every label once, at the first lookup that needs one (a Chinese text chart naming no school never
+        needs them): a store of this package (embedded, in memory or on disk) has the package's ontology, whose labels
+        the build wrote to ontology/compiled/labels.json (liuyao_kg.build.pinyin); another (a remote endpoint) is
+        asked by queries/labels.rq (~12,000 rows)."""
         from liuyao_kg import queries
 
         if self._loaded:
             return
         self._loaded = True
+        if _packaged(self._kg):
+            table = _compiled("labels.json")
+            self._by_zh = {zh: {"zh": zh, **e} for zh, e in table["terms"].items()}
+            self._schools = dict(table["schools"])
+            return
         self._schools = {}
         for r in queries.run(self._kg, "labels"):
             entry = _entry(r)
@@ -175,6 +182,8 @@ class Labels:
         a chart that names a school but translates no term (a zh-Hant chart)."""
         from liuyao_kg import queries
 
+        if self._schools is None and _packaged(self._kg):
+            self._schools = dict(_compiled("labels.json")["schools"])
         if self._schools is None:
             self._schools = {r["term"].rsplit("/ref/School", 1)[1]: _entry(r)
                              for r in queries.run(self._kg, "school-labels")}
@@ -197,6 +206,22 @@ class Labels:
         if not school_id:
             return ""
         return self._load_schools().get(school_id, {}).get(lang, school_id)
+
+
+def _packaged(kg) -> bool:
+    """A store of this package (in memory or on disk): its ontology is the package's own."""
+    from liuyao_kg.store.embedded import KnowledgeGraph
+
+    return isinstance(kg, KnowledgeGraph)
+
+
+@cache
+def _compiled(name: str):
+    """A table the build wrote to ontology/compiled/ (liuyao_kg.build.pinyin)."""
+    import json
+    from importlib import resources
+
+    return json.loads(resources.files("liuyao_kg.ontology").joinpath("compiled", name).read_text("utf-8"))
 
 
 def _entry(row: dict) -> dict[str, str]:
@@ -227,10 +252,7 @@ class MissingPinyin(LookupError):
 def _pinyin() -> dict[str, str]:
     """zh → pinyin, computed at build time for every term the graph can print (pypinyin is not loaded at run time:
     its dictionaries cost an English run a third more CPU and 50 MiB)."""
-    import json
-    from importlib import resources
-
-    return json.loads(resources.files("liuyao_kg.ontology").joinpath("compiled/pinyin.json").read_text("utf-8"))
+    return _compiled("pinyin.json")
 
 
 def pinyin(zh: str) -> str:

@@ -45,3 +45,18 @@ def test_an_english_chart_does_not_load_pypinyin():
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pypinyin'))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_compiled_labels_are_the_graphs_own(monkeypatch):
+    """A packaged store's labels come from ontology/compiled/labels.json; they say what queries/labels.rq says."""
+    from liuyao_kg.chart import i18n
+
+    compiled = i18n.Labels(default_graph())
+    monkeypatch.setattr(i18n, "_packaged", lambda kg: False)
+    queried = i18n.Labels(default_graph())
+    for zh in ("咸池", "妻財", "沖", "海中金", "暗動", "卜筮正宗"):
+        for lang in ("en", "ko"):
+            assert compiled.term(zh, lang) == queried.term(zh, lang) != zh
+    assert compiled.as_dict()["schools"] == queried.as_dict()["schools"]
+    terms = queried.as_dict()["terms"]
+    assert compiled.as_dict()["terms"] == {zh: e for zh, e in terms.items() if not i18n.re.search("[A-Za-z0-9]", zh)}
