@@ -52,6 +52,7 @@ def test_the_compiled_labels_are_the_graphs_own(monkeypatch):
     from liuyao_kg.chart import i18n
 
     compiled = i18n.Labels(default_graph())
+    compiled.as_dict()  # read now, from the file
     monkeypatch.setattr(i18n, "_packaged", lambda kg: False)
     queried = i18n.Labels(default_graph())
     for zh in ("咸池", "妻財", "沖", "海中金", "暗動", "卜筮正宗"):
