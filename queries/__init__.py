@@ -32,7 +32,13 @@ KINDS = {"iri", "integer", "string", "state"}
 
 
 class QueryParameterError(ValueError):
-    """A query was run with a missing, unknown or malformed parameter."""
+    """A query was run with a missing, unknown or malformed parameter. `code` and `values` name the problem for the
+    messages in other languages (liuyao_kg.serve.messages.ERRORS)."""
+
+    def __init__(self, message: str, *, code: str | None = None, **values) -> None:
+        super().__init__(message)
+        self.code = code
+        self.values = values
 
 
 @dataclass(frozen=True)
@@ -54,7 +60,8 @@ class NamedQuery:
             if p.name == name:
                 return p
         known = ", ".join(p.name for p in self.params) or "none"
-        raise QueryParameterError(f"query {self.name!r} has no parameter {name!r} (parameters: {known})")
+        raise QueryParameterError(f"query {self.name!r} has no parameter {name!r} (parameters: {known})",
+                                  code="no_param", query=self.name, name=name, known=known)
 
 
 def _parse(name: str, source: str) -> NamedQuery:
@@ -97,7 +104,8 @@ def get(name: str) -> NamedQuery:
         return catalogue()[name]
     except KeyError:
         raise QueryParameterError(
-            f"no query named {name!r}; known: {', '.join(sorted(catalogue()))}") from None
+            f"no query named {name!r}; known: {', '.join(sorted(catalogue()))}", code="no_query", name=name,
+            known=", ".join(sorted(catalogue()))) from None
 
 
 def coerce(query: NamedQuery, values: dict[str, object]) -> dict[str, tuple[str, object]]:
@@ -108,22 +116,26 @@ def coerce(query: NamedQuery, values: dict[str, object]) -> dict[str, tuple[str,
         if isinstance(value, str) and _CONTROL.search(value):
             ch = _CONTROL.search(value).group()
             raise QueryParameterError(f"parameter {key} holds the control character {ch!r} "
-                                      f"(a newline, NUL …): not allowed in a parameter, got {_short(value)}")
+                                      f"(a newline, NUL …): not allowed in a parameter, got {_short(value)}",
+                                      code="control_char", name=key)
         if p.kind == "integer":
             try:
                 value = int(value)
             except (TypeError, ValueError):
-                raise QueryParameterError(f"parameter {key} must be an integer, got {_short(value)}") from None
+                raise QueryParameterError(f"parameter {key} must be an integer, got {_short(value)}",
+                                          code="not_integer", name=key, value=_short(value)) from None
         elif p.kind == "iri":
             value = str(value)
             if not re.match(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", value, re.I):
-                raise QueryParameterError(f"parameter {key} must be an absolute IRI, got {_short(value)}")
+                raise QueryParameterError(f"parameter {key} must be an absolute IRI, got {_short(value)}",
+                                          code="not_iri", name=key, value=_short(value))
             try:
                 import pyoxigraph as ox
 
                 ox.NamedNode(value)
             except ValueError as e:
-                raise QueryParameterError(f"parameter {key} is not a valid IRI ({e}): {_short(value)}") from None
+                raise QueryParameterError(f"parameter {key} is not a valid IRI ({e}): {_short(value)}",
+                                          code="not_iri", name=key, value=_short(value)) from None
         elif p.kind == "state":
             value = _state_class(str(value))
         else:
@@ -131,7 +143,8 @@ def coerce(query: NamedQuery, values: dict[str, object]) -> dict[str, tuple[str,
         out[key] = (p.kind, value)
     missing = [p.name for p in query.params if p.name not in values]
     if missing:
-        raise QueryParameterError(f"query {query.name!r} needs parameter(s): {', '.join(missing)}")
+        raise QueryParameterError(f"query {query.name!r} needs parameter(s): {', '.join(missing)}",
+                                  code="missing_params", query=query.name, names=", ".join(missing))
     return out
 
 
@@ -150,7 +163,7 @@ def _state_class(value: str) -> str:
         return LYO + value
     iri = state_class_by_term(value)
     if iri is None:
-        raise QueryParameterError(f"unknown state {_short(value)}")
+        raise QueryParameterError(f"unknown state {_short(value)}", code="unknown_state", value=_short(value))
     return iri
 
 

@@ -62,6 +62,15 @@ WORDS = {
                "ko": "일이 주어지지 않음: 순공, 일충, 암동, 일합, 일묘, 일의 십이운성, 육신(일간 기준)과 신살을 계산하지 않으며, 일을 읽는 규칙은 발동하지 않습니다"},
     "no_verdict": {"zh": "無斷", "en": "no verdict", "ko": "판단 없음"},
     "no_timing": {"zh": "無應期", "en": "no timing candidates", "ko": "응기 후보 없음"},
+    # the CLI's notes on stderr: a new store being written, the coins tossed, the moment read from the clock
+    "new_store": {"zh": "新儲存庫 {path}：寫入本體、規則與原文（僅此一次）",
+                  "en": "new store {path}: writing the ontology, rules and passages (once)",
+                  "ko": "새 저장소 {path}: 온톨로지, 규칙과 원문을 씁니다 (한 번만)"},
+    "coins_tossed": {"zh": "擲錢 {coins}", "en": "coins {coins}", "ko": "동전 {coins}"},
+    "seed": {"zh": "（種子 {seed}）", "en": " (seed {seed})", "ko": " (시드 {seed})"},
+    "cast_at": {"zh": "起卦於 {moment}", "en": "cast at {moment}", "ko": "괘를 낸 때 {moment}"},
+    "cast_at_now": {"zh": "（此刻：--date 或 --month/--day 可另給時間）", "en": " (now: --date or --month/--day give another time)",
+                    "ko": " (지금: --date 또는 --month/--day 로 다른 때를 줄 수 있습니다)"},
 }
 
 #: why the reading gives no verdict, or no dates (reading.py's reason_code / timing_note_code)
