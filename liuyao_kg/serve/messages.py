@@ -127,9 +127,9 @@ ERRORS = {
                         "en": "--tz reads --date (now, a date, a date-time); with a spec and no --date the cast has "
                               "no moment",
                         "ko": "--tz 는 --date(now, 날짜, 일시)를 읽는 데 씁니다; 괘만 있고 --date 가 없으면 시각이 없습니다"},
-    "show_needs_store": {"zh": "show 讀所存之卦例：請給 --store DIR 或 --endpoint URL",
+    "show_needs_store": {"zh": "liuyao show 讀所存之卦例：請給 --store DIR 或 --endpoint URL",
                          "en": "show reads a stored cast: give --store DIR or --endpoint URL",
-                         "ko": "show 는 저장된 괘례를 읽습니다: --store DIR 또는 --endpoint URL 을 주십시오"},
+                         "ko": "liuyao show 는 저장된 괘례를 읽습니다: --store DIR 또는 --endpoint URL 을 주십시오"},
     "partition": {"zh": "--partition {value}：須為 1 以上之卦數", "en": "--partition {value}: a number of casts ≥ 1",
                   "ko": "--partition {value}: 1 이상의 괘 수여야 합니다"},
     "jobs": {"zh": "--jobs {value}：須為 1 以上之程序數", "en": "--jobs {value}: a number of jobs ≥ 1",
@@ -173,9 +173,9 @@ ERRORS = {
                       "ko": "알 수 없는 상태 「{value}」 (MonthBroken 같은 이름이나 月破 같은 용어를 주십시오)"},
     "QueryParameterError": {"zh": "查詢之參數不合", "ko": "질의의 매개변수가 맞지 않습니다"},
     # the stores
-    "StoreBusyError": {"zh": "儲存庫 {store} 為另一程序所用（執行中之 liuyao serve、load 或 upgrade）：待其結束，或以 "
+    "StoreBusyError": {"zh": "儲存庫 {store} 為另一程序所用（執行中之 liuyao serve、liuyao load 或 liuyao upgrade）：待其結束，或以 "
                              "--read-only 讀之",
-                       "ko": "저장소 {store} 을(를) 다른 프로세스(실행 중인 liuyao serve, load, upgrade)가 쓰고 있습니다: "
+                       "ko": "저장소 {store} 을(를) 다른 프로세스(실행 중인 liuyao serve, liuyao load, liuyao upgrade)가 쓰고 있습니다: "
                              "끝나기를 기다리거나 --read-only 로 읽으십시오"},
     "StoreAccessError": {"zh": "儲存庫 {store} 不能讀寫（唯讀之檔案系統、權限，或無此目錄，或以唯讀開啟）",
                          "ko": "저장소 {store} 을(를) 읽거나 쓸 수 없습니다 (읽기 전용 파일 시스템, 권한, 없는 디렉터리, "
