@@ -430,9 +430,13 @@ def _cmd_query(args) -> int:
     from liuyao_kg import queries
 
     if args.list or not args.name:
+        from liuyao_kg.chart.i18n import Labels, Words, tag
+
+        w = Words(args.lang, Labels(None))  # the package's own labels: no store is opened
         for q in queries.catalogue().values():
             params = ", ".join(f"{p.name}: {p.kind}" for p in q.params)
-            print(f"{q.name}({params})\n    {q.answers}")
+            said = q.description(tag(w.base))  # English: its Chinese terms glossed (the 納音 → Nayin (納音))
+            print(f"{q.name}({params})\n    {w.finish(w.prose(said))}")
         return 0
     params = {}
     for kv in args.param:

@@ -3,6 +3,8 @@
 Each file starts with a header of `#` comment lines:
 
     # answers: what the query answers, one line
+    # answers@zh-Hant: the same in zh-Hant (zh-Hans is converted from it)
+    # answers@ko: the same in Korean
     # param cast: iri — the cast to read
     # param position: integer — a line position, 1 (bottom) … 6 (top)
 
@@ -28,6 +30,10 @@ from liuyao_kg.namespaces import LYO, sparql_prologue
 from liuyao_kg.pools import ForkSafePool
 
 _HEADER = re.compile(r"^#\s*(answers|param)\s*(\w*)\s*:\s*(.*)$")
+#: `# answers@zh-Hant: …`, `# answers@ko: …`: what the query answers in another language (`liuyao query --list`)
+_ANSWERS_IN = re.compile(r"^#\s*answers@([\w-]+)\s*:\s*(.*)$")
+#: the languages besides English every query's header says what it answers in (zh-Hans is converted from zh-Hant)
+ANSWER_LANGS = ("zh-Hant", "ko")
 KINDS = {"iri", "integer", "string", "state"}
 
 
@@ -51,9 +57,14 @@ class Param:
 @dataclass(frozen=True)
 class NamedQuery:
     name: str
-    answers: str
+    answers: str  # in English
     params: tuple[Param, ...]
     text: str  # with the shared PREFIX prologue
+    answers_in: tuple[tuple[str, str], ...] = ()  # (language tag, what it answers), from `# answers@TAG:` lines
+
+    def description(self, tag: str) -> str:
+        """What the query answers in the language `tag` ("en", "zh-Hant", "ko")."""
+        return self.answers if tag == "en" else dict(self.answers_in)[tag]
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -65,11 +76,15 @@ class NamedQuery:
 
 
 def _parse(name: str, source: str) -> NamedQuery:
-    answers, params = "", []
+    answers, params, answers_in = "", [], {}
     for line in source.splitlines():
         if not line.startswith("#"):
             if line.strip():
                 break
+            continue
+        translated = _ANSWERS_IN.match(line)
+        if translated:
+            answers_in[translated.group(1)] = translated.group(2).strip()
             continue
         m = _HEADER.match(line)
         if not m:
@@ -85,7 +100,12 @@ def _parse(name: str, source: str) -> NamedQuery:
             params.append(Param(pname, kind, doc.strip()))
     if not answers:
         raise ValueError(f"{name}.rq has no '# answers:' header")
-    return NamedQuery(name, answers, tuple(params), sparql_prologue() + source)
+    missing = [tag for tag in ANSWER_LANGS if not answers_in.get(tag)]
+    if missing:
+        raise ValueError(f"{name}.rq says what it answers in English only: add "
+                         + ", ".join(f"'# answers@{tag}: …'" for tag in missing) + " below its '# answers:' line")
+    return NamedQuery(name, answers, tuple(params), sparql_prologue() + source,
+                      tuple((tag, answers_in[tag]) for tag in ANSWER_LANGS))
 
 
 @cache

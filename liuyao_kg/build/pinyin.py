@@ -6,7 +6,8 @@ pypinyin's phrase dictionaries cost a `--lang en` run about a third more CPU and
 run time, so the readings are computed once, at build time, for every string the graph can hand to
 liuyao_kg.chart.i18n.pinyin: each zh-Hant rdfs:label (whole, and each run of characters in it: a chapter's name is
 glossed run by run), each run of characters standing in an English or untagged Latin text (a conclusion's
-"the 應 overcoming the 世"), and the stems, branches and sixty stem-branches. pypinyin is a build dependency only
+"the 應 overcoming the 世") or in a named query's English description, and the stems, branches and sixty
+stem-branches. pypinyin is a build dependency only
 (pyproject's `build` extra); at run time a string missing from the table is an error, which
 tests/build/test_pinyin.py guards against.
 """
@@ -43,8 +44,12 @@ def terms(kg) -> set[str]:
     `liuyao query` cell may hold (liuyao_kg.chart.cells: space-separated runs of one to eight characters)."""
     from liuyao_kg.ontology.tables import BRANCHES, STEMS, jiazi
 
+    from liuyao_kg import queries
+
     kg.complete_layers()
     found = set(STEMS) | set(BRANCHES) | set(jiazi())
+    for q in queries.catalogue().values():  # `liuyao query --list --lang en`: the English descriptions, glossed
+        found.update(HAN_RUN.findall(q.answers))
     for quad in kg.oxigraph.quads_for_pattern(None, None, None, None):
         lit = quad.object
         if not hasattr(lit, "language"):
@@ -97,7 +102,20 @@ def labels_table(kg) -> dict:
         terms.setdefault(r["zh"], {"en": entry["en"], "ko": entry["ko"]})
         if "/ref/School" in r["term"]:
             schools[r["term"].rsplit("/ref/School", 1)[1]] = entry
-    return {"terms": terms, "schools": schools}
+    return {"terms": terms, "schools": schools, "zh-Hans": simplified_names(kg, terms)}
+
+
+def simplified_names(kg, terms) -> dict[str, str]:
+    """zh-Hant → zh-Hans (OpenCC, liuyao_kg.chart.i18n.simplified) of every term and every chapter's name (lyo:chapter)
+    that differs: the web reader's 简体 page names works and chapters with it in its rules and passage views."""
+    from liuyao_kg.chart.i18n import simplified
+    from liuyao_kg.namespaces import LYO
+
+    import pyoxigraph as ox
+
+    names = set(terms) | {q.object.value for q in kg.oxigraph.quads_for_pattern(None, ox.NamedNode(LYO + "chapter"),
+                                                                                 None, None)}
+    return {zh: hans for zh in sorted(names) if (hans := simplified(zh)) != zh}
 
 
 def _json(value) -> bytes:

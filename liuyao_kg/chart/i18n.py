@@ -156,7 +156,7 @@ def polarity(value: str, lang: str) -> str:
 
 
 class Labels:
-    """zh-Hant label → label in a language, and school id → label, read from one store."""
+    """zh-Hant label → label in a language, and school id → label, read from one store (None: the package's own)."""
 
     def __init__(self, kg):
         self._kg = kg
@@ -199,9 +199,15 @@ class Labels:
         return self._schools
 
     def as_dict(self) -> dict:
+        """The terms' en and ko labels, the schools', and (under "zh-Hans") the 简体 of every term and chapter name
+        whose OpenCC conversion differs (the web reader's /api/labels)."""
         self._load()
+        if _packaged(self._kg):
+            hans = dict(_compiled("labels.json")["zh-Hans"])
+        else:
+            hans = {zh: said for zh in self._by_zh if (said := simplified(zh)) != zh}
         return {"terms": {zh: {"en": e["en"], "ko": e["ko"]} for zh, e in self._by_zh.items()},
-                "schools": dict(self._schools)}
+                "schools": dict(self._schools), "zh-Hans": hans}
 
     def term(self, zh: str | None, lang: str) -> str:
         if not zh:
@@ -218,10 +224,11 @@ class Labels:
 
 
 def _packaged(kg) -> bool:
-    """A store of this package (in memory or on disk): its ontology is the package's own."""
+    """A store of this package (in memory or on disk): its ontology is the package's own; None: no store, the
+    package's labels."""
     from liuyao_kg.store.embedded import KnowledgeGraph
 
-    return isinstance(kg, KnowledgeGraph)
+    return kg is None or isinstance(kg, KnowledgeGraph)
 
 
 @cache

@@ -433,3 +433,35 @@ def test_the_coins_and_the_clock_are_noted_in_the_chosen_language(capsys, lang):
     assert len(err.splitlines()) == 2
     bad = foreign_on_stderr(re.sub(r"\d{4}-\d\d-\d\dT[\d:]+[+-]\d\d:\d\d", " ", err), lang)
     assert not bad, f"{sorted(set(bad))[:12]} in\n{err}"
+
+
+# --- what each named query answers (`liuyao query --list`) ---------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_query_list_says_what_each_query_answers_in_the_chosen_language(capsys, lang):
+    from liuyao_kg import queries
+
+    lines = run(capsys, ["query", "--list", "--lang", lang]).splitlines()
+    assert len(lines) == 2 * len(queries.catalogue())
+    said = "\n".join(ln for ln in lines if ln.startswith("    "))  # each query's signature heads it: identifiers
+    bad = foreign(re.sub(r"\b(?:oa:\w+|lyo:\w+|lyr:School…|IRI|SPARQL|userChoice|cited|true|false)\b|/api/rules|"
+                         r"\?\w+|\"quoted\"|corpus add|liuyao (?:show|load)|\"id\"|rdfs:label|"
+                         r"SixClashHexagram|BranchClash", " ", said), lang)
+    assert not bad, f"query --list --lang {lang}: {sorted(set(bad))[:12]}"
+
+
+def test_query_list_in_english_glosses_the_terms(capsys):
+    assert "    the nayin (sound element) of a stem-branch of the sixty-day cycle\n" in run(capsys, ["query", "--list",
+                                                                                                "--lang", "en"])
+    assert "    六十甲子一干支之納音（及其五行）\n" in run(capsys, ["query", "--list"])
+    assert "    육십갑자 한 간지의 납음(과 그 오행)\n" in run(capsys, ["query", "--list", "--lang", "ko"])
+
+
+def test_a_query_without_its_descriptions_is_refused_naming_what_to_add():
+    from liuyao_kg.queries import _parse
+
+    with pytest.raises(ValueError, match=r"new\.rq says what it answers in English only: add "
+                                         r"'# answers@zh-Hant: …', '# answers@ko: …'"):
+        _parse("new", "# answers: something\nSELECT * WHERE { ?s ?p ?o }\n")
+    with pytest.raises(ValueError, match=r"add '# answers@ko: …'"):
+        _parse("new", "# answers: something\n# answers@zh-Hant: 某事\nSELECT * WHERE { ?s ?p ?o }\n")
