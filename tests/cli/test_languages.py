@@ -397,7 +397,7 @@ def test_nothing_loaded_is_said_in_the_chosen_language(capsys, tmp_path, lang):
     assert not bad_words, f"{sorted(set(bad_words))[:12]} in\n{err}"
 
 
-def test_a_worker_partitions_shape_rejection_is_said_in_the_chosen_language(capsys, monkeypatch):
+def test_a_worker_partitions_shape_rejection_is_said_in_the_chosen_language(capsys, monkeypatch, tmp_path):
     """A record the shapes reject inside a partition (a worker's process, with --jobs) is worded from the error the
     partition sent back, not left in English."""
     from liuyao_kg.load import records
@@ -405,15 +405,17 @@ def test_a_worker_partitions_shape_rejection_is_said_in_the_chosen_language(caps
 
     def one_rejected(recs, quads=None):
         rid, ci, line = list(recs)[0]
-        err = ShapeViolation("cast graph violates shape lys:CastShape", field="spec", value=ci.values if hasattr(
-            ci, "values") else "787986")
+        err = ShapeViolation("cast graph violates shape lys:CastShape", field="spec", value="乾之姤")
         err.record_id, err.line = rid, line
         return {rid: err}
 
     monkeypatch.setattr(records, "shape_rejections", one_rejected)
-    main(["load", str(BATCH), "--jobs", "1", "--lang", "zh"])
+    batch = tmp_path / "new.jsonl"  # casts no other test loads: not skipped as already present
+    batch.write_text('{"id": "w1", "spec": "乾之姤", "month": "卯", "day": "丙午", "topic": "失物"}\n'
+                     '{"id": "w2", "spec": "坤之復", "month": "卯", "day": "丙午", "topic": "失物"}\n', encoding="utf-8")
+    main(["load", str(batch), "--jobs", "1", "--lang", "zh"])
     err = capsys.readouterr().err
-    assert "卦例不合其形狀" in err and "violates" not in err
+    assert "拒收：第 1 行（w1）：卦「" in err and "卦例不合其形狀" in err and "violates" not in err
 
 
 @pytest.mark.parametrize("lang", ["zh", "zh-Hans", "en", "ko"])
