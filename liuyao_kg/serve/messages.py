@@ -159,6 +159,8 @@ ERRORS = {
     "mcp_sdk": {"zh": "`liuyao mcp` 須裝 MCP SDK：pip install 'liuyao-kg[mcp]'",
                 "en": "`liuyao mcp` needs the MCP SDK: pip install 'liuyao-kg[mcp]'",
                 "ko": "`liuyao mcp` 에는 MCP SDK 가 필요합니다: pip install 'liuyao-kg[mcp]'"},
+    "record_problem": {"zh": "第 {line} 行（{id}）：{reason}", "en": "line {line} ({id}): {reason}",
+                       "ko": "{line}행 ({id}): {reason}"},
     "param_syntax": {"zh": "--param 須為 K=V，而得 {value}", "en": "--param needs K=V, got {value}",
                      "ko": "--param 은 K=V 형식이어야 하는데 {value} 이(가) 왔습니다"},
     # the named queries' parameters (liuyao_kg.queries.QueryParameterError)
@@ -248,7 +250,11 @@ def error(err, lang: str) -> str:
     if code in ERRORS:
         values = {"value": getattr(err, "value", ""), "store": _store(str(err)), **(getattr(err, "values", None) or {})}
         return say(code, lang, **values)
-    return cast_error(err, lang)
+    said = cast_error(err, lang)
+    for problem in getattr(err, "problems", ()):  # a batch's rejected records, each with its line and id
+        said += "\n  - " + say("record_problem", lang, line=problem.line, id=problem.record_id,
+                                reason=error(problem, lang))
+    return said
 
 
 def _store(message: str) -> str:
