@@ -327,5 +327,5 @@ def test_an_ablation_leaves_the_named_rule_out_of_the_rule_base():
 
 def test_an_ablation_of_an_unknown_rule_is_refused_by_name(tmp_path, capsys):
     cases = _write(tmp_path, "c.yaml", "- {id: X1, month: 寅, day: 甲子, primary: 乾, topic: 求財, verdict: 吉}\n")
-    assert main(["eval", str(cases), "--without", "NoSuchRule"]) == 2
+    assert main(["eval", str(cases), "--without", "NoSuchRule", "--lang", "en"]) == 2
     assert "--without NoSuchRule: no such rule" in capsys.readouterr().err
