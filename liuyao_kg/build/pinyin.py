@@ -2,8 +2,9 @@
 the terms' en and ko labels, computed here.
 
 English output writes a term's pinyin beside its gloss (Xianchi (salty pool, peach blossom), Xinhai (辛亥) day).
-pypinyin's phrase dictionaries cost a `--lang en` run about a third more CPU and 50 MiB more memory when loaded at
-run time, so the readings are computed once, at build time, for every string the graph can hand to
+pypinyin's phrase dictionaries, loaded at run time, and the query of ~12,000 labels (which parses the store's deferred
+layers) made a `--lang en` chart cost 2.4× the CPU of a Chinese one and 32 MiB more memory; so the readings and the
+labels are computed once, at build time: the readings of every string the graph can hand to
 liuyao_kg.chart.i18n.pinyin: each zh-Hant rdfs:label (whole, and each run of characters in it: a chapter's name is
 glossed run by run), each run of characters standing in an English or untagged Latin text (a conclusion's
 "the 應 overcoming the 世") or in a named query's English description, and the stems, branches and sixty
