@@ -272,7 +272,10 @@ def _pinyin() -> dict[str, str]:
 
 
 def pinyin(zh: str) -> str:
-    """The pinyin of a term, toneless and joined, first letter capitalised: 咸池 → Xianchi, 辛亥 → Xinhai."""
+    """The pinyin of a term, toneless and joined, first letter capitalised: 咸池 → Xianchi, 辛亥 → Xinhai; of a string
+    without characters (an identifier such as the topic `any`), nothing."""
+    if not HAN_RUN.search(zh):
+        return ""
     try:
         return _pinyin()[zh]
     except KeyError:

@@ -32,6 +32,10 @@ def test_the_readings_are_the_arts_own(zh, said):
     assert pinyin(zh) == said
 
 
+def test_a_string_without_characters_has_no_pinyin():
+    assert pinyin("any") == "" and pinyin("") == ""
+
+
 def test_a_term_the_build_has_not_read_is_an_error_naming_the_step():
     with pytest.raises(MissingPinyin, match=r"'鑫鑫鑫'.*python -m liuyao_kg\.build pinyin"):
         pinyin("鑫鑫鑫")
