@@ -197,6 +197,19 @@ ERRORS = {
 ERROR_WORD = {"zh": "錯誤", "en": "error", "ko": "오류"}
 
 
+#: an input error that names no field and no value (a malformed file, a case, an edition): what it is, and where its
+#: detail is said (the English message names the case, the entry, the line)
+BARE_ERRORS = {
+    "EvalCaseError": {"zh": "驗證卦例檔有誤", "ko": "검증 괘례 파일에 오류가 있습니다"},
+    "CorpusError": {"zh": "典籍或其版本有誤", "ko": "문헌이나 판본에 오류가 있습니다"},
+    "EditionError": {"zh": "版本檔有誤", "ko": "판본 파일에 오류가 있습니다"},
+    "BatchError": {"zh": "批次檔讀不出，或有記錄被拒（--on-error abort）", "ko": "일괄 파일을 읽을 수 없거나, 거부된 레코드가 "
+                                                                     "있습니다 (--on-error abort)"},
+    "CastInputError": {"zh": "輸入有誤", "ko": "입력에 오류가 있습니다"},
+}
+DETAIL_IN_ENGLISH = {"zh": "（--lang en 詳言其處）", "ko": " (--lang en 으로 자세한 위치를 볼 수 있습니다)"}
+
+
 def label(field: str | None, lang: str) -> str:
     entry = FIELDS.get(field or "")
     return i18n.to_lang(entry[i18n.base(lang)], lang) if entry else (field or "")
@@ -217,6 +230,10 @@ def cast_error(err, lang: str) -> str:
     kind, field and value (its nearest kind up the class tree, CastInputError itself at the last)."""
     if i18n.base(lang) == "en":
         return str(err)
+    if err.field in (None, "batch") and err.value in (None, ""):  # nothing to quote: what it is, and where to read more
+        kind = next(c.__name__ for c in type(err).__mro__ if c.__name__ in BARE_ERRORS)
+        base = i18n.base(lang)
+        return i18n.to_lang(BARE_ERRORS[kind][base] + DETAIL_IN_ENGLISH[base], lang)
     kind = next(c.__name__ for c in type(err).__mro__ if c.__name__ in CAST_ERRORS)
     text = i18n.to_lang(CAST_ERRORS[kind][i18n.base(lang)], lang)
     return text.format(field=label(err.field, lang), value=_value(err.value))

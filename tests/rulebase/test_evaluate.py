@@ -307,7 +307,7 @@ def test_eval_reports_each_file_as_a_set_then_all_together(tmp_path, capsys, rec
 
 def test_eval_of_a_malformed_file_exits_2_naming_the_case_and_field(tmp_path, capsys):
     bad = _write(tmp_path, "bad.yaml", f"- {BZ}, verdict: 好}}\n")
-    code = main(["eval", str(bad)])
+    code = main(["eval", str(bad), "--lang", "en"])
     out, err = capsys.readouterr()
     assert code == 2 and "case BZX: outcome polarity '好'" in err and "`verdict`" in err and out == ""
 
