@@ -269,12 +269,38 @@ def main(argv: list[str] | None = None) -> int:
         code = _exit_code(e)
         if code is None:
             raise
-        print(f"liuyao: error: {e}", file=sys.stderr)  # a RemoteStoreError's message never holds credentials
+        from liuyao_kg.serve.messages import error
+
+        _error(args, error(e, getattr(args, "lang", "en")))  # a RemoteStoreError's message never holds credentials
         return code
     finally:
         kg = getattr(args, "_kg", None)
         if kg is not None:
             kg.close()
+
+
+def _error(args, text: str) -> None:
+    """`liuyao: error: …` on stderr, the word and the text in the command's --lang (English where it has none)."""
+    from liuyao_kg.chart.i18n import base, to_lang
+    from liuyao_kg.serve.messages import ERROR_WORD
+
+    lang = getattr(args, "lang", "en")
+    print(f"liuyao: {to_lang(ERROR_WORD[base(lang)], lang)}: {text}", file=sys.stderr)
+
+
+def _refuse(args, code: str, **values) -> None:
+    """One of the CLI's own refusals (serve/messages.ERRORS), said by `_error`."""
+    from liuyao_kg.serve.messages import say
+
+    _error(args, say(code, getattr(args, "lang", "en"), **values))
+
+
+def _refusal(cls, code: str, message: str, *, field: str | None = None, **values):
+    """An input error of the CLI's own (`message`, English), with the `code` and values its other languages are
+    said by (serve/messages.ERRORS)."""
+    err = cls(message, field=field, value=values.get("value"))
+    err.code, err.values = code, values
+    return err
 
 
 def _exit_code(e: Exception) -> int | None:
@@ -308,8 +334,12 @@ def _graph(args):
         args._kg = open_store(args.endpoint, update_url=args.update_endpoint, timeout=args.timeout,
                               total_timeout=args.total_timeout)
     elif getattr(args, "store", None):
+        from liuyao_kg.chart.i18n import to_lang, word
+
+        lang = getattr(args, "lang", "en")  # a new store takes seconds: said on stderr, in --lang
+        said = False if getattr(args, "quiet", False) else to_lang(word("new_store", lang), lang)
         args._kg = open_store(args.store, read_only=getattr(args, "read_only", False), wait=getattr(args, "wait", 0.0) or 0.0,
-                              progress=not getattr(args, "quiet", False))  # a new store takes seconds: said on stderr
+                              progress=said)
     elif backend != DEFAULT_BACKEND:
         args._kg = open_store("memory")
     else:
@@ -324,13 +354,22 @@ def _spec(args) -> str:
 
     given = [n for n, v in (("a spec", args.spec), ("--coins", args.coins), ("--random", args.random)) if v]
     if len(given) != 1:
-        raise BadLineValue(f"give exactly one of a spec (節之中孚, 787986 …), --coins or --random; got "
-                           f"{' and '.join(given) or 'none'}", field="spec", value=None)
+        from liuyao_kg.chart.i18n import base, to_lang
+
+        said = {"zh": ("卦", "、", "無"), "ko": ("괘", ", ", "없음")}.get(base(args.lang), ("a spec", " and ", "none"))
+        given_said = said[1].join(said[0] if g == "a spec" else g for g in given) or said[2]
+        raise _refusal(BadLineValue, "one_spec", f"give exactly one of a spec (節之中孚, 787986 …), --coins or "
+                       f"--random; got {' and '.join(given) or 'none'}", field="spec",
+                       given=to_lang(given_said, args.lang))
     if args.seed is not None and not args.random:
-        raise BadLineValue("--seed goes with --random", field="seed", value=args.seed)
+        raise _refusal(BadLineValue, "seed_without_random", "--seed goes with --random", field="seed", value=args.seed)
     if args.random:
         coins = random_coins(args.seed)
-        print(f"coins {coins}" + (f" (seed {args.seed})" if args.seed is not None else ""), file=sys.stderr)
+        from liuyao_kg.chart.i18n import to_lang, word
+
+        said = word("coins_tossed", args.lang) + (word("seed", args.lang) if args.seed is not None else "")
+        shown = coins if args.lang == "en" else coins.replace("H", "字").replace("T", "背")  # H = 字, T = 背
+        print(to_lang(said, args.lang).format(coins=shown, seed=args.seed), file=sys.stderr)
         return values_from_coins(coins)
     return values_from_coins(args.coins) if args.coins else args.spec
 
@@ -346,13 +385,15 @@ def _when(args):
         text = "now"
     if text is None:
         if args.tz is not None:
-            raise BadDate("--tz reads --date (now, a date, a date-time); with a spec and no --date the cast has "
-                          "no moment", field="tz", value=args.tz)
+            raise _refusal(BadDate, "tz_without_date", "--tz reads --date (now, a date, a date-time); with a spec and "
+                           "no --date the cast has no moment", field="tz", value=args.tz)
         return None
     moment = when(text, zone)
     if text.strip().lower() == "now":  # the clock's reading, said, so the chart can be cast again
-        print(f"cast at {moment.isoformat()}" + (" (now: --date or --month/--day give another time)"
-                                                 if args.date is None else ""), file=sys.stderr)
+        from liuyao_kg.chart.i18n import to_lang, word
+
+        said = word("cast_at", args.lang) + (word("cast_at_now", args.lang) if args.date is None else "")
+        print(to_lang(said, args.lang).format(moment=moment.isoformat()), file=sys.stderr)
     return moment
 
 
@@ -389,7 +430,8 @@ def _cmd_show(args) -> int:
     from liuyao_kg.loaders.errors import UnknownCastId
 
     if not (args.store or args.endpoint):
-        raise UnknownCastId("show reads a stored cast: give --store DIR or --endpoint URL", field="store")
+        raise _refusal(UnknownCastId, "show_needs_store", "show reads a stored cast: give --store DIR or --endpoint URL",
+                       field="store")
     kg = _graph(args)
     return _print_chart(args, kg, chart_of(kg, find_cast(kg, args.id), args.horizon))
 
@@ -398,15 +440,19 @@ def _cmd_query(args) -> int:
     from liuyao_kg import queries
 
     if args.list or not args.name:
+        from liuyao_kg.chart.i18n import Labels, Words, tag
+
+        w = Words(args.lang, Labels(None))  # the package's own labels: no store is opened
         for q in queries.catalogue().values():
             params = ", ".join(f"{p.name}: {p.kind}" for p in q.params)
-            print(f"{q.name}({params})\n    {q.answers}")
+            said = q.description(tag(w.base))  # English: its Chinese terms glossed (the 納音 → Nayin (納音))
+            print(f"{q.name}({params})\n    {w.finish(w.prose(said))}")
         return 0
     params = {}
     for kv in args.param:
         k, sep, v = kv.partition("=")
         if not sep:
-            raise queries.QueryParameterError(f"--param needs K=V, got {kv!r}")
+            raise queries.QueryParameterError(f"--param needs K=V, got {kv!r}", code="param_syntax", value=repr(kv))
         params[k] = v
     kg = _graph(args)
     rows = queries.run(kg, args.name, **params)
@@ -430,7 +476,7 @@ def _cmd_rules(args) -> int:
         from liuyao_kg.rulebase.never_fired import never_fired, never_fired_text, say
 
         if args.sample < 1:
-            print("liuyao: error: --sample must be at least 1", file=sys.stderr)
+            _refuse(args, "sample")
             return 2
         report = never_fired(args.sample, args.seed, years=args.years,
                              progress=lambda done, n: print(say("derived", args.lang, done=done, n=n), file=sys.stderr,
@@ -468,7 +514,7 @@ def _cmd_why(args) -> int:
     from liuyao_kg.chart.why import explain, why_data
 
     if args.line is not None and not 1 <= args.line <= 6:
-        print(f"liuyao: error: --line {args.line}: a line position is 1 (bottom) … 6 (top)", file=sys.stderr)
+        _refuse(args, "line", value=args.line)
         return 2
     moment = _when(args)  # a bad --date or --tz is refused before a store is opened
     kg = _graph(args)
@@ -480,8 +526,7 @@ def _cmd_why(args) -> int:
         from liuyao_kg.chart.why_reading import explain_timing, explain_verdict
 
         if args.timing is not None and not 1 <= args.timing <= max(1, len(chart["timing"])):
-            print(f"liuyao: error: --timing {args.timing}: the cast has {len(chart['timing'])} timing candidate(s)",
-                  file=sys.stderr)
+            _refuse(args, "timing", value=args.timing, n=len(chart["timing"]))
             return 2
         text = explain_verdict(kg, chart, args.lang) if args.verdict else ""
         if args.timing is not None:
@@ -540,24 +585,23 @@ def _cmd_load(args) -> int:
                        encoding=args.encoding)
     bar.close()
     if not args.quiet:
-        from liuyao_kg.serve.messages import cast_error
+        from liuyao_kg.serve.messages import error
 
         sys.stderr.write(summary(report, name=name, seconds=time.perf_counter() - t0, jobs=stats.get("jobs", 1),
-                                 lang=args.lang, errors=stats.get("errors"), reason=lambda e: cast_error(e, args.lang)))
+                                 lang=args.lang, errors=stats.get("errors"), reason=lambda e: error(e, args.lang)))
     print(json.dumps(report, ensure_ascii=False, indent=2))
-    return _load_status(report, strict=args.strict or args.on_error == "abort")
+    return _load_status(args, report, strict=args.strict or args.on_error == "abort")
 
 
-def _load_status(report: dict, *, strict: bool) -> int:
+def _load_status(args, report: dict, *, strict: bool) -> int:
     """2 when records were given and every one was rejected (nothing stored: bad input); with `strict`, 1 when
     any was; else 0. Said on stderr, --quiet or not: it is why the status is not 0."""
     rejected, n = len(report["rejected"]), sum(len(report[k]) for k in ("loaded", "skipped", "rejected"))
     if rejected and rejected == n:
-        print(f"liuyao: error: nothing loaded: every record ({n:,}) was rejected", file=sys.stderr)
+        _refuse(args, "nothing_loaded", n=n)
         return 2
     if rejected and strict:
-        print(f"liuyao: error: {rejected:,} of {n:,} records rejected (--strict); the other "
-              f"{n - rejected:,} are loaded", file=sys.stderr)
+        _refuse(args, "rejected_strict", n=n, rejected=rejected, kept=n - rejected)
         return 1
     return 0
 
@@ -567,16 +611,17 @@ def _check_load_options(args) -> None:
     from liuyao_kg.loaders.errors import CastInputError
 
     if args.partition is not None and args.partition < 1:
-        raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1", field="partition",
-                             value=args.partition)
+        raise _refusal(CastInputError, "partition", f"--partition {args.partition}: a number of casts ≥ 1",
+                       field="partition", value=args.partition)
     if args.cluster and (not args.parquet or args.store or args.endpoint):
-        raise CastInputError("--cluster needs --parquet DIR and writes Parquet only: its workers cannot write into "
-                             "this process's store (no --store/--endpoint)", field="cluster")
+        raise _refusal(CastInputError, "cluster_parquet", "--cluster needs --parquet DIR and writes Parquet only: its "
+                       "workers cannot write into this process's store (no --store/--endpoint)", field="cluster")
     if args.cluster and args.jobs is not None:
-        raise CastInputError("--jobs with --cluster: the cluster's workers derive the partitions (--jobs is for "
-                             "worker processes of this machine)", field="jobs", value=args.jobs)
+        raise _refusal(CastInputError, "jobs_with_cluster", "--jobs with --cluster: the cluster's workers derive the "
+                       "partitions (--jobs is for worker processes of this machine)", field="jobs", value=args.jobs)
     if args.jobs is not None and args.jobs < 1:
-        raise CastInputError(f"--jobs {args.jobs}: a number of jobs ≥ 1", field="jobs", value=args.jobs)
+        raise _refusal(CastInputError, "jobs", f"--jobs {args.jobs}: a number of jobs ≥ 1", field="jobs",
+                       value=args.jobs)
 
 
 def _cmd_upgrade(args) -> int:
@@ -586,8 +631,8 @@ def _cmd_upgrade(args) -> int:
     from liuyao_kg.load.upgrade import upgrade
 
     if args.partition is not None and args.partition < 1:
-        raise CastInputError(f"--partition {args.partition}: a number of casts ≥ 1", field="partition",
-                             value=args.partition)
+        raise _refusal(CastInputError, "partition", f"--partition {args.partition}: a number of casts ≥ 1",
+                       field="partition", value=args.partition)
     bar = Progress(say("upgrade", args.lang), quiet=args.quiet, names=progress_names(args.lang))
     report = upgrade(args.store, force=args.force, partition=args.partition,
                      on_progress=lambda done, total: bar.update(done, total))
@@ -621,7 +666,7 @@ def _cmd_mcp(args) -> int:
     except ModuleNotFoundError as e:
         if e.name not in ("mcp", "mcp_types"):
             raise
-        print("liuyao: error: `liuyao mcp` needs the MCP SDK: pip install 'liuyao-kg[mcp]'", file=sys.stderr)
+        _refuse(args, "mcp_sdk")
         return 1
     serve_stdio(_graph(args))  # stdout carries the protocol: nothing else is printed there
     return 0

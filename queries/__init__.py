@@ -3,6 +3,8 @@
 Each file starts with a header of `#` comment lines:
 
     # answers: what the query answers, one line
+    # answers@zh-Hant: the same in zh-Hant (zh-Hans is converted from it)
+    # answers@ko: the same in Korean
     # param cast: iri — the cast to read
     # param position: integer — a line position, 1 (bottom) … 6 (top)
 
@@ -28,11 +30,21 @@ from liuyao_kg.namespaces import LYO, sparql_prologue
 from liuyao_kg.pools import ForkSafePool
 
 _HEADER = re.compile(r"^#\s*(answers|param)\s*(\w*)\s*:\s*(.*)$")
+#: `# answers@zh-Hant: …`, `# answers@ko: …`: what the query answers in another language (`liuyao query --list`)
+_ANSWERS_IN = re.compile(r"^#\s*answers@([\w-]+)\s*:\s*(.*)$")
+#: the languages besides English every query's header says what it answers in (zh-Hans is converted from zh-Hant)
+ANSWER_LANGS = ("zh-Hant", "ko")
 KINDS = {"iri", "integer", "string", "state"}
 
 
 class QueryParameterError(ValueError):
-    """A query was run with a missing, unknown or malformed parameter."""
+    """A query was run with a missing, unknown or malformed parameter. `code` and `values` name the problem for the
+    messages in other languages (liuyao_kg.serve.messages.ERRORS)."""
+
+    def __init__(self, message: str, *, code: str | None = None, **values) -> None:
+        super().__init__(message)
+        self.code = code
+        self.values = values
 
 
 @dataclass(frozen=True)
@@ -45,24 +57,34 @@ class Param:
 @dataclass(frozen=True)
 class NamedQuery:
     name: str
-    answers: str
+    answers: str  # in English
     params: tuple[Param, ...]
     text: str  # with the shared PREFIX prologue
+    answers_in: tuple[tuple[str, str], ...] = ()  # (language tag, what it answers), from `# answers@TAG:` lines
+
+    def description(self, tag: str) -> str:
+        """What the query answers in the language `tag` ("en", "zh-Hant", "ko")."""
+        return self.answers if tag == "en" else dict(self.answers_in)[tag]
 
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:
                 return p
         known = ", ".join(p.name for p in self.params) or "none"
-        raise QueryParameterError(f"query {self.name!r} has no parameter {name!r} (parameters: {known})")
+        raise QueryParameterError(f"query {self.name!r} has no parameter {name!r} (parameters: {known})",
+                                  code="no_param", query=self.name, name=name, known=known)
 
 
 def _parse(name: str, source: str) -> NamedQuery:
-    answers, params = "", []
+    answers, params, answers_in = "", [], {}
     for line in source.splitlines():
         if not line.startswith("#"):
             if line.strip():
                 break
+            continue
+        translated = _ANSWERS_IN.match(line)
+        if translated:
+            answers_in[translated.group(1)] = translated.group(2).strip()
             continue
         m = _HEADER.match(line)
         if not m:
@@ -78,7 +100,12 @@ def _parse(name: str, source: str) -> NamedQuery:
             params.append(Param(pname, kind, doc.strip()))
     if not answers:
         raise ValueError(f"{name}.rq has no '# answers:' header")
-    return NamedQuery(name, answers, tuple(params), sparql_prologue() + source)
+    missing = [tag for tag in ANSWER_LANGS if not answers_in.get(tag)]
+    if missing:
+        raise ValueError(f"{name}.rq says what it answers in English only: add "
+                         + ", ".join(f"'# answers@{tag}: …'" for tag in missing) + " below its '# answers:' line")
+    return NamedQuery(name, answers, tuple(params), sparql_prologue() + source,
+                      tuple((tag, answers_in[tag]) for tag in ANSWER_LANGS))
 
 
 @cache
@@ -97,7 +124,8 @@ def get(name: str) -> NamedQuery:
         return catalogue()[name]
     except KeyError:
         raise QueryParameterError(
-            f"no query named {name!r}; known: {', '.join(sorted(catalogue()))}") from None
+            f"no query named {name!r}; known: {', '.join(sorted(catalogue()))}", code="no_query", name=name,
+            known=", ".join(sorted(catalogue()))) from None
 
 
 def coerce(query: NamedQuery, values: dict[str, object]) -> dict[str, tuple[str, object]]:
@@ -108,22 +136,26 @@ def coerce(query: NamedQuery, values: dict[str, object]) -> dict[str, tuple[str,
         if isinstance(value, str) and _CONTROL.search(value):
             ch = _CONTROL.search(value).group()
             raise QueryParameterError(f"parameter {key} holds the control character {ch!r} "
-                                      f"(a newline, NUL …): not allowed in a parameter, got {_short(value)}")
+                                      f"(a newline, NUL …): not allowed in a parameter, got {_short(value)}",
+                                      code="control_char", name=key)
         if p.kind == "integer":
             try:
                 value = int(value)
             except (TypeError, ValueError):
-                raise QueryParameterError(f"parameter {key} must be an integer, got {_short(value)}") from None
+                raise QueryParameterError(f"parameter {key} must be an integer, got {_short(value)}",
+                                          code="not_integer", name=key, value=_short(value)) from None
         elif p.kind == "iri":
             value = str(value)
             if not re.match(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", value, re.I):
-                raise QueryParameterError(f"parameter {key} must be an absolute IRI, got {_short(value)}")
+                raise QueryParameterError(f"parameter {key} must be an absolute IRI, got {_short(value)}",
+                                          code="not_iri", name=key, value=_short(value))
             try:
                 import pyoxigraph as ox
 
                 ox.NamedNode(value)
             except ValueError as e:
-                raise QueryParameterError(f"parameter {key} is not a valid IRI ({e}): {_short(value)}") from None
+                raise QueryParameterError(f"parameter {key} is not a valid IRI ({e}): {_short(value)}",
+                                          code="not_iri", name=key, value=_short(value)) from None
         elif p.kind == "state":
             value = _state_class(str(value))
         else:
@@ -131,7 +163,8 @@ def coerce(query: NamedQuery, values: dict[str, object]) -> dict[str, tuple[str,
         out[key] = (p.kind, value)
     missing = [p.name for p in query.params if p.name not in values]
     if missing:
-        raise QueryParameterError(f"query {query.name!r} needs parameter(s): {', '.join(missing)}")
+        raise QueryParameterError(f"query {query.name!r} needs parameter(s): {', '.join(missing)}",
+                                  code="missing_params", query=query.name, names=", ".join(missing))
     return out
 
 
@@ -150,7 +183,7 @@ def _state_class(value: str) -> str:
         return LYO + value
     iri = state_class_by_term(value)
     if iri is None:
-        raise QueryParameterError(f"unknown state {_short(value)}")
+        raise QueryParameterError(f"unknown state {_short(value)}", code="unknown_state", value=_short(value))
     return iri
 
 

@@ -53,6 +53,8 @@ STEPS = (
     Step("native", "reasoner/native/compiled.py: the rules and the chart's queries compiled to Python (~90 s)",
          "native"),
     Step("questions", "docs/questions.md's table of questions, read from the graph", "questions"),
+    Step("pinyin", "ontology/compiled/pinyin.json, labels.json: every term's pinyin (pypinyin) and en and ko labels",
+         "pinyin"),
 )
 
 

@@ -62,6 +62,15 @@ WORDS = {
                "ko": "일이 주어지지 않음: 순공, 일충, 암동, 일합, 일묘, 일의 십이운성, 육신(일간 기준)과 신살을 계산하지 않으며, 일을 읽는 규칙은 발동하지 않습니다"},
     "no_verdict": {"zh": "無斷", "en": "no verdict", "ko": "판단 없음"},
     "no_timing": {"zh": "無應期", "en": "no timing candidates", "ko": "응기 후보 없음"},
+    # the CLI's notes on stderr: a new store being written, the coins tossed, the moment read from the clock
+    "new_store": {"zh": "新儲存庫 {path}：寫入本體、規則與原文（僅此一次）",
+                  "en": "new store {path}: writing the ontology, rules and passages (once)",
+                  "ko": "새 저장소 {path}: 온톨로지, 규칙과 원문을 씁니다 (한 번만)"},
+    "coins_tossed": {"zh": "擲錢 {coins}", "en": "coins {coins}", "ko": "동전 {coins}"},
+    "seed": {"zh": "（種子 {seed}）", "en": " (seed {seed})", "ko": " (시드 {seed})"},
+    "cast_at": {"zh": "起卦於 {moment}", "en": "cast at {moment}", "ko": "괘를 낸 때 {moment}"},
+    "cast_at_now": {"zh": "（此刻：--date 或 --month/--day 可另給時間）", "en": " (now: --date or --month/--day give another time)",
+                    "ko": " (지금: --date 또는 --month/--day 로 다른 때를 줄 수 있습니다)"},
 }
 
 #: why the reading gives no verdict, or no dates (reading.py's reason_code / timing_note_code)
@@ -147,7 +156,7 @@ def polarity(value: str, lang: str) -> str:
 
 
 class Labels:
-    """zh-Hant label → label in a language, and school id → label, read from one store."""
+    """zh-Hant label → label in a language, and school id → label, read from one store (None: the package's own)."""
 
     def __init__(self, kg):
         self._kg = kg
@@ -156,13 +165,20 @@ class Labels:
         self._schools: dict[str, dict[str, str]] | None = None
 
     def _load(self) -> None:
-        """Read every label once, at the first lookup that needs one (~12,000 rows: a Chinese text chart
-        naming no school never needs them)."""
+        """Read every label once, at the first lookup that needs one (a Chinese text chart naming no school never
+        needs them): a store of this package (embedded, in memory or on disk) has the package's ontology, whose labels
+        the build wrote to ontology/compiled/labels.json (liuyao_kg.build.pinyin); another (a remote endpoint) is
+        asked by queries/labels.rq (~12,000 rows)."""
         from liuyao_kg import queries
 
         if self._loaded:
             return
         self._loaded = True
+        if _packaged(self._kg):
+            table = _compiled("labels.json")
+            self._by_zh = {zh: {"zh": zh, **e} for zh, e in table["terms"].items()}
+            self._schools = dict(table["schools"])
+            return
         self._schools = {}
         for r in queries.run(self._kg, "labels"):
             entry = _entry(r)
@@ -175,15 +191,23 @@ class Labels:
         a chart that names a school but translates no term (a zh-Hant chart)."""
         from liuyao_kg import queries
 
+        if self._schools is None and _packaged(self._kg):
+            self._schools = dict(_compiled("labels.json")["schools"])
         if self._schools is None:
             self._schools = {r["term"].rsplit("/ref/School", 1)[1]: _entry(r)
                              for r in queries.run(self._kg, "school-labels")}
         return self._schools
 
     def as_dict(self) -> dict:
+        """The terms' en and ko labels, the schools', and (under "zh-Hans") the 简体 of every term and chapter name
+        whose OpenCC conversion differs (the web reader's /api/labels)."""
         self._load()
+        if _packaged(self._kg):
+            hans = dict(_compiled("labels.json")["zh-Hans"])
+        else:
+            hans = {zh: said for zh in self._by_zh if (said := simplified(zh)) != zh}
         return {"terms": {zh: {"en": e["en"], "ko": e["ko"]} for zh, e in self._by_zh.items()},
-                "schools": dict(self._schools)}
+                "schools": dict(self._schools), "zh-Hans": hans}
 
     def term(self, zh: str | None, lang: str) -> str:
         if not zh:
@@ -197,6 +221,23 @@ class Labels:
         if not school_id:
             return ""
         return self._load_schools().get(school_id, {}).get(lang, school_id)
+
+
+def _packaged(kg) -> bool:
+    """A store of this package (in memory or on disk): its ontology is the package's own; None: no store, the
+    package's labels."""
+    from liuyao_kg.store.embedded import KnowledgeGraph
+
+    return kg is None or isinstance(kg, KnowledgeGraph)
+
+
+@cache
+def _compiled(name: str):
+    """A table the build wrote to ontology/compiled/ (liuyao_kg.build.pinyin)."""
+    import json
+    from importlib import resources
+
+    return json.loads(resources.files("liuyao_kg.ontology").joinpath("compiled", name).read_text("utf-8"))
 
 
 def _entry(row: dict) -> dict[str, str]:
@@ -217,25 +258,29 @@ def labels(kg) -> Labels:
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 HAN_RUN = re.compile(f"[{_HAN}]+")
 STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
-#: readings pypinyin's general phrase table gets wrong in this art (長生 is cháng shēng, the life stage)
-_READINGS = {"長生": [["cháng"], ["shēng"]], "长生": [["cháng"], ["shēng"]], "月建": [["yuè"], ["jiàn"]]}
+
+
+class MissingPinyin(LookupError):
+    """A term whose pinyin the build did not compute (ontology/compiled/pinyin.json; liuyao_kg.build.pinyin)."""
 
 
 @cache
-def _pinyin():
-    import pypinyin  # the pinyin of a term, as a reader would type it into a search box
-
-    pypinyin.load_phrases_dict(_READINGS)
-    return pypinyin
+def _pinyin() -> dict[str, str]:
+    """zh → pinyin, computed at build time for every term the graph can print (pypinyin is not loaded at run time: its
+    dictionaries, with the label query labels.json replaces, made an English chart cost 2.4× a Chinese one's CPU)."""
+    return _compiled("pinyin.json")
 
 
 def pinyin(zh: str) -> str:
-    """The pinyin of a term, toneless and joined, first letter capitalised: 咸池 → Xianchi, 辛亥 → Xinhai."""
-    p = _pinyin()
-    syllables = p.lazy_pinyin(zh, style=p.Style.NORMAL, errors="ignore")
-    if len(syllables) == 4:  # 四時旺衰 → Sishi Wangshuai: two words, as the four characters read
-        return f"{''.join(syllables[:2]).capitalize()} {''.join(syllables[2:]).capitalize()}"
-    return "".join(syllables).capitalize()
+    """The pinyin of a term, toneless and joined, first letter capitalised: 咸池 → Xianchi, 辛亥 → Xinhai; of a string
+    without characters (an identifier such as the topic `any`), nothing."""
+    if not HAN_RUN.search(zh):
+        return ""
+    try:
+        return _pinyin()[zh]
+    except KeyError:
+        raise MissingPinyin(f"no pinyin for {zh!r}: the graph holds a term the build has not read; run "
+                            f"`python -m liuyao_kg.build pinyin`") from None
 
 
 def is_stem_branch(zh: str) -> bool:

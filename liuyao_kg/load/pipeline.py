@@ -133,6 +133,12 @@ def load_file(path, sinks, workers=1, *, on_error: str = "skip", partition: int 
             report["judgments"] += result["judgments"]
         report["loaded"] += result["loaded"]
         report["rejected"] += result["rejected"]
+        # the shapes' rejections in the partition (a worker's process, maybe): the error rebuilt from what it sent
+        # (its rejected records and their violations, in the same order), to be worded in the summary's language
+        for r, (_, message, field, value) in zip(result["rejected"], result["violations"]):
+            if stats is not None:
+                stats.setdefault("errors", {})[(r["id"], r["line"])] = shape_violation_of(
+                    ShapeViolation(message, field=field, value=value), r["id"], r["line"])
         for iri, message, field, value in result["violations"]:  # the same content: the same violation
             violated[iri] = ShapeViolation(message, field=field, value=value)
             for twin, twin_line in twins.pop(iri, ()):

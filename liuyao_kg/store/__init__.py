@@ -98,7 +98,7 @@ def is_url(where: str) -> bool:
 
 
 def open_store(where: str | Path | None = "memory", *, update_url: str | None = None, read_only: bool = False, wait: float = 0.0,
-               timeout: float | None = None, total_timeout: float | None = None, progress: bool = False) -> CastStore:
+               timeout: float | None = None, total_timeout: float | None = None, progress: bool | str = False) -> CastStore:
     """The store at `where`: "memory" (or None), a directory, or an http(s) SPARQL endpoint URL.
 
     `read_only` opens an on-disk store without taking its lock (reads only; for a read-only directory

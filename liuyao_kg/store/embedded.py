@@ -109,16 +109,21 @@ def dataset_kwargs(text: str, default_graph: list[str] | None = None, named_grap
     return kwargs
 
 
+#: the progress line of a new on-disk store, in English (`KnowledgeGraph(progress=…)` takes another language's)
+NEW_STORE = "new store {path}: writing the ontology, rules and passages (once)"
+
+
 class KnowledgeGraph:
     """The embedded store (pyoxigraph: in memory, or RocksDB on disk): the `CastStore` interface.
 
     It stores; it never derives (liuyao_kg.load is where casts are derived and written).
     """
 
-    def __init__(self, path: str | Path | None = None, *, read_only: bool = False, progress: bool = False):
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False, progress: bool | str = False):
         """In memory (`path` None) or on disk, in the directory `path`. `read_only` opens an on-disk store without
         its lock (reads only: a read-only directory, or beside a writer). `progress`: say on stderr while a new
-        on-disk store is given its layers (seconds, once)."""
+        on-disk store is given its layers (seconds, once): True in English, or the line's words in the caller's
+        language, {path} standing for the store's directory (the CLI's, in its --lang)."""
         from liuyao_kg.store import StoreAccessError, store_error
 
         self.path = path
@@ -197,8 +202,8 @@ class KnowledgeGraph:
         from liuyao_kg.progress import Progress
 
         steps = len(LAYERS) + 1  # each layer parsed, then the one write
-        bar = Progress(f"new store {self.path}: writing the ontology, rules and passages (once)",
-                       quiet=not self._progress, rate=False)
+        said = self._progress if isinstance(self._progress, str) else NEW_STORE
+        bar = Progress(said.format(path=self.path), quiet=not self._progress, rate=False)
         bar.update(0, steps)
         scratch = ox.Store()
         for done, (graph, _) in enumerate(LAYERS, 1):

@@ -547,12 +547,13 @@ def test_why_verdict_and_timing_in_english(run_cli):
 
 
 def test_why_timing_out_of_range_is_a_clear_error(run_cli):
-    code, out, err = run_cli("why", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財", "--timing", "99")
+    code, out, err = run_cli("why", "節之中孚", "--month", "寅", "--day", "辛亥", "--topic", "求財", "--timing", "99",
+                             "--lang", "en")
     assert code == 2 and "timing candidate" in err and out == ""
 
 
 def test_eval_of_a_malformed_file_names_the_problem(run_cli, tmp_path):
     bad = tmp_path / "cases.yaml"
     bad.write_text("- id: x\n  cast: {hexagram: 節}\n  outcome: {polarity: 好}\n", encoding="utf-8")
-    code, out, err = run_cli("eval", str(bad))
+    code, out, err = run_cli("eval", str(bad), "--lang", "en")
     assert code == 2 and "case x: outcome polarity '好'" in err and out == ""

@@ -57,7 +57,7 @@ def test_cast_rdf_formats_include_the_inferred_graph(capsys, fmt, marker):
     (["query", "line-states", "--param", "cast=not an iri", "--param", "position=1"], "absolute IRI"),
 ])
 def test_bad_input_exits_2_with_a_message_naming_the_problem(capsys, argv, message):
-    code, out, err = run(capsys, *argv)
+    code, out, err = run(capsys, *argv, "--lang", "en")  # the English message, the most detailed
     assert code == 2 and out == ""
     assert message in err
 
@@ -98,7 +98,8 @@ def test_load_with_abort_loads_nothing_when_one_cast_is_bad(capsys, tmp_path):
     batch = tmp_path / "casts.jsonl"
     batch.write_text('{"id": "a", "spec": "787986", "month": "寅", "day": "辛亥"}\n'
                      '{"id": "b", "spec": "787986", "month": "寅", "day": "甲丑"}\n', encoding="utf-8")
-    code, out, err = run(capsys, "load", str(batch), "--store", str(tmp_path / "s"), "--on-error", "abort")
+    code, out, err = run(capsys, "load", str(batch), "--store", str(tmp_path / "s"), "--on-error", "abort",
+                           "--lang", "en")
     assert code == 2 and "甲丑" in err
     code, out, _ = run(capsys, "query", "casts-where-use-god", "--param", "first=月破", "--param", "second=月破",
                        "--store", str(tmp_path / "s"), "--format", "json")
@@ -135,7 +136,7 @@ def test_store_and_endpoint_are_exclusive(capsys):
 def test_an_unreachable_endpoint_exits_1_without_showing_the_credentials(capsys, monkeypatch):
     monkeypatch.setenv("LIUYAO_ENDPOINT_PASSWORD", "hunter2-env")
     code, out, err = run(capsys, "query", "nayin", "--param", "gz=甲子",
-                         "--endpoint", "http://alice:hunter2-url@127.0.0.1:9/sparql")
+                         "--endpoint", "http://alice:hunter2-url@127.0.0.1:9/sparql", "--lang", "en")
     assert code == 1 and out == "" and "liuyao: error: SPARQL query on http://127.0.0.1:9/sparql failed" in err
     assert "hunter2" not in err and "alice" not in err
 
@@ -225,7 +226,7 @@ def test_coins_give_the_line_values_by_the_three_coin_convention(capsys):
 
 
 def test_a_seeded_random_cast_is_the_same_cast_each_time(capsys):
-    argv = ["cast", "--random", "--seed", "7", "--month", "寅", "--day", "辛亥", "--format", "json"]
+    argv = ["cast", "--random", "--seed", "7", "--month", "寅", "--day", "辛亥", "--format", "json", "--lang", "en"]
     _, first, err = run(capsys, *argv)
     _, second, _ = run(capsys, *argv)
     assert json.loads(first)["cast"] == json.loads(second)["cast"] and "coins " in err
@@ -239,7 +240,7 @@ def test_a_seeded_random_cast_is_the_same_cast_each_time(capsys):
     (["why", "節", "--month", "寅", "--day", "辛亥", "--line", "7"], "1 (bottom) … 6 (top)"),
 ])
 def test_bad_people_input_exits_2_naming_the_problem(capsys, argv, message):
-    code, out, err = run(capsys, *argv)
+    code, out, err = run(capsys, *argv, "--lang", "en")  # the English message, the most detailed
     assert code == 2 and out == "" and message in err
 
 
@@ -272,7 +273,7 @@ def test_cast_without_a_date_prints_what_was_not_computed(capsys):
 
 
 def test_unknown_question_is_an_error_listing_the_scheme(capsys):
-    code, _, err = run(capsys, "cast", "乾", "--topic", "算命")
+    code, _, err = run(capsys, "cast", "乾", "--topic", "算命", "--lang", "en")
     assert code == 2 and "unknown question '算命'" in err and "⊃晴" in err and "Traceback" not in err
 
 
@@ -323,13 +324,15 @@ def test_a_parquet_load_by_the_reference_engine_writes_the_rows_the_native_engin
 
 def test_a_parquet_load_takes_jobs_or_a_cluster_not_both(capsys, tmp_path):
     batch = Path(__file__).resolve().parents[1] / "data" / "batches" / "casts.jsonl"
-    code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--cluster", "local:2", "--jobs", "2")
+    code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--cluster", "local:2", "--jobs", "2",
+                         "--lang", "en")
     assert code == 2 and "--jobs with --cluster" in err and not (tmp_path / "p").exists()
-    code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--jobs", "0")
+    code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--jobs", "0", "--lang", "en")
     assert code == 2 and "--jobs 0: a number of jobs ≥ 1" in err and not (tmp_path / "p").exists()
 
 
 def test_a_partition_size_needs_at_least_one_cast(capsys, tmp_path):
     batch = Path(__file__).resolve().parents[1] / "data" / "batches" / "casts.jsonl"
-    code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--partition", "0")
+    code, out, err = run(capsys, "load", str(batch), "--parquet", str(tmp_path / "p"), "--partition", "0",
+                         "--lang", "en")
     assert code == 2 and "--partition 0: a number of casts ≥ 1" in err and not (tmp_path / "p").exists()

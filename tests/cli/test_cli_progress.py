@@ -12,11 +12,11 @@ JIE = ["節之中孚", "--month", "寅", "--day", "辛亥"]
 
 def test_a_new_store_says_it_is_being_written_and_then_how_long_it_took(capsys, tmp_path):
     store = str(tmp_path / "kg")
-    assert main(["cast", *JIE, "--store", store]) == 0
+    assert main(["cast", *JIE, "--store", store, "--lang", "en"]) == 0
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if ln.startswith(f"new store {store}: ")]
     assert len(lines) == 2 and "0/5" in lines[0] and lines[1].endswith(" s") and "100% 5/5" in lines[1]
-    assert main(["cast", *JIE, "--store", store]) == 0
+    assert main(["cast", *JIE, "--store", store, "--lang", "en"]) == 0
     assert "new store" not in capsys.readouterr().err  # opened again: nothing to say
 
 

@@ -23,7 +23,7 @@ def clock(monkeypatch):
 
 
 def chart_of(capsys, *argv) -> tuple[dict, str]:
-    code = main(["cast", *argv, "--format", "json"])
+    code = main(["cast", *argv, "--format", "json", "--lang", "en"])  # the notes on stderr in English
     out, err = capsys.readouterr()
     assert code == 0, err
     return json.loads(out), err
@@ -87,12 +87,12 @@ def test_a_date_time_with_an_offset_keeps_it_whatever_the_zone(capsys):
     (["節", "--date", "2024-03-10T02:30", "--tz", "America/New_York"], "the clocks skipped it"),
 ])
 def test_a_bad_date_or_zone_exits_2_naming_the_problem(capsys, argv, problem):
-    code = main(["cast", *argv])
+    code = main(["cast", *argv, "--lang", "en"])
     _, err = capsys.readouterr()
     assert code == 2 and problem in err and err.startswith("liuyao: error: ")
 
 
 def test_why_takes_the_same_moment(capsys):
-    code = main(["why", *COINS, "--tz", "Asia/Taipei", "--line", "1", "--format", "json"])
+    code = main(["why", *COINS, "--tz", "Asia/Taipei", "--line", "1", "--format", "json", "--lang", "en"])
     _, err = capsys.readouterr()
     assert code == 0 and "cast at 2024-03-06T09:02:03+08:00" in err

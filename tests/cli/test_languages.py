@@ -69,7 +69,7 @@ NEUTRAL = [
     re.compile(r"docs/[\w/-]+\.md(?:#[\w-]+)?"),  # a page of the docs the text points to
     re.compile(r"\b(?:ly[a-z]*|skos|rdfs|owl|xsd):[\w-]+"),  # IRIs by prefixed name (`query`'s table)
     re.compile(r"\(ConventionTimingOrder\)"),
-    re.compile(r"liuyao (?:why|topics)|--[a-z-]+|\bID\b"),  # commands and options the text points to
+    re.compile(r"liuyao (?:why|topics|show|serve|load|upgrade)|--[a-z-]+|\bID\b"),  # commands and options the text points to
     re.compile(r"\(([a-z0-9]+(?:-[a-z0-9]+)+)(?:, [a-z0-9]+(?:-[a-z0-9]+)+)*\)\s*$", re.M),  # rule ids closing a line
     re.compile(r"(?:規則|规则|rule|규칙) [a-z0-9]+(?:-[a-z0-9]+)+"),  # a rule id after the word rule
 ]
@@ -280,14 +280,171 @@ def test_judgments_drawn_from_one_sentence_are_said_once_with_every_rule(capsys)
     assert "(usegod-overcome-by-day, usegod-overcome-by-moving-line)" in text
 
 
+# --- errors, notes and the progress line on stderr ----------------------------------------------------------------
+
+#: name → (argv, exit status): the common input errors, missing arguments, the CLI's own refusals, a store's error
+ERROR_COMMANDS = {
+    "no-spec": (["cast"], 2),
+    "unknown-hexagram": (["cast", "甲乙"], 2),
+    "bad-line-value": (["cast", "787586"], 2),
+    "impossible-stem-branch": (["cast", "節", "--day", "甲丑"], 2),
+    "malformed-date": (["cast", "節", "--date", "2024-13-45"], 2),
+    "unknown-topic": (["cast", "節", "--topic", "吃飯"], 2),
+    "seed-without-random": (["cast", "節", "--seed", "3"], 2),
+    "tz-without-date": (["cast", "節", "--tz", "+08:00"], 2),
+    "missing-parameter": (["query", "nayin"], 2),
+    "unknown-query": (["query", "no-such-query"], 2),
+    "parameter-syntax": (["query", "nayin", "--param", "gz"], 2),
+    "line-position": (["why", *JIE, "--line", "9"], 2),
+    "timing-candidate": (["why", *JIE, "--timing", "9"], 2),
+    "show-needs-store": (["show", "abc"], 2),
+    "no-such-store": (["query", "nayin", "--param", "gz=甲子", "--store", "/nonexistent/store", "--read-only"], 1),
+}
+
+
+def identifiers_in_errors() -> set[str]:
+    """What an error may name as it is: the named queries and their parameters, the paths the commands were given,
+    the words one types as they are (now, a time zone's name) and the options' metavariables (DIR, URL)."""
+    from liuyao_kg import queries
+
+    return ({q.name for q in queries.catalogue().values()} | {p.name for q in queries.catalogue().values()
+                                                                 for p in q.params}
+            | {"/nonexistent/store", "now", "Asia/Taipei", "DIR", "URL"})
+
+
+def foreign_on_stderr(err: str, lang: str, kept=()) -> list[str]:
+    """`foreign` of stderr, the program's name (`liuyao:`) and `kept` identifiers set aside. In English the
+    characters may stand as they are: the input is written in them (a hexagram's name, 甲丑, a question), and an
+    error quotes it and its notation; Hangul and full-width punctuation may not."""
+    err = re.sub(r"^liuyao:", " ", err, flags=re.M)
+    for name in sorted({*identifiers_in_errors(), *kept}, key=len, reverse=True):
+        err = re.sub(rf"(?<![\w/-]){re.escape(name)}(?![\w/-])", " ", err)
+    if lang == "en":
+        err = re.sub(rf"[{HAN}⊃]+", " ", err)
+    return foreign(err, lang)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", ERROR_COMMANDS)
+def test_every_error_is_said_in_the_chosen_language(capsys, name, lang):
+    argv, status = ERROR_COMMANDS[name]
+    assert main([*argv, "--lang", lang]) == status
+    err = capsys.readouterr().err
+    said = {"zh": "liuyao: 錯誤: ", "zh-Hant": "liuyao: 錯誤: ", "zh-Hans": "liuyao: 错误: ", "en": "liuyao: error: ",
+            "ko": "liuyao: 오류: "}[lang]
+    assert err.startswith(said) and len(err) > len(said) + 4, err
+    bad = foreign_on_stderr(err, lang)
+    assert not bad, f"{name} --lang {lang}: {sorted(set(bad))[:12]} in\n{err}"
+
+
+def _error_classes() -> list[type]:
+    """Every error class the CLI reports as bad input or a store's failure (cli._exit_code), subclasses included."""
+    import importlib
+
+    for module in ("liuyao_kg.corpus.works", "liuyao_kg.rulebase.evaluate", "liuyao_kg.loaders.edition",
+                   "liuyao_kg.loaders.shapes", "liuyao_kg.store.remote", "liuyao_kg.store.versioning"):
+        importlib.import_module(module)
+    from liuyao_kg.loaders.errors import CastInputError
+    from liuyao_kg.queries import QueryParameterError
+    from liuyao_kg.store import StoreError
+    from liuyao_kg.store.remote import RemoteStoreError
+    from liuyao_kg.store.versioning import OutdatedStoreError
+
+    found, todo = [], [CastInputError, QueryParameterError, StoreError, RemoteStoreError, OutdatedStoreError]
+    while todo:
+        cls = todo.pop()
+        found.append(cls)
+        todo += cls.__subclasses__()
+    return sorted(set(found), key=lambda c: c.__name__)
+
+
+@pytest.mark.parametrize("cls", _error_classes(), ids=lambda c: c.__name__)
+def test_every_error_class_has_its_own_words_in_every_language(cls):
+    """A new error class is worded in the catalogue (serve/messages.py), not left to print English."""
+    from liuyao_kg.serve import messages
+
+    err = cls.__new__(cls)
+    entry = messages.CAST_ERRORS.get(cls.__name__) or messages.ERRORS.get(cls.__name__)
+    assert messages.error_code(err) == cls.__name__ and entry, f"{cls.__name__}: no entry in serve/messages.py"
+    assert entry.get("zh") and entry.get("ko")
+
+
+def test_every_error_code_raised_has_words_in_every_language():
+    """Each code the CLI and the named queries raise or print (`code=…`, `_refusal(…, "code"`, `_refuse(args,
+    "code"`) is in the catalogue, in zh-Hant and ko (and in English where the CLI prints it itself)."""
+    from liuyao_kg import cli, queries
+    from liuyao_kg.serve.messages import ERRORS
+
+    raised, printed = set(), set()
+    for module in (cli, queries):
+        source = Path(module.__file__).read_text(encoding="utf-8")
+        raised |= set(re.findall(r'code="(\w+)"', source)) | set(re.findall(r'_refusal\(\w+, "(\w+)"', source))
+        printed |= set(re.findall(r'_refuse\(args, "(\w+)"', source))
+    assert len(raised) >= 10 and len(printed) >= 5
+    for code in raised | printed:
+        assert ERRORS[code].get("zh") and ERRORS[code].get("ko"), code
+    for code in printed:
+        assert ERRORS[code].get("en"), code
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_nothing_loaded_is_said_in_the_chosen_language(capsys, tmp_path, lang):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "r1", "spec": "787586"}\n{"id": "r2", "spec": "甲乙"}\n', encoding="utf-8")
+    assert main(["load", str(bad), "--jobs", "1", "--lang", lang]) == 2
+    err = capsys.readouterr().err
+    assert "r1" in err and "r2" in err
+    bad_words = foreign_on_stderr(err, lang, kept={"bad.jsonl", "r1", "r2"})
+    assert not bad_words, f"{sorted(set(bad_words))[:12]} in\n{err}"
+
+
+def test_a_worker_partitions_shape_rejection_is_said_in_the_chosen_language(capsys, monkeypatch, tmp_path):
+    """A record the shapes reject inside a partition (a worker's process, with --jobs) is worded from the error the
+    partition sent back, not left in English."""
+    from liuyao_kg.load import records
+    from liuyao_kg.loaders.shapes import ShapeViolation
+
+    def one_rejected(recs, quads=None):
+        rid, ci, line = list(recs)[0]
+        err = ShapeViolation("cast graph violates shape lys:CastShape", field="spec", value="乾之姤")
+        err.record_id, err.line = rid, line
+        return {rid: err}
+
+    monkeypatch.setattr(records, "shape_rejections", one_rejected)
+    batch = tmp_path / "new.jsonl"  # casts no other test loads: not skipped as already present
+    batch.write_text('{"id": "w1", "spec": "乾之姤", "month": "卯", "day": "丙午", "topic": "失物"}\n'
+                     '{"id": "w2", "spec": "坤之復", "month": "卯", "day": "丙午", "topic": "失物"}\n', encoding="utf-8")
+    main(["load", str(batch), "--jobs", "1", "--lang", "zh"])
+    err = capsys.readouterr().err
+    assert "拒收：第 1 行（w1）：卦「" in err and "卦例不合其形狀" in err and "violates" not in err
+
+
+@pytest.mark.parametrize("lang", ["zh", "zh-Hans", "en", "ko"])
+def test_the_new_store_progress_line_is_in_the_chosen_language(capsys, tmp_path, lang):
+    store = tmp_path / "store"
+    assert main(["cast", "節", "--store", str(store), "--lang", lang]) == 0
+    err = capsys.readouterr().err
+    assert str(store) in err and "5/5" in err
+    bad = foreign_on_stderr(err, lang, kept={str(store)})
+    assert not bad, f"{sorted(set(bad))[:12]} in\n{err}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_coins_and_the_clock_are_noted_in_the_chosen_language(capsys, lang):
+    assert main(["cast", "--random", "--seed", "3", "--lang", lang]) == 0
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 2
+    bad = foreign_on_stderr(re.sub(r"\d{4}-\d\d-\d\dT[\d:]+[+-]\d\d:\d\d", " ", err), lang)
+    assert not bad, f"{sorted(set(bad))[:12]} in\n{err}"
+
+
 # --- what each named query answers (`liuyao query --list`) ---------------------------------------------------------
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_query_list_says_what_each_query_answers_in_the_chosen_language(capsys, lang):
     from liuyao_kg import queries
 
-    text = run(capsys, ["query", "--list", "--lang", lang])
-    lines = text.splitlines()
+    lines = run(capsys, ["query", "--list", "--lang", lang]).splitlines()
     assert len(lines) == 2 * len(queries.catalogue())
     said = "\n".join(ln for ln in lines if ln.startswith("    "))  # each query's signature heads it: identifiers
     bad = foreign(re.sub(r"\b(?:oa:\w+|lyo:\w+|lyr:School…|IRI|SPARQL|userChoice|cited|true|false)\b|/api/rules|"
@@ -296,24 +453,11 @@ def test_query_list_says_what_each_query_answers_in_the_chosen_language(capsys, 
     assert not bad, f"query --list --lang {lang}: {sorted(set(bad))[:12]}"
 
 
-def test_query_list_in_english_glosses_the_terms():
-    from liuyao_kg.cli import main as cli_main  # noqa: F401 — the same entry the other tests use
-    import subprocess
-    import sys
-
-    out = subprocess.run([sys.executable, "-m", "liuyao_kg.cli", "query", "--list", "--lang", "en"],
-                         capture_output=True, text=True, check=True).stdout
-    assert "    the nayin (sound element) of a stem-branch of the sixty-day cycle\n" in out
-    assert "    六十甲子一干支之納音（及其五行）\n" in run_list("zh")
-
-
-def run_list(lang: str) -> str:
-    import contextlib
-    import io
-
-    with contextlib.redirect_stdout(io.StringIO()) as out:
-        main(["query", "--list", "--lang", lang])
-    return out.getvalue()
+def test_query_list_in_english_glosses_the_terms(capsys):
+    assert "    the nayin (sound element) of a stem-branch of the sixty-day cycle\n" in run(capsys, ["query", "--list",
+                                                                                                "--lang", "en"])
+    assert "    六十甲子一干支之納音（及其五行）\n" in run(capsys, ["query", "--list"])
+    assert "    육십갑자 한 간지의 납음(과 그 오행)\n" in run(capsys, ["query", "--list", "--lang", "ko"])
 
 
 def test_a_query_without_its_descriptions_is_refused_naming_what_to_add():

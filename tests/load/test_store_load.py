@@ -179,7 +179,7 @@ def test_load_options_that_do_not_go_together_are_refused_by_name(batch, tmp_pat
     from liuyao_kg.cli import main
 
     monkeypatch.chdir(tmp_path)
-    assert main(["load", str(batch), "--quiet", *argv]) == 2
+    assert main(["load", str(batch), "--quiet", *argv, "--lang", "en"]) == 2
     assert message in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []  # nothing opened or created
 

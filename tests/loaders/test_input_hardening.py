@@ -185,7 +185,7 @@ def test_bytes_for_a_spec_or_lines_are_refused_by_name(spec, lines):
 
 def test_a_missing_batch_file_is_a_clear_error_and_creates_no_store(tmp_path, capsys):
     store = tmp_path / "kg"
-    assert main(["load", str(tmp_path / "nope.jsonl"), "--store", str(store)]) == 2
+    assert main(["load", str(tmp_path / "nope.jsonl"), "--store", str(store), "--lang", "en"]) == 2
     err = capsys.readouterr().err
     assert "does not exist" in err and "Traceback" not in err and not store.exists()
 
@@ -193,7 +193,7 @@ def test_a_missing_batch_file_is_a_clear_error_and_creates_no_store(tmp_path, ca
 def test_an_unknown_encoding_is_a_clear_error(tmp_path, capsys):
     path = tmp_path / "casts.jsonl"
     path.write_text(_jsonl([GOOD]), encoding="utf-8")
-    assert main(["load", str(path), "--encoding", "klingon"]) == 2
+    assert main(["load", str(path), "--encoding", "klingon", "--lang", "en"]) == 2
     assert "unknown encoding 'klingon'" in capsys.readouterr().err
 
 
@@ -201,6 +201,6 @@ def test_an_unknown_encoding_is_a_clear_error(tmp_path, capsys):
                                         ("https://w3id.org/liuyao-kg/cast/a\nb", "control character"),
                                         ("https://w3id.org/liuyao-kg/cast/a\x00", "control character")])
 def test_named_query_parameters_with_brackets_newlines_or_nul_are_refused(capsys, value, why):
-    assert main(["query", "chart-lines", "--param", f"cast={value}"]) == 2
+    assert main(["query", "chart-lines", "--param", f"cast={value}", "--lang", "en"]) == 2
     err = capsys.readouterr().err
     assert why in err and "Traceback" not in err

@@ -84,7 +84,7 @@ def test_the_cli_reports_a_shape_violation_as_an_input_error(monkeypatch, capsys
 
     monkeypatch.setattr(rdf, "cast_quads", lambda ci: [q for q in cast_quads(ci) if q.predicate.value != ns.LYO + "hasLine"
                                                        or not q.object.value.endswith("/line/6")])
-    assert main(["cast", "節", "--month", "寅", "--day", "辛亥"]) == 2
+    assert main(["cast", "節", "--month", "寅", "--day", "辛亥", "--lang", "en"]) == 2
     assert "liuyao: error: the cast's graph violates shape lysh:CastShape" in capsys.readouterr().err
 
 

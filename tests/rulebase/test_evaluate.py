@@ -307,7 +307,7 @@ def test_eval_reports_each_file_as_a_set_then_all_together(tmp_path, capsys, rec
 
 def test_eval_of_a_malformed_file_exits_2_naming_the_case_and_field(tmp_path, capsys):
     bad = _write(tmp_path, "bad.yaml", f"- {BZ}, verdict: 好}}\n")
-    code = main(["eval", str(bad)])
+    code = main(["eval", str(bad), "--lang", "en"])
     out, err = capsys.readouterr()
     assert code == 2 and "case BZX: outcome polarity '好'" in err and "`verdict`" in err and out == ""
 
@@ -327,5 +327,5 @@ def test_an_ablation_leaves_the_named_rule_out_of_the_rule_base():
 
 def test_an_ablation_of_an_unknown_rule_is_refused_by_name(tmp_path, capsys):
     cases = _write(tmp_path, "c.yaml", "- {id: X1, month: 寅, day: 甲子, primary: 乾, topic: 求財, verdict: 吉}\n")
-    assert main(["eval", str(cases), "--without", "NoSuchRule"]) == 2
+    assert main(["eval", str(cases), "--without", "NoSuchRule", "--lang", "en"]) == 2
     assert "--without NoSuchRule: no such rule" in capsys.readouterr().err

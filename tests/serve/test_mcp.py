@@ -66,7 +66,7 @@ def test_bad_cast_input_is_a_tool_error_naming_the_field(app, capsys, arguments,
     if field in ("spec", "day") and isinstance(arguments["spec"], str):  # the CLI says the same
         from liuyao_kg.cli import main
 
-        assert main(["cast", arguments["spec"], "--month", "寅", "--day", arguments["day"]]) == 2
+        assert main(["cast", arguments["spec"], "--month", "寅", "--day", arguments["day"], "--lang", "en"]) == 2
         assert message in capsys.readouterr().err
 
 

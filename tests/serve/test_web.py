@@ -362,3 +362,26 @@ def test_the_sparql_page_runs_a_query_over_the_endpoint(browser, site):
     _wait(browser, "#query-form button").click()  # visible once the page has routed to the query view
     _wait(browser, "#query-results tbody", "https://w3id.org/liuyao-kg/rule/")
     assert [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#query-results th")] == ["rule", "chapter"]
+
+
+def test_the_simplified_page_names_works_and_chapters_in_simplified_characters(browser, site):
+    """On the 简体 page the rule browser and the passage view name works and chapters in 简体 (OpenCC's conversion,
+    computed at build time), the classics' quotes kept as written."""
+    from selenium.webdriver.common.by import By
+
+    from liuyao_kg.chart.i18n import simplified
+
+    browser.get(f"{site}/rules?lang=zh-Hans")
+    _wait(browser, "#rules-table tbody tr")
+    chapters = [o.text for o in browser.find_elements(By.CSS_SELECTOR, "select[name=chapter] option") if "·" in o.text]
+    assert "黄金策·遇时章" in chapters or any(c.endswith("·遇时章") for c in chapters)
+    assert all(simplified(c) == c for c in chapters), [c for c in chapters if simplified(c) != c][:5]
+    cells = [r.find_elements(By.CSS_SELECTOR, "td")[3].text for r in browser.find_elements(By.CSS_SELECTOR,
+                                                                                          "#rules-table tbody tr")]
+    named = [c.split("「", 1)[0] for c in cells if "「" in c]
+    assert named and all(simplified(n) == n for n in named), [n for n in named if simplified(n) != n][:5]
+    browser.get(f"{site}/passage/ch-000-yushi-case-wealth-severed-sibling-moves?lang=zh-Hans")
+    title = _wait(browser, "#passage-title", "遇时章")
+    assert simplified(title.text) == title.text
+    marks = browser.find_elements(By.CSS_SELECTOR, "#passage-text mark")
+    assert marks[0].text == "巳財絕於亥日，兄動奪之，理不應得"  # the classic's quote as written

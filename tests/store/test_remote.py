@@ -379,5 +379,5 @@ def test_cli_endpoint_errors_exit_1_without_the_password(capsys, endpoint_env, v
     monkeypatch.setenv("LIUYAO_ENDPOINT_PASSWORD", "not-" + virtuoso.password)
     monkeypatch.setenv("LIUYAO_ENDPOINT_USER", virtuoso.user)
     code, out, err = _cli(capsys, "cast", "節之中孚", "--month", "寅", "--day", "壬子", *endpoint_env[:2],
-                          "--update-endpoint", virtuoso.sparql_auth)
+                          "--update-endpoint", virtuoso.sparql_auth, "--lang", "en")
     assert code == 1 and out == "" and "liuyao: error:" in err and virtuoso.password not in err

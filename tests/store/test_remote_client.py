@@ -130,7 +130,7 @@ def test_the_user_sets_the_total_timeout_by_option_or_environment(fake, capsys, 
         monkeypatch.setenv(how, "2")
     start = time.monotonic()
     assert main(["query", "nayin", "--param", "gz=甲子", "--endpoint", fake(_drip_head).url, "--timeout", "5",
-                 *extra]) == 1
+                 *extra, "--lang", "en"]) == 1
     assert "longer than 2 s" in capsys.readouterr().err and time.monotonic() - start < 8
 
 
@@ -177,6 +177,6 @@ def test_a_server_echoing_the_credentials_never_gets_them_into_a_message(fake, c
     monkeypatch.setenv("LIUYAO_ENDPOINT_USER", "liuyao")
     monkeypatch.setenv("LIUYAO_ENDPOINT_PASSWORD", "s3cret-pw")
     url = server.url.replace("http://", "http://liuyao:s3cret-pw@")
-    assert main(["query", "nayin", "--param", "gz=甲子", "--endpoint", url, "--timeout", "5"]) == 1
+    assert main(["query", "nayin", "--param", "gz=甲子", "--endpoint", url, "--timeout", "5", "--lang", "en"]) == 1
     err = capsys.readouterr().err
     assert "SPARQL query on" in err and "s3cret-pw" not in err and "bGl1eWFv" not in err and "Traceback" not in err

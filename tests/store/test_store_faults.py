@@ -117,7 +117,7 @@ def test_a_second_loader_refuses_clearly_or_waits_for_the_first(tmp_path, expect
     try:
         assert _wait_for(lambda: store.exists() and (store / "LOCK").exists(), proc=first)
         time.sleep(0.5)
-        second = subprocess.run(LIUYAO + ["load", str(batch), "--store", str(store), "--quiet"],
+        second = subprocess.run(LIUYAO + ["load", str(batch), "--store", str(store), "--quiet", "--lang", "en"],
                                 capture_output=True, text=True, timeout=300)
         if first.poll() is None:  # it still holds the store
             assert second.returncode == 1 and "in use by another process" in second.stderr
@@ -141,7 +141,7 @@ def test_a_store_held_by_serve_gives_a_clear_error_and_can_still_be_read(tmp_pat
     try:
         assert "SPARQL endpoint at" in serve.stderr.readline()
         query = LIUYAO + ["query", "nayin", "--param", "gz=甲子", "--store", str(store)]
-        held = subprocess.run(query, capture_output=True, text=True, timeout=300)
+        held = subprocess.run(query + ["--lang", "en"], capture_output=True, text=True, timeout=300)
         assert held.returncode == 1 and "in use by another process" in held.stderr and "--read-only" in held.stderr
         _no_traceback(held.stderr)
         read = subprocess.run(query + ["--read-only"], capture_output=True, text=True, timeout=300)
@@ -173,7 +173,7 @@ def test_a_read_only_directory_refuses_writes_clearly_and_reads_with_read_only(t
         store = mnt / "kg"
         KnowledgeGraph(store).close()
         subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
-        load = subprocess.run(LIUYAO + ["load", str(batch), "--store", str(store), "--quiet"],
+        load = subprocess.run(LIUYAO + ["load", str(batch), "--store", str(store), "--quiet", "--lang", "en"],
                               capture_output=True, text=True, timeout=300)
         assert load.returncode == 1 and "Read-only file system" in load.stderr and "--read-only" in load.stderr
         _no_traceback(load.stderr)
@@ -197,7 +197,8 @@ def test_a_full_disk_stops_the_load_clearly_and_the_next_run_completes(tmp_path,
         KnowledgeGraph(store).close()  # reopened: the first write's 84 MB log is gone (the store is ~41 MB)
         # the layers fit; the 120 casts (~22 MB) do not
         subprocess.run(["mount", "-o", f"remount,size={_used_mb(mnt) + 6}m", str(mnt)], check=True)
-        full = subprocess.run(LIUYAO + ["load", str(batch), "--store", str(store), "--jobs", "1", "--quiet"],
+        full = subprocess.run(LIUYAO + ["load", str(batch), "--store", str(store), "--jobs", "1", "--quiet",
+                                        "--lang", "en"],
                               capture_output=True, text=True, timeout=900)
         assert full.returncode == 1 and "disk is full" in full.stderr, full.stderr
         _no_traceback(full.stderr)

@@ -102,7 +102,7 @@ const MORE_FIELDS = ["lines", "month", "day", "year", "about", "birth", "sex", "
 const GROUPS = ["用神", "世", "應", "他爻", "卦"];   // whom a judgment concerns (chart/reading.py GROUPS)
 
 let lang = "zh-Hant";
-let labels = null;       // /api/labels: zh-Hant term → {en, ko}; school id → {zh, zh-Hans, en, ko}
+let labels = null;       // /api/labels: zh-Hant term → {en, ko}; school id → {zh, zh-Hans, en, ko}; "zh-Hans": names in 简体
 let lastChart = null;
 let words = {};          // zh-Hans: the chart's zh-Hant strings in 简体 (/api/cast's `words`, by OpenCC)
 
@@ -117,8 +117,9 @@ const el = (tag, attrs = {}, ...kids) => {
 };
 const u = (key, vars = {}) => (UI[lang][key] ?? UI["zh-Hant"][key] ?? key).replace(/\{(\w+)\}/g, (_, k) => vars[k] ?? "");
 const isZh = () => lang.startsWith("zh");
-// a chart term in the page's language: en and ko by the graph's labels; a zh-Hans chart comes converted by the API
-const t = (zh) => !zh ? "" : lang === "zh-Hans" ? (words[zh] || zh)
+// a chart term in the page's language: en and ko by the graph's labels; a zh-Hans chart comes converted by the API,
+// and the names of works and chapters elsewhere (rules, passages) by /api/labels' "zh-Hans" (OpenCC, at build time)
+const t = (zh) => !zh ? "" : lang === "zh-Hans" ? (words[zh] || (labels && labels["zh-Hans"] || {})[zh] || zh)
   : (lang === "zh-Hant" || !labels) ? zh : ((labels.terms[zh] || {})[lang] || zh);
 const school = (id) => {
   const e = id && labels && labels.schools[id];
@@ -517,7 +518,7 @@ async function showPassage(id) {
   try { data = await api(`/api/passages/${encodeURIComponent(decodeURIComponent(id))}`); } catch (e) {
     $("#passage-title").textContent = e.message; return;
   }
-  $("#passage-title").textContent = `${t(data.work) || data.work}·${data.chapter}`;
+  $("#passage-title").textContent = `${t(data.work) || data.work}·${t(data.chapter)}`;
   // the passage's citation (docs/citation.md), a link that resolves here
   $("#passage-urn").replaceChildren(...(data.urn ? [`${u("cite_as")} `, el("a", { href: `/urn/${data.urn}?lang=${lang}`,
                                                                                text: data.urn })] : []));
@@ -563,7 +564,7 @@ async function loadRules() {
       for (const v of values) form.elements[name].append(el("option", { value: Array.isArray(v) ? v[1] : v, text: show(v) }));
     };
     fill("work", data.facets.works, (v) => t(v) || v);
-    fill("chapter", data.facets.chapters, (v) => `${v[0]}·${v[1]}`);
+    fill("chapter", data.facets.chapters, (v) => `${t(v[0])}·${t(v[1])}`);
     fill("topic", data.facets.topics, (v) => t(v) || v);
     fill("school", data.facets.schools);
     facetsLoaded = true;
@@ -571,12 +572,12 @@ async function loadRules() {
   $("#rules-count").textContent = `${data.count} ${u("rules_found")}`;
   const body = $("#rules-table tbody");
   body.replaceChildren();
-  const words = (x) => (isZh() ? x.zh : x[lang]) || x.zh;
+  const words = (x) => (lang === "zh-Hans" ? t(x.zh) : isZh() ? x.zh : x[lang]) || x.zh;
   for (const r of data.rules.slice(0, 300)) {
     const p = r.passages[0];
     const where = el("td");
     if (p) where.append(el("a", { href: `/passage/${encodeURIComponent(p.id)}?lang=${lang}`,
-                                  text: `${words(r.work)}·${r.chapter}「${p.quote}」` }));
+                                  text: `${words(r.work)}·${t(r.chapter)}「${p.quote}」` }));
     body.append(el("tr", {}, el("td", { class: "id", text: r.id }), el("td", { text: u(r.polarity) }),
                    el("td", { text: words(r.conclusion) }), where, el("td", { text: r.condition || "" })));
   }
