@@ -32,10 +32,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from liuyao_kg import namespaces as ns
-from liuyao_kg.corpus.works import CorpusError, work_key
+from liuyao_kg.corpus.works import CorpusError, read_yaml, work_key
 
 LABELS = ("verbatim", "near", "paraphrase", "negative", "edition")
 #: a proposed passage counts at most this many characters (the issue's contract)
@@ -79,13 +77,7 @@ def shared_dir(given: str | Path | None = None) -> Path:
 
 def read_gold(path: str | Path, shared: str | Path | None = None) -> list[GoldPair]:
     """The gold pairs, each quote located in its file; a pair that breaks the contract is refused by its id."""
-    p = Path(path)
-    if not p.is_file():
-        raise CorpusError(f"gold file not found: {p}")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as e:
-        raise CorpusError(f"{p}: not a YAML gold file ({e.__class__.__name__})") from None
+    p, data = read_yaml(path, "gold")
     pairs = data.get("pairs") if isinstance(data, dict) else None
     if not isinstance(pairs, list) or not pairs:
         raise CorpusError(f"{p}: expected a non-empty 'pairs' list of {{{', '.join(_FIELDS)}}}")

@@ -11,11 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyoxigraph as ox
-import yaml
 
 from liuyao_kg import namespaces as ns
 from liuyao_kg.corpus import write
-from liuyao_kg.corpus.works import CorpusError
+from liuyao_kg.corpus.works import CorpusError, read_yaml
 
 STATUSES = ("unreviewed", "accepted", "rejected")
 
@@ -24,13 +23,7 @@ _LINKS = ns.sparql_prologue() + """SELECT ?g ?link ?from ?to ?status WHERE {
 
 
 def read_reviews(path: str | Path) -> list[dict]:
-    p = Path(path)
-    if not p.is_file():
-        raise CorpusError(f"review file not found: {p}")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as e:
-        raise CorpusError(f"{p}: not a YAML review file ({e.__class__.__name__})") from None
+    p, data = read_yaml(path, "review")
     items = (data or {}).get("sample") or (data or {}).get("links") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise CorpusError(f"{p}: expected a 'sample' (or 'links') list of {{from, to, parallel}}")

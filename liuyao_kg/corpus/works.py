@@ -20,6 +20,19 @@ class CorpusError(CastInputError):
     """Bad input to the corpus layer: an unknown work, a malformed edition name, an unreadable file."""
 
 
+def read_yaml(path, what: str):
+    """A YAML file given to a corpus command (a gold set, reviews), or a CorpusError saying what is wrong with it."""
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.is_file():
+        raise CorpusError(f"{what} file not found: {p}")
+    try:
+        return p, yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise CorpusError(f"{p}: not a YAML {what} file ({e.__class__.__name__})") from None
+
+
 def work_key(name: str) -> str:
     """The work key (HuoZhuLin …) for a key, a zh-Hant title or its simplified spelling."""
     from liuyao_kg.corpus.variants import fold

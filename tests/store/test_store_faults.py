@@ -223,19 +223,19 @@ def test_after_a_disk_fills_the_chunk_is_taken_out_without_a_flush(tmp_path, exp
     cast, quads = next(iter(casts.items()))
     nquads = "".join(f"{q} .\n" for q in quads).encode()
     flushes = []
+    real = kg._raw
 
     def full_disk(*_a, **_k):  # the disk fills during the bulk load; every flush asked after it is counted
         kg._raw = Wrapped(real, flush=lambda: flushes.append(1))
         raise OSError(errno.ENOSPC, "IO error: No space left on device: While appending to file: 000042.sst")
 
-    real = kg._raw
     kg._raw = Wrapped(real, bulk_load=full_disk)
     with pytest.warns(InterruptedLoadWarning), pytest.raises(StoreFullError, match="the disk is full"):
         kg.write_derived(nquads, [cast])
     assert kg.pending() == set() and not kg.has_cast(cast)
     kg.close()
     assert flushes == []
-    del real
+    real = None  # the store is released before it is reopened (the closure above keeps the name)
     assert _check_whole(store, casts) == set()
 
 
