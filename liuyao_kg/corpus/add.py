@@ -51,6 +51,9 @@ class Report:
     alternatives: int = 0                     # readings the edition itself gives ({{另|A|B}})
     sentences: int = 0
     carried: dict = field(default_factory=dict)   # carried work → {passages, aligned, not_found}
+    carried_editions: list = field(default_factory=list)  # the carried works' editions in the store, aligned here
+    carriers: list = field(default_factory=list)  # editions in the store that carry this work: add them again to
+                                                  # align this edition's sentences there
     parallels: int = 0
     links: dict = field(default_factory=dict)     # link method → count
     quads: int = 0
@@ -138,6 +141,10 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
         raise CorpusError(f"an edition of {WORKS[work][1]} cannot carry its own work")
     for c in carries:
         w.add(e, L("carriesWork"), n(work_iri(c)))
+    in_store = [r for r in editions(kg) if r["g"] != giri]
+    carried_zh = {WORKS[c][1] for c in carries}
+    rep.carried_editions = sorted(f"{r['edition']} sha256:{r['sha']}" for r in in_store if r["work"] in carried_zh)
+    rep.carriers = carriers(kg, work, giri)
     if known and known["work"] == work:
         source = source or known["source"]
         if known.get("wikisource_title"):
@@ -147,7 +154,7 @@ def build(kg, path: str | Path, work: str, name: str, *, source: str | None = No
         w.add(e, n(ns.DCTERMS + "source"), n(source))
     if retrieved:
         w.add(e, L("retrievedOn"), lit(retrieved))
-    w.add(e, n(ns.OWL + "versionInfo"), lit(build_key(kg)))
+    w.add(e, n(ns.OWL + "versionInfo"), lit(build_key(kg, rep.carried_editions)))
     w.add(e, n(ns.PROV + "generatedAtTime"),
           typed(datetime.now(timezone.utc).replace(microsecond=0).isoformat(), "dateTime"))
 
@@ -284,14 +291,17 @@ def _alternatives(w: Writer, ed: Edition, e: ox.NamedNode, names: tuple) -> int:
     return len(ed.variants)
 
 
-def build_key(kg) -> str:
-    """What an edition graph was computed from besides its file: the methods and the passages they aligned."""
+def build_key(kg, carried: list[str] = ()) -> str:
+    """What an edition graph was computed from besides its file: the methods, the passages they aligned and, for
+    an edition that carries another work, that work's editions in the store (their sentences are aligned in it:
+    one added since is a reason to compute it again)."""
     from liuyao_kg.ontology import package_versions
 
     passages = write.passages_version(kg) or package_versions()[ns.GRAPH_PASSAGES]
     return (f"corpus layer: align exact/folded/tolerant (threshold {al.THRESHOLD}), parallels {par.METHOD} "
             f"(min score {par.MIN_SCORE}, top {par.TOP}) and {quo.METHOD} (min score {quo.MIN_SCORE}, seed "
-            f"{quo.SEED}, {quo.MIN_ALIGNED} characters aligned), passages {passages}")
+            f"{quo.SEED}, {quo.MIN_ALIGNED} characters aligned), passages {passages}"
+            + (f", carrying {'; '.join(carried)}" if carried else ""))
 
 
 def add_edition(kg, path: str | Path, work: str, name: str, **kw) -> Report:
@@ -304,12 +314,20 @@ def add_edition(kg, path: str | Path, work: str, name: str, **kw) -> Report:
     """
     quads, rep = build(kg, path, work, name, **kw)
     old, version = write.recorded(kg, rep.graph)
-    if old == rep.sha256 and version == build_key(kg):
+    if old == rep.sha256 and version == build_key(kg, rep.carried_editions):
         rep.status, rep.quads = "unchanged", 0
         return rep
     rep.status = "added" if old is None else "replaced"
     write.write_graph(kg, rep.graph, quads, new=old is None)
     return rep
+
+
+def carriers(kg, work: str, graph: str) -> list[str]:
+    """The editions in the store (outside `graph`) that carry `work`: an edition of it added now is aligned there
+    only when they are added again (corpus add says so)."""
+    q = ns.sparql_prologue() + f"""SELECT DISTINCT ?edition WHERE {{
+      GRAPH ?g {{ ?edition lyo:carriesWork <{work_iri(work)}> }} FILTER(?g != <{graph}>) }} ORDER BY ?edition"""
+    return [r["edition"] for r in kg.select(q)]
 
 
 def editions(kg) -> list[dict]:

@@ -22,6 +22,8 @@ def report_text(rep: dict) -> str:
     for work, c in sorted(rep["carried"].items()):
         out.append(f"  carries {work}: of its {c['passages']} passages and {c['sentences']} sentences of its editions "
                    f"in the store, {c['aligned']} found here, {c['not_found']} not")
+    for c in rep["carriers"]:
+        out.append(f"  {c} carries this work: add it again to align this edition's sentences there")
     for u in rep["unaligned"]:
         out.append(f"  not found: {u['passage']} 「{u['quote']}」: {u['reason']}")
     return "\n".join(out) + "\n"

@@ -207,6 +207,21 @@ def test_a_line_of_huangjince_is_linked_as_a_quotation_to_both_places_buzheng_zh
     assert any(c == "闢易林補遺終身大小限之謬" and "黃金策云：若問成家" in q for c, q in quoted)
 
 
+@needs_shared
+def test_an_edition_of_a_carried_work_added_after_its_carrier_is_aligned_there_when_the_carrier_is_added_again():
+    from liuyao_kg.corpus.add import add_edition
+    from liuyao_kg.store.embedded import KnowledgeGraph
+
+    kg, corpora = KnowledgeGraph(), SHARED / "corpora"
+    first = add_edition(kg, corpora / "buzheng-zhengzong.ctext.txt", "卜筮正宗", "ctext")
+    assert first.carried["HuangJinCe"]["sentences"] == 0          # no edition of 黃金策 in the store yet
+    later = add_edition(kg, corpora / "huangjince.wikisource.txt", "黃金策", "wikisource")
+    assert later.carriers == [BZZZ_CTEXT]                          # said: add the carrier again
+    again = add_edition(kg, corpora / "buzheng-zhengzong.ctext.txt", "卜筮正宗", "ctext")
+    assert again.status == "replaced" and again.carried["HuangJinCe"]["sentences"] == later.sentences
+    assert add_edition(kg, corpora / "buzheng-zhengzong.ctext.txt", "卜筮正宗", "ctext").status == "unchanged"
+
+
 # ------------------------------------------------------------------------------------------------
 # every cited passage in every witness of its work
 # ------------------------------------------------------------------------------------------------
