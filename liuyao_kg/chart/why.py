@@ -149,7 +149,9 @@ def _chain_text(states: list[dict], w: i18n.Words) -> list[str]:
     out = []
     for s in states:
         school = w.school(s["school"]) if s["school"] else ""
-        out.append(f"  {w.term(s['term'])}{(' (' + school + ')') if school else ''} ← {w.w('rule')} {s['rule']}")
+        # English terms end in their gloss's parentheses already: the school follows after a comma
+        school = (f", {school}" if w.base == "en" else f" ({school})") if school else ""
+        out.append(f"  {w.term(s['term'])}{school} ← {w.w('rule')} {s['rule']}")
         out.extend(_source_text(s["source"], w).split("\n"))
         out += [_conflict_text(c, w) for c in s["conflicts"]]
     return out
