@@ -312,8 +312,10 @@ def components() -> dict[str, dict]:
                         description="a passage in its chapter and in every loaded edition, with the rules citing it"),
         "Labels": _obj({"terms": {"type": "object", "additionalProperties": _obj({"en": S, "ko": S}, required=[],
                                                                                  title="TermLabels")},
-                        "schools": {"type": "object", "additionalProperties": _ref("LangText")}},
-                       description="translations: zh-Hant term → {en, ko}; school id → {zh, en, ko}"),
+                        "schools": {"type": "object", "additionalProperties": _ref("LangText")},
+                        "zh-Hans": {"type": "object", "additionalProperties": S,
+                                    "description": "zh-Hant term or chapter name → its 简体, where OpenCC changes it"}},
+                       description="translations: zh-Hant term → {en, ko}; school id → {zh, en, ko}; zh-Hant → zh-Hans"),
     }
 
 

@@ -16,7 +16,7 @@ WORSE = '{"id": "worse", "spec": "787985", "month": "寅", "day": "辛亥"}'
 def load(capsys, tmp_path, *records: str, argv=()) -> tuple[int, dict, str]:
     batch = tmp_path / "casts.jsonl"
     batch.write_text("".join(r + "\n" for r in records), encoding="utf-8")
-    code = main(["load", str(batch), "--store", str(tmp_path / "kg"), "--quiet", *argv])
+    code = main(["load", str(batch), "--store", str(tmp_path / "kg"), "--quiet", "--lang", "en", *argv])  # the English detail
     out, err = capsys.readouterr()
     return code, json.loads(out), err
 

@@ -62,10 +62,10 @@ def test_show_writes_json_ld(capsys, store):
     ("", "an empty id"),
 ])
 def test_an_id_naming_no_cast_or_several_exits_2_saying_so(capsys, store, key, problem):
-    code, out, err = run(capsys, "show", key, "--store", store)
+    code, out, err = run(capsys, "show", key, "--store", store, "--lang", "en")  # the English detail
     assert code == 2 and out == "" and problem in err
 
 
 def test_show_needs_a_store(capsys):
-    code, _, err = run(capsys, "show", "a")
+    code, _, err = run(capsys, "show", "a", "--lang", "en")
     assert code == 2 and "give --store DIR or --endpoint URL" in err

@@ -59,7 +59,9 @@ ANNOTATION_PROPERTIES = ["derives", "definesTerm"]
 CLASSES += "Edition PassageAlignment VariantReading ParallelLink".split()
 OBJECT_PROPERTIES += "alignedPassage hasVariantReading parallelFrom parallelTo".split()
 DATATYPE_PROPERTIES += """sha256 fileName wikisourceTitle retrievedOn alignmentMethod alignmentScore unalignedReason
-variantKind baseReading editionReading alternativeReading quoteOffset linkMethod linkScore sharedTerm reviewStatus""".split()
+variantKind baseReading editionReading alternativeReading quoteOffset linkMethod linkScore sharedTerm reviewStatus
+linkKind""".split()
+OBJECT_PROPERTIES += ["carriesWork"]
 ANNOTATION_PROPERTIES += ["mentionsTerm"]
 # collation of witnesses (liuyao corpus collate)
 CLASSES += "Collation CollationDifference WitnessReading".split()

@@ -79,6 +79,7 @@ def _examples(kg, cast: str) -> dict[str, dict]:
         "passage-in-chapter": {"passage": passage}, "passage-terms": {"passage": passage},
         "passage": {"source": passage}, "rules-citing-passage": {"passage": passage},
         "passage-urn": {"passage": passage},
+        "collation-differences": {"collation": "https://w3id.org/liuyao-kg/collation/HuoZhuLin-seed--HuoZhuLin-wikisource"},
         "passage-in-edition": {"passage": passage, "edition": edition},
         "edition-variants": {"first": edition, "second": "https://w3id.org/liuyao-kg/edition/HuoZhuLin/mine"}}
 

@@ -24,7 +24,7 @@ PARAMS = {"a": "子", "b": "午", "gz": "甲子", "first": "UseGod", "second": "
           "term": "用神", "school": "ZengShan", "topic": "求財", "chapter": "沖合章", "text": "財",
           "work": "易冒", "rule": "https://w3id.org/liuyao-kg/rule/GuaShen", "id": "badf",
           "collation": "https://w3id.org/liuyao-kg/collation/HuoZhuLin-seed--HuoZhuLin-wikisource",
-          "conflict": "ClashScatter"}
+          "conflict": "ClashScatter", "urn": "urn:liuyao:HuoZhuLin:seed002:9.5@17-30"}
 
 
 def _cast(kg) -> str:

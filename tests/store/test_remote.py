@@ -190,6 +190,10 @@ def _param_sets(iris: list[str], fired_rule: str) -> dict[str, list[dict]]:
         "school-conflicts": [{}], "rule-conflicts": [{}],
         "conflict-sides": [{"conflict": "ClashScatter"}, {"conflict": "HiddenUseGod"}],
         "conflict-passages": [{"conflict": "HiddenLines"}, {"conflict": "WeatherUseGod"}],
+        # citations (docs/citation.md) and collations (docs/collation.md; none on either store: no rows)
+        "passage-urn": [{"passage": PASSAGE + "EightPalaces"}, {"passage": PASSAGE + "MonthBroken"}],
+        "passage-by-urn": [{"urn": "urn:liuyao:HuoZhuLin:seed002:3.3@1-8"}, {"urn": "urn:liuyao:Nope:x:1.1"}],
+        "collation-differences": [{"collation": "https://w3id.org/liuyao-kg/collation/HuoZhuLin-seed--HuoZhuLin-wikisource"}],
     }
 
 
