@@ -107,8 +107,8 @@ def labels_table(kg) -> dict:
 
 
 def simplified_names(kg, terms) -> dict[str, str]:
-    """zh-Hant → zh-Hans (OpenCC, liuyao_kg.chart.i18n.simplified) of every term and every chapter's name (lyo:chapter)
-    that differs: the web reader's 简体 page names works and chapters with it in its rules and passage views."""
+    """zh-Hant → zh-Hans (OpenCC, liuyao_kg.chart.i18n.simplified) of every term, every chapter's name (lyo:chapter)
+    and every rule's conclusion that differs: the web reader's 简体 page words its rules and passage views with it."""
     from liuyao_kg.chart.i18n import simplified
     from liuyao_kg.namespaces import LYO
 
@@ -116,6 +116,9 @@ def simplified_names(kg, terms) -> dict[str, str]:
 
     names = set(terms) | {q.object.value for q in kg.oxigraph.quads_for_pattern(None, ox.NamedNode(LYO + "chapter"),
                                                                                  None, None)}
+    # the rules' conclusions (the project's words, unlike the classics' quotes, which stay as written)
+    names |= {q.object.value for q in kg.oxigraph.quads_for_pattern(None, ox.NamedNode(LYO + "conclusion"), None, None)
+              if (q.object.language or "").lower() == "zh-hant"}
     return {zh: hans for zh in sorted(names) if (hans := simplified(zh)) != zh}
 
 

@@ -545,7 +545,8 @@ async function showPassage(id) {
   const rules = $("#passage-rules");
   rules.replaceChildren();
   for (const r of data.rules) {
-    const text = (isZh() ? r.conclusion.zh : r.conclusion[lang]) || r.conclusion.zh;
+    const text = (lang === "zh-Hans" ? t(r.conclusion.zh) : isZh() ? r.conclusion.zh : r.conclusion[lang])
+      || r.conclusion.zh;
     rules.append(el("li", { text: `[${u(r.polarity)}] ${text} (${r.id})` }));
   }
   const here = $("#here");
