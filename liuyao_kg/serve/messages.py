@@ -89,6 +89,7 @@ CAST_ERRORS = {
                        "ko": "{field} 「{value}」: 괘례가 형태 규정(ontology/shapes/cast.ttl)에 맞지 않습니다."},
     "EditionError": {"zh": "版本檔之{field}「{value}」讀不出。", "ko": "판본 파일의 {field} 「{value}」 을(를) 읽을 수 없습니다."},
     "CorpusError": {"zh": "典籍之{field}「{value}」不合。", "ko": "문헌의 {field} 「{value}」 이(가) 맞지 않습니다."},
+    "UrnError": {"zh": "引用碼之{field}「{value}」不合。", "ko": "인용 부호의 {field} 「{value}」 이(가) 맞지 않습니다."},
     "EvalCaseError": {"zh": "驗證卦例之{field}「{value}」讀不出。", "ko": "검증 괘례의 {field} 「{value}」 을(를) 읽을 수 없습니다."},
     "CastInputError": {"zh": "{field}「{value}」讀不出。", "ko": "{field} 「{value}」 을(를) 읽을 수 없습니다."},
 }
@@ -202,6 +203,7 @@ ERROR_WORD = {"zh": "錯誤", "en": "error", "ko": "오류"}
 BARE_ERRORS = {
     "EvalCaseError": {"zh": "驗證卦例檔有誤", "ko": "검증 괘례 파일에 오류가 있습니다"},
     "CorpusError": {"zh": "典籍或其版本有誤", "ko": "문헌이나 판본에 오류가 있습니다"},
+    "UrnError": {"zh": "引用碼（urn:liuyao:…）不合其式", "ko": "인용 부호(urn:liuyao:…)가 형식에 맞지 않습니다"},
     "EditionError": {"zh": "版本檔有誤", "ko": "판본 파일에 오류가 있습니다"},
     "BatchError": {"zh": "批次檔讀不出，或有記錄被拒（--on-error abort）", "ko": "일괄 파일을 읽을 수 없거나, 거부된 레코드가 "
                                                                      "있습니다 (--on-error abort)"},

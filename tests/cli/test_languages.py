@@ -341,7 +341,7 @@ def _error_classes() -> list[type]:
     """Every error class the CLI reports as bad input or a store's failure (cli._exit_code), subclasses included."""
     import importlib
 
-    for module in ("liuyao_kg.corpus.works", "liuyao_kg.rulebase.evaluate", "liuyao_kg.loaders.edition",
+    for module in ("liuyao_kg.corpus.works", "liuyao_kg.corpus.urn", "liuyao_kg.rulebase.evaluate", "liuyao_kg.loaders.edition",
                    "liuyao_kg.loaders.shapes", "liuyao_kg.store.remote", "liuyao_kg.store.versioning"):
         importlib.import_module(module)
     from liuyao_kg.loaders.errors import CastInputError
