@@ -1,19 +1,10 @@
 """Presentations of a chart: the practitioner's text layout, RDF serialisations, plain tables."""
 from __future__ import annotations
 
-import unicodedata
-
 from liuyao_kg.chart import i18n
+from liuyao_kg.chart.table import display_width, pad
 
 MOVING_MARK = {9: "○", 6: "×"}
-
-
-def _width(s: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in s)
-
-
-def _pad(s: str, width: int) -> str:
-    return s + " " * max(0, width - _width(s))
 
 
 def short_id(rule_iri: str) -> str:
@@ -148,9 +139,9 @@ def chart_text(chart: dict, lang: str = "zh", labels=None, brief: bool = False) 
         rows.append([w.t(line["spirit"]), _gz(hidden, w) if hidden else "", _gz(line, w),
                      "▅▅▅▅▅" if yang else "▅▅ ▅▅", roles, MOVING_MARK.get(line["value"], ""),
                      f"→ {_gz(ch, w)}" if ch else "", f"[{body}]" if body else ""])
-    widths = [max(_width(r[i]) for r in rows) for i in range(len(rows[0]))]
+    widths = [max(display_width(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
-        out.append(" ".join(_pad(c, wd) for c, wd in zip(r, widths) if wd).rstrip())
+        out.append(" ".join(pad(c, wd) for c, wd in zip(r, widths) if wd).rstrip())
     out.append("")
     out.append(w.w("states"))
     for line in reversed(chart["lines"]):

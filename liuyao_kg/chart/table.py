@@ -42,6 +42,11 @@ def display_width(text: str) -> int:
     return width if width >= 0 else sum(max(wcwidth(ch), 0) for ch in text)  # a control character counts 0
 
 
+def pad(text: str, width: int) -> str:
+    """`text` followed by spaces up to `width` terminal columns."""
+    return text + " " * max(0, width - display_width(text))
+
+
 def compact(value: str) -> str:
     """An IRI by its prefixed name, or its local name outside the known namespaces."""
     for prefix, ns in _BY_LENGTH:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 import statistics
-import unicodedata
 from collections import Counter
 from pathlib import Path
 
 import yaml
 
+from liuyao_kg.chart.table import display_width, pad
 from liuyao_kg.loaders.cast_input import normalise_school
 from liuyao_kg.loaders.errors import CastInputError
 from liuyao_kg.ontology import tables as T
@@ -305,13 +305,8 @@ def build_report(rows: list[dict]) -> dict:
 
 # ---------------------------------------------------------------------------------------------------- text
 
-def _w(s: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in s)
-
-
 def _pad(s, width: int) -> str:
-    s = "—" if s is None or s == "" else str(s)
-    return s + " " * max(0, width - _w(s))
+    return pad("—" if s is None or s == "" else str(s), width)
 
 
 def _fmt(r: dict) -> str:
@@ -421,7 +416,7 @@ class _Say:
 def _table(heads: list[str], rows: list[list]) -> list[str]:
     """Columns as wide as their widest cell (by display width: CJK counts two)."""
     cells = [[_pad(v, 0).rstrip() for v in r] for r in rows]
-    widths = [max([_w(h)] + [_w(r[i]) for r in cells]) for i, h in enumerate(heads)]
+    widths = [max([display_width(h)] + [display_width(r[i]) for r in cells]) for i, h in enumerate(heads)]
     return [" ".join(_pad(v, wd) for v, wd in zip(r, widths)).rstrip() for r in [heads, *cells]]
 
 
@@ -475,7 +470,7 @@ def _summary_lines(s: dict, say: _Say) -> list[str]:
         ("s_use_god", say("s_use_god_line", relative=_fmt(ug["relative"]), line=_fmt(ug["line"]), refused=ug["refused"])),
         ("s_refused", say("s_refused_line", count=rf["count"], cast=rf["cast"], verdict=rf["verdict"])),
     ]
-    width = max(_w(say(k)) for k, _ in rows) + 2
+    width = max(display_width(say(k)) for k, _ in rows) + 2
     lines = [_pad(say(k), width) + v for k, v in rows]
     lines += [f"  {x['id']} [{say('stage_' + x['stage'])}] {say.reason(x)}" for x in rf["cases"]]
     return lines
