@@ -208,7 +208,7 @@ def test_zh_chart_has_no_english_school_ids_or_polarity(capsys):
 
 
 def test_chart_columns_align_by_east_asian_width(capsys):
-    from liuyao_kg.chart.render import _width
+    from liuyao_kg.chart.table import display_width as _width
 
     _, out, _ = run(capsys, "cast", "節之中孚", "--month", "寅", "--day", "辛亥", "--lang", "en")
     rows = [r for r in out.splitlines() if "▅" in r]  # the six lines, wherever the reading header ends
